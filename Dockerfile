@@ -1,0 +1,16 @@
+# Builds berth's binaries from vendor/ with no network, into a distroless image that runs as non-root.
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY . .
+ARG VERSION=v1.37.1+berth.image
+ENV CGO_ENABLED=0 GOFLAGS=-mod=vendor GOPROXY=off
+RUN LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=${VERSION} \
+      -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37" && \
+    for cmd in berth-scheduler berth-extender; do \
+      if [ -d "cmd/$cmd" ]; then go build -trimpath -ldflags "$LDFLAGS" -o "/out/$cmd" "./cmd/$cmd"; fi; \
+    done
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/ /
+USER 65532:65532
+ENTRYPOINT ["/berth-scheduler"]

@@ -1,0 +1,39 @@
+package config
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The ways GPUShare ranks the nodes and devices a GPU pod fits on.
+const (
+	// Binpack fills the fullest devices first, keeping whole GPUs free for large requests.
+	Binpack = "Binpack"
+	// Spread puts pods on the emptiest devices first, spreading memory pressure.
+	Spread = "Spread"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// GPUShareArgs are the arguments of the GPUShare plugin.
+type GPUShareArgs struct {
+	metav1.TypeMeta
+
+	// MemoryResource is the extended resource that nodes report as their total GPU memory and
+	// containers put in their limits.
+	MemoryResource string
+	// CountResource is the node capacity that says how many GPUs hold MemoryResource.
+	CountResource string
+	// ScoringStrategy is Binpack or Spread.
+	ScoringStrategy string
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// GangArgs are the arguments of the Gang plugin.
+type GangArgs struct {
+	metav1.TypeMeta
+
+	// DefaultScheduleTimeoutSeconds bounds how long Permit holds the members of a group whose
+	// PodGroup does not set scheduleTimeoutSeconds.
+	DefaultScheduleTimeoutSeconds int64
+}

@@ -1,0 +1,273 @@
+package controlplane_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/berth-sched/berth/pkg/controlplane"
+)
+
+// binDir finds the binaries that `make binaries` builds. A missing binary
+// fails the test: skipping would let the integration tests silently vanish.
+func binDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("BERTH_BIN_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "bin")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bin := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			t.Fatalf("%s not found in %s: run `make binaries` (or set BERTH_BIN_DIR): %v", bin, dir, err)
+		}
+	}
+	return dir
+}
+
+const manifests = `
+# A CRD, an object of its kind (no namespace: goes to "default"), and
+# ordinary objects, namespaced and not.
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.test.berth.dev
+spec:
+  group: test.berth.dev
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+---
+apiVersion: test.berth.dev/v1
+kind: Widget
+metadata:
+  name: w1
+spec:
+  size: 3
+---
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm1
+  namespace: team-a
+data:
+  key: value
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: high
+value: 1000
+`
+
+func TestControlPlane(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	begin := time.Now()
+	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: binDir(t), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Start took %v", time.Since(begin))
+	stopped := false
+	defer func() {
+		if !stopped {
+			cp.Stop()
+		}
+	}()
+	workDir, pids := cp.WorkDir(), cp.PIDs()
+	if len(pids) != 2 {
+		t.Fatalf("PIDs() = %v, want etcd and kube-apiserver", pids)
+	}
+
+	cs := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("node status survives create", func(t *testing.T) {
+		capacity := v1.ResourceList{
+			v1.ResourceCPU:                        resource.MustParse("8"),
+			v1.ResourceMemory:                     resource.MustParse("32Gi"),
+			v1.ResourcePods:                       resource.MustParse("110"),
+			v1.ResourceName("aliyun.com/gpu-mem"): resource.MustParse("64"),
+		}
+		node := &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+			Status:     v1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+		}
+		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := cs.CoreV1().Nodes().Get(ctx, "node-1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range capacity {
+			if q := got.Status.Capacity[name]; q.Cmp(want) != 0 {
+				t.Errorf("capacity %s = %s, want %s", name, q.String(), want.String())
+			}
+			if q := got.Status.Allocatable[name]; q.Cmp(want) != 0 {
+				t.Errorf("allocatable %s = %s, want %s", name, q.String(), want.String())
+			}
+		}
+		if len(got.Spec.Taints) != 0 {
+			t.Errorf("node has taints %v; TaintNodesByCondition should be disabled", got.Spec.Taints)
+		}
+	})
+
+	t.Run("apply", func(t *testing.T) {
+		cfg := cp.RESTConfig()
+		// Twice: applying is idempotent, and the second run finds the CRD's
+		// kind through a fresh discovery.
+		for range 2 {
+			if err := controlplane.Apply(ctx, cfg, []byte(manifests)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dyn := dynamic.NewForConfigOrDie(cfg)
+		widget, err := dyn.Resource(schema.GroupVersionResource{Group: "test.berth.dev", Version: "v1", Resource: "widgets"}).
+			Namespace("default").Get(ctx, "w1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if managers := widget.GetManagedFields(); len(managers) != 1 || managers[0].Manager != controlplane.FieldManager {
+			t.Errorf("widget managed fields = %+v, want one entry by %q", managers, controlplane.FieldManager)
+		}
+		cm, err := cs.CoreV1().ConfigMaps("team-a").Get(ctx, "cm1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.Data["key"] != "value" {
+			t.Errorf("configmap data = %v", cm.Data)
+		}
+
+		file := filepath.Join(t.TempDir(), "cm.yaml")
+		if err := os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm2}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := controlplane.ApplyFiles(ctx, cfg, file); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "cm2", metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+
+		err = controlplane.Apply(ctx, cfg, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: missing}\n"))
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("applying into a missing namespace: err = %v, want not found", err)
+		}
+	})
+
+	t.Run("pods are admitted without service accounts", func(t *testing.T) {
+		pod := &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "p1", Namespace: "team-a"},
+			Spec: v1.PodSpec{
+				PriorityClassName: "high", // created by the apply subtest
+				Containers:        []v1.Container{{Name: "c", Image: "registry.invalid/none"}},
+			},
+		}
+		got, err := cs.CoreV1().Pods("team-a").Create(ctx, pod, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Spec.Priority == nil || *got.Spec.Priority != 1000 {
+			t.Errorf("priority = %v, want 1000 resolved by the Priority admission plugin", got.Spec.Priority)
+		}
+	})
+
+	t.Run("kubeconfigs", func(t *testing.T) {
+		admin, err := clientcmd.BuildConfigFromFlags("", cp.KubeconfigPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := kubernetes.NewForConfigOrDie(admin).CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
+			t.Errorf("admin kubeconfig: %v", err)
+		}
+
+		path, err := cp.Kubeconfig("alice", "team-a-devs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		alice, err := clientcmd.BuildConfigFromFlags("", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = kubernetes.NewForConfigOrDie(alice).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("alice listing nodes: err = %v, want forbidden", err)
+		} else if !strings.Contains(err.Error(), `"alice"`) {
+			t.Errorf("forbidden for the wrong user: %v", err)
+		}
+	})
+
+	begin = time.Now()
+	cp.Stop()
+	stopped = true
+	t.Logf("Stop took %v", time.Since(begin))
+	cp.Stop() // idempotent
+
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("process %d still exists after Stop (kill -0: %v)", pid, err)
+		}
+	}
+	if _, err := os.Stat(workDir); !os.IsNotExist(err) {
+		t.Errorf("work dir %s still there after Stop (stat: %v)", workDir, err)
+	}
+}
+
+// A process that dies during start-up must fail Start at once, with its log.
+func TestStartFailsFast(t *testing.T) {
+	workDir := t.TempDir()
+	begin := time.Now()
+	cp, err := controlplane.Start(context.Background(), controlplane.Options{
+		BinDir:         binDir(t),
+		WorkDir:        workDir,
+		APIServerFlags: []string{"--no-such-flag"},
+	})
+	if err == nil {
+		cp.Stop()
+		t.Fatal("Start succeeded with a bad flag")
+	}
+	t.Logf("failed after %v with: %v", time.Since(begin), err)
+	if !strings.Contains(err.Error(), "kube-apiserver exited early") || !strings.Contains(err.Error(), "no-such-flag") {
+		t.Errorf("error should name the process and quote its log: %v", err)
+	}
+	if time.Since(begin) > 20*time.Second {
+		t.Errorf("took %v to notice an exit", time.Since(begin))
+	}
+	if _, err := os.Stat(filepath.Join(workDir, "kube-apiserver.log")); err != nil {
+		t.Errorf("log of the failed process should stay in a given WorkDir: %v", err)
+	}
+}

@@ -1,0 +1,273 @@
+// Package harness gives berth's integration tests a real control plane (etcd and kube-apiserver
+// processes on loopback) and a berth scheduler built from the same plugin registry as the
+// berth-scheduler binary, running in the test process so the race detector sees the plugins.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-base/configz"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	schedulerappconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler"
+
+	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/pkg/registry"
+)
+
+func init() {
+	// Every in-process scheduler applies its logging options again; unchanged options are fine.
+	logsapi.ReapplyHandling = logsapi.ReapplyHandlingIgnoreUnchanged
+}
+
+// RepoRoot is the root of the berth checkout, found from this file's compiled-in path.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// BinDir is where `make binaries` put berth's and the upstream binaries. A missing binary fails
+// the test that needs it: a skip would let the integration tests vanish without a sound.
+func BinDir(t testing.TB, need ...string) string {
+	t.Helper()
+	dir := os.Getenv("BERTH_BIN_DIR")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(), "bin")
+	}
+	for _, bin := range need {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			t.Fatalf("%s not found in %s: run `make binaries` (or set BERTH_BIN_DIR)", bin, dir)
+		}
+	}
+	return dir
+}
+
+// Cluster is a control plane for one test, stopped when the test ends.
+type Cluster struct {
+	*controlplane.ControlPlane
+	Client kubernetes.Interface
+}
+
+// StartCluster starts etcd and kube-apiserver for this test.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: BinDir(t, "etcd", "kube-apiserver"), Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("starting control plane: %v", err)
+	}
+	t.Cleanup(cp.Stop)
+	client, err := kubernetes.NewForConfig(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Cluster{ControlPlane: cp, Client: client}
+}
+
+// SchedulerConfig is a KubeSchedulerConfiguration for this cluster: profiles (a YAML list, indented
+// as the `profiles:` key's value) plus anything else at top level in extra.
+func (c *Cluster) SchedulerConfig(profiles, extra string) string {
+	return fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: %q
+  qps: 500
+  burst: 1000
+leaderElection:
+  leaderElect: false
+%s
+profiles:
+%s`, c.KubeconfigPath(), extra, profiles)
+}
+
+// BerthProfile is the profile berth ships (manifests/scheduler-config.yaml follows it): QOSSort
+// sorts the queue and berth's plugins join the default ones.
+func BerthProfile(schedulerName string, pluginConfig string) string {
+	return fmt.Sprintf(`- schedulerName: %s
+  plugins:
+    queueSort:
+      enabled: [{name: QOSSort}]
+      disabled: [{name: "*"}]
+%s`, schedulerName, indent(pluginConfig, "  "))
+}
+
+func indent(s, by string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := range lines {
+		lines[i] = by + lines[i]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// StartScheduler runs a berth scheduler with the given configuration in this process until the
+// returned stop function is called or the test ends. It fails the test if the scheduler does not
+// start; use SetupScheduler to see a start-up error. The configuration must not enable leader
+// election (see StartSchedulerBinary).
+func (c *Cluster) StartScheduler(t testing.TB, config string) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cc, sched, err := SetupScheduler(ctx, t, config)
+	if err != nil {
+		cancel()
+		t.Fatalf("scheduler set-up: %v", err)
+	}
+	if cc.LeaderElection != nil {
+		cancel()
+		t.Fatal("in-process schedulers must not elect a leader: use StartSchedulerBinary")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := app.Run(ctx, cc, sched); err != nil {
+			t.Logf("scheduler stopped: %v", err)
+		}
+	}()
+	var once bool
+	stop = func() {
+		if once {
+			return
+		}
+		once = true
+		cancel()
+		<-done
+		configz.Delete("componentconfig")
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// SetupScheduler loads config the way the berth-scheduler command does and builds the scheduler,
+// without running it.
+func SetupScheduler(ctx context.Context, t testing.TB, config string) (*schedulerappconfig.CompletedConfig, *scheduler.Scheduler, error) {
+	path := filepath.Join(t.TempDir(), "scheduler-config.yaml")
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		return nil, nil, err
+	}
+	opts := options.NewOptions()
+	opts.ConfigFile = path
+	// No serving: the tests watch the API, not the scheduler's endpoints.
+	opts.SecureServing.BindPort = 0
+	cc, sched, err := app.Setup(ctx, opts, registry.Options()...)
+	if err != nil {
+		configz.Delete("componentconfig")
+	}
+	return cc, sched, err
+}
+
+// Node is a node with room for pods, ready for the scheduler: capacity and allocatable set, no
+// taints. Extra resources (GPU memory and count) go in extra.
+func Node(name string, cpu, memory string, extra v1.ResourceList) *v1.Node {
+	res := v1.ResourceList{
+		v1.ResourceCPU:    resource.MustParse(cpu),
+		v1.ResourceMemory: resource.MustParse(memory),
+		v1.ResourcePods:   resource.MustParse("110"),
+	}
+	for k, v := range extra {
+		res[k] = v
+	}
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
+		Status: v1.NodeStatus{
+			Capacity:    res,
+			Allocatable: res,
+			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+		},
+	}
+}
+
+// CreateNode creates the node and then its status, as a kubelet would report it.
+func (c *Cluster) CreateNode(t testing.TB, node *v1.Node) *v1.Node {
+	t.Helper()
+	ctx := context.Background()
+	n, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating node %s: %v", node.Name, err)
+	}
+	n.Status = node.Status
+	if n, err = c.Client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("setting status of node %s: %v", node.Name, err)
+	}
+	return n
+}
+
+// Namespace creates a namespace for the test.
+func (c *Cluster) Namespace(t testing.TB, name string) string {
+	t.Helper()
+	_, err := c.Client.CoreV1().Namespaces().Create(context.Background(),
+		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// CreatePod creates the pod.
+func (c *Cluster) CreatePod(t testing.TB, pod *v1.Pod) *v1.Pod {
+	t.Helper()
+	p, err := c.Client.CoreV1().Pods(pod.Namespace).Create(context.Background(), pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating pod %s/%s: %v", pod.Namespace, pod.Name, err)
+	}
+	return p
+}
+
+// WaitForPods polls until cond holds for the pods in ns, or fails the test after timeout with the
+// last state seen.
+func (c *Cluster) WaitForPods(t testing.TB, ns string, timeout time.Duration, what string, cond func([]v1.Pod) bool) []v1.Pod {
+	t.Helper()
+	var pods []v1.Pod
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true,
+		func(ctx context.Context) (bool, error) {
+			list, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			pods = list.Items
+			return cond(pods), nil
+		})
+	if err != nil {
+		var b strings.Builder
+		for _, p := range pods {
+			fmt.Fprintf(&b, "\n  %s node=%q", p.Name, p.Spec.NodeName)
+		}
+		t.Fatalf("waiting for %s: %v; pods:%s", what, err, b.String())
+	}
+	return pods
+}
+
+// Bound counts the pods with a node.
+func Bound(pods []v1.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Pause is a container that asks for cpu and memory (requests = limits: Guaranteed).
+func Container(name, cpu, memory string) v1.Container {
+	res := v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(memory)}
+	return v1.Container{Name: name, Image: "registry.k8s.io/pause:3.10",
+		Resources: v1.ResourceRequirements{Requests: res, Limits: res}}
+}

@@ -1,0 +1,114 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/test/harness"
+)
+
+// manifestFiles are every manifest berth ships, in the order a user applies them.
+func manifestFiles(t *testing.T) []string {
+	t.Helper()
+	root := filepath.Join(harness.RepoRoot(), "manifests")
+	files := []string{filepath.Join(root, "namespace.yaml")}
+	more, err := filepath.Glob(filepath.Join(root, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := filepath.Glob(filepath.Join(root, "crds", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(crds, more...) {
+		if filepath.Base(f) != "namespace.yaml" {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// Every manifest applies to a real apiserver, and the scheduler configuration in the shipped
+// ConfigMap runs, with the shipped RBAC only: the test scheduler authenticates as the
+// berth-scheduler ServiceAccount, takes its leader-election lease and binds a pod.
+func TestManifestsApplyAndTheirRBACSuffices(t *testing.T) {
+	c := harness.StartCluster(t)
+	ctx := context.Background()
+	if err := controlplane.ApplyFiles(ctx, c.RESTConfig(), manifestFiles(t)...); err != nil {
+		t.Fatalf("applying manifests: %v", err)
+	}
+
+	cm, err := c.Client.CoreV1().ConfigMaps("berth-system").Get(ctx, "berth-scheduler-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saKubeconfig, err := c.Kubeconfig("system:serviceaccount:berth-system:berth-scheduler",
+		"system:serviceaccounts", "system:serviceaccounts:berth-system", "system:authenticated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.StartSchedulerBinary(t, withKubeconfig(t, cm.Data["config.yaml"], saKubeconfig, true))
+
+	c.CreateNode(t, harness.Node("node-a", "8", "16Gi", nil))
+	ns := c.Namespace(t, "workload")
+	c.CreatePod(t, pod(ns, "p", "berth-scheduler"))
+	c.WaitForPods(t, ns, time.Minute, "pod bound by the shipped configuration", func(pods []v1.Pod) bool { return harness.Bound(pods) == 1 })
+
+	lease, err := c.Client.CoordinationV1().Leases("berth-system").Get(ctx, "berth-scheduler", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the scheduler took no leader-election lease: %v", err)
+	}
+	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+		t.Errorf("lease berth-system/berth-scheduler has no holder")
+	}
+}
+
+// The replacement configuration schedules the pods that name no scheduler.
+func TestReplaceDefaultConfigBindsUnnamedPods(t *testing.T) {
+	c := harness.StartCluster(t)
+	raw, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "manifests", "replace-default", "scheduler-config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.StartScheduler(t, withKubeconfig(t, string(raw), c.KubeconfigPath(), false))
+	c.CreateNode(t, harness.Node("node-a", "8", "16Gi", nil))
+	ns := c.Namespace(t, "workload")
+	c.CreatePod(t, pod(ns, "p", ""))
+	c.WaitForPods(t, ns, time.Minute, "pod bound", func(pods []v1.Pod) bool { return harness.Bound(pods) == 1 })
+}
+
+// withKubeconfig points a shipped KubeSchedulerConfiguration at this test's apiserver, as a
+// kubeconfig mounted into the scheduler's pod would, and keeps or drops its leader election.
+func withKubeconfig(t *testing.T, config, kubeconfig string, leaderElect bool) string {
+	t.Helper()
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(config), &obj); err != nil {
+		t.Fatalf("shipped scheduler config is not YAML: %v", err)
+	}
+	conn, _ := obj["clientConnection"].(map[string]any)
+	if conn == nil {
+		conn = map[string]any{}
+	}
+	conn["kubeconfig"] = kubeconfig
+	obj["clientConnection"] = conn
+	if !leaderElect {
+		obj["leaderElection"] = map[string]any{"leaderElect": false}
+	}
+	out, err := yaml.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "KubeSchedulerConfiguration") {
+		t.Fatalf("not a KubeSchedulerConfiguration:\n%s", out)
+	}
+	return string(out)
+}
