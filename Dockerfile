@@ -7,7 +7,7 @@ ENV CGO_ENABLED=0 GOFLAGS=-mod=vendor GOPROXY=off
 RUN LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=${VERSION} \
       -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37" && \
     for cmd in berth-scheduler berth-extender; do \
-      if [ -d "cmd/$cmd" ]; then go build -trimpath -ldflags "$LDFLAGS" -o "/out/$cmd" "./cmd/$cmd"; fi; \
+      go build -trimpath -ldflags "$LDFLAGS" -o "/out/$cmd" "./cmd/$cmd"; \
     done
 
 FROM gcr.io/distroless/static-debian12:nonroot

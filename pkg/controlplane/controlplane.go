@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/berth-sched/berth/pkg/proc"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -71,7 +73,7 @@ type ControlPlane struct {
 	caData     []byte // the apiserver's self-signed serving CA
 	kubeconfig string
 
-	procs    []*process // in start order: etcd, kube-apiserver
+	procs    []*proc.Process // in start order: etcd, kube-apiserver
 	stopOnce sync.Once
 }
 
@@ -189,7 +191,7 @@ func (c *ControlPlane) launch(ctx context.Context) error {
 		}
 	}
 
-	etcd, err := startProcess("etcd", filepath.Join(c.opts.BinDir, "etcd"), c.path("etcd.log"),
+	etcd, err := proc.Start("etcd", c.path("etcd.log"), filepath.Join(c.opts.BinDir, "etcd"),
 		"--name=berth",
 		"--data-dir="+c.path("etcd"),
 		"--listen-client-urls="+etcdURL,
@@ -210,7 +212,7 @@ func (c *ControlPlane) launch(ctx context.Context) error {
 		return err
 	}
 	c.procs = append(c.procs, etcd)
-	c.opts.Logf("controlplane: etcd (pid %d) at %s", etcd.cmd.Process.Pid, etcdURL)
+	c.opts.Logf("controlplane: etcd (pid %d) at %s", etcd.PID(), etcdURL)
 
 	args := []string{
 		"--etcd-servers=" + etcdURL,
@@ -246,32 +248,32 @@ func (c *ControlPlane) launch(ctx context.Context) error {
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
 	}
-	apiserver, err := startProcess("kube-apiserver", filepath.Join(c.opts.BinDir, "kube-apiserver"), c.path("kube-apiserver.log"),
+	apiserver, err := proc.Start("kube-apiserver", c.path("kube-apiserver.log"), filepath.Join(c.opts.BinDir, "kube-apiserver"),
 		append(args, c.opts.APIServerFlags...)...)
 	if err != nil {
 		return err
 	}
 	c.procs = append(c.procs, apiserver)
-	c.opts.Logf("controlplane: kube-apiserver (pid %d) at %s", apiserver.cmd.Process.Pid, c.url)
+	c.opts.Logf("controlplane: kube-apiserver (pid %d) at %s", apiserver.PID(), c.url)
 
 	return c.waitReady(ctx, etcd, apiserver)
 }
 
 // waitReady polls /readyz and returns as soon as it passes, as soon as either
 // process exits, or when ctx ends.
-func (c *ControlPlane) waitReady(ctx context.Context, etcd, apiserver *process) error {
+func (c *ControlPlane) waitReady(ctx context.Context, etcd, apiserver *proc.Process) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var last string
 	for {
 		select {
-		case <-etcd.done:
+		case <-etcd.Done():
 			return earlyExit(etcd)
-		case <-apiserver.done:
+		case <-apiserver.Done():
 			return earlyExit(apiserver)
 		case <-ctx.Done():
 			return fmt.Errorf("kube-apiserver not ready: %w; last /readyz answer: %s\nlast lines of %s:\n%s\nlast lines of %s:\n%s",
-				ctx.Err(), last, apiserver.logPath, apiserver.logTail(30), etcd.logPath, etcd.logTail(10))
+				ctx.Err(), last, apiserver.LogPath, apiserver.LogTail(30), etcd.LogPath, etcd.LogTail(10))
 		case <-tick.C:
 			ca, ok, answer := c.probe(ctx)
 			if ok {
@@ -285,12 +287,21 @@ func (c *ControlPlane) waitReady(ctx context.Context, etcd, apiserver *process) 
 	}
 }
 
-func earlyExit(p *process) error {
-	if p.addrInUse() {
-		return fmt.Errorf("%w: %v", errAddrInUse, p.exitError())
+// earlyExit describes a process that died during start-up together with the end of its log,
+// which is where the reason is. A port taken between choosing it and binding it is worth a retry.
+func earlyExit(p *proc.Process) error {
+	err := fmt.Errorf("%v; last lines of %s:\n%s", p.Exited(), p.LogPath, p.LogTail(30))
+	if p.LogContains("address already in use") {
+		return fmt.Errorf("%w: %v", errAddrInUse, err)
 	}
-	return p.exitError()
+	return err
 }
+
+var errAddrInUse = errors.New("address already in use")
+
+// stopGrace is how long a process gets to exit after SIGTERM. The data is throwaway, so there is
+// no point waiting longer for a graceful shutdown.
+const stopGrace = 3 * time.Second
 
 // probe asks /readyz with the admin token. The serving certificate is read
 // afresh each time because the apiserver writes it during start-up, and a
@@ -361,7 +372,7 @@ func (c *ControlPlane) Stop() {
 // shutdown retrying a vanished etcd.
 func (c *ControlPlane) stopProcesses() {
 	for i := len(c.procs) - 1; i >= 0; i-- {
-		c.procs[i].stop()
+		c.procs[i].Stop(stopGrace)
 	}
 }
 
@@ -412,7 +423,7 @@ func (c *ControlPlane) writeKubeconfig(path, user string, groups ...string) erro
 func (c *ControlPlane) PIDs() []int {
 	pids := make([]int, 0, len(c.procs))
 	for _, p := range c.procs {
-		pids = append(pids, p.cmd.Process.Pid)
+		pids = append(pids, p.PID())
 	}
 	return pids
 }

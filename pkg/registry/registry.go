@@ -3,19 +3,43 @@
 package registry
 
 import (
+	"fmt"
+
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	// Registers GPUShareArgs and GangArgs into kube-scheduler's config scheme.
 	_ "github.com/berth-sched/berth/pkg/apis/config/scheme"
+	"github.com/berth-sched/berth/pkg/gang"
+	"github.com/berth-sched/berth/pkg/gpushare"
 	"github.com/berth-sched/berth/pkg/qossort"
 )
 
 // Registry returns berth's out-of-tree plugins by name.
 func Registry() frameworkruntime.Registry {
 	return frameworkruntime.Registry{
-		qossort.Name: qossort.New,
+		qossort.Name:  qossort.New,
+		gpushare.Name: gpushare.New,
+		gang.Name:     gang.New,
 	}
+}
+
+// Profile is berth's scheduling profile under schedulerName, as an item of a
+// KubeSchedulerConfiguration's `profiles:` list. The manifests ship the same plugins (a test holds
+// them to it): QOSSort sorts the queue, GPUShare and Gang join the default plugins at every point
+// they serve, and GPUShare binds before DefaultBinder so that a GPU pod's devices are written onto
+// it before it is bound.
+func Profile(schedulerName string) string {
+	return fmt.Sprintf(`- schedulerName: %s
+  plugins:
+    queueSort:
+      enabled: [{name: QOSSort}]
+      disabled: [{name: "*"}]
+    multiPoint:
+      enabled: [{name: GPUShare}, {name: Gang}]
+    bind:
+      enabled: [{name: GPUShare}]
+`, schedulerName)
 }
 
 // Options registers berth's plugins with a kube-scheduler command.

@@ -2,64 +2,39 @@ package harness
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/berth-sched/berth/pkg/proc"
 )
 
-// StartSchedulerBinary runs bin/berth-scheduler as a process with config until the test ends, as
-// a user runs it. Leader election belongs here rather than in StartScheduler: kube-scheduler exits
-// the whole process when it stops leading, which would end the test binary too.
-func (c *Cluster) StartSchedulerBinary(t testing.TB, config string, args ...string) {
+// StartBinary runs bin/<name> with args until the test ends, stopped by its PID, its output in a
+// log file shown when the test fails.
+func StartBinary(t testing.TB, name string, args ...string) *proc.Process {
 	t.Helper()
-	bin := filepath.Join(BinDir(t, "berth-scheduler"), "berth-scheduler")
-	dir := t.TempDir()
-	path := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "berth-scheduler.log")
-	logFile, err := os.Create(logPath)
+	bin := filepath.Join(BinDir(t, name), name)
+	p, err := proc.Start(name, filepath.Join(t.TempDir(), name+".log"), bin, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, append([]string{"--config", path, "--secure-port", "0"}, args...)...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Die with the test binary, whatever kills it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-		logFile.Close()
+		p.Stop(10 * time.Second)
 		if t.Failed() {
-			if out, err := os.ReadFile(logPath); err == nil {
-				t.Logf("berth-scheduler log:\n%s", tail(string(out), 40))
-			}
+			t.Logf("%s log:\n%s", name, p.LogTail(40))
 		}
 	})
+	return p
 }
 
-func tail(s string, lines int) string {
-	n := 0
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '\n' {
-			n++
-			if n > lines {
-				return s[i+1:]
-			}
-		}
+// StartSchedulerBinary runs bin/berth-scheduler with config until the test ends, as a user runs
+// it. Leader election belongs here rather than in StartScheduler: kube-scheduler exits the whole
+// process when it stops leading, which would end the test binary too.
+func (c *Cluster) StartSchedulerBinary(t testing.TB, config string, args ...string) *proc.Process {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	return s
+	return StartBinary(t, "berth-scheduler", append([]string{"--config", path, "--secure-port", "0"}, args...)...)
 }

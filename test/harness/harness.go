@@ -77,6 +77,14 @@ func StartCluster(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Gang refuses to start without the PodGroup CRD, as it would in a real cluster.
+	crds, err := filepath.Glob(filepath.Join(RepoRoot(), "manifests", "crds", "*.yaml"))
+	if err != nil || len(crds) == 0 {
+		t.Fatalf("no CRDs in manifests/crds: %v", err)
+	}
+	if err := controlplane.ApplyFiles(ctx, cp.RESTConfig(), crds...); err != nil {
+		t.Fatalf("installing CRDs: %v", err)
+	}
 	return &Cluster{ControlPlane: cp, Client: client}
 }
 
@@ -96,15 +104,9 @@ profiles:
 %s`, c.KubeconfigPath(), extra, profiles)
 }
 
-// BerthProfile is the profile berth ships (manifests/scheduler-config.yaml follows it): QOSSort
-// sorts the queue and berth's plugins join the default ones.
+// BerthProfile is berth's profile (registry.Profile) with pluginConfig, a YAML list, added.
 func BerthProfile(schedulerName string, pluginConfig string) string {
-	return fmt.Sprintf(`- schedulerName: %s
-  plugins:
-    queueSort:
-      enabled: [{name: QOSSort}]
-      disabled: [{name: "*"}]
-%s`, schedulerName, indent(pluginConfig, "  "))
+	return registry.Profile(schedulerName) + indent(pluginConfig, "  ")
 }
 
 func indent(s, by string) string {
@@ -234,11 +236,14 @@ func (c *Cluster) CreatePod(t testing.TB, pod *v1.Pod) *v1.Pod {
 // last state seen.
 func (c *Cluster) WaitForPods(t testing.TB, ns string, timeout time.Duration, what string, cond func([]v1.Pod) bool) []v1.Pod {
 	t.Helper()
-	var pods []v1.Pod
+	var (
+		pods    []v1.Pod
+		listErr error
+	)
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true,
 		func(ctx context.Context) (bool, error) {
 			list, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
+			if listErr = err; err != nil {
 				return false, nil
 			}
 			pods = list.Items
@@ -248,6 +253,9 @@ func (c *Cluster) WaitForPods(t testing.TB, ns string, timeout time.Duration, wh
 		var b strings.Builder
 		for _, p := range pods {
 			fmt.Fprintf(&b, "\n  %s node=%q", p.Name, p.Spec.NodeName)
+		}
+		if listErr != nil {
+			fmt.Fprintf(&b, "\n  (the last list failed: %v)", listErr)
 		}
 		t.Fatalf("waiting for %s: %v; pods:%s", what, err, b.String())
 	}

@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/pkg/registry"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -84,6 +86,41 @@ func TestReplaceDefaultConfigBindsUnnamedPods(t *testing.T) {
 	ns := c.Namespace(t, "workload")
 	c.CreatePod(t, pod(ns, "p", ""))
 	c.WaitForPods(t, ns, time.Minute, "pod bound", func(pods []v1.Pod) bool { return harness.Bound(pods) == 1 })
+}
+
+// The shipped configurations run berth's profile, the one every test runs.
+func TestShippedConfigsRunBerthsProfile(t *testing.T) {
+	var want []map[string]any
+	if err := yaml.Unmarshal([]byte(registry.Profile("x")), &want); err != nil {
+		t.Fatal(err)
+	}
+	cmDoc, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "manifests", "scheduler-config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm v1.ConfigMap
+	if err := yaml.Unmarshal(cmDoc, &cm); err != nil {
+		t.Fatal(err)
+	}
+	replace, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "manifests", "replace-default", "scheduler-config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, config := range map[string]string{
+		"manifests/scheduler-config.yaml":                 cm.Data["config.yaml"],
+		"manifests/replace-default/scheduler-config.yaml": string(replace),
+	} {
+		var got struct{ Profiles []map[string]any }
+		if err := yaml.Unmarshal([]byte(config), &got); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(got.Profiles) != 1 {
+			t.Fatalf("%s: %d profiles, want 1", name, len(got.Profiles))
+		}
+		if diff := cmp.Diff(want[0]["plugins"], got.Profiles[0]["plugins"]); diff != "" {
+			t.Errorf("%s: plugins differ from registry.Profile (-want +got):\n%s", name, diff)
+		}
+	}
 }
 
 // withKubeconfig points a shipped KubeSchedulerConfiguration at this test's apiserver, as a

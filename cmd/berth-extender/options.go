@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"strconv"
+
+	v1 "k8s.io/api/core/v1"
+	cliflag "k8s.io/component-base/cli/flag"
+	logsapi "k8s.io/component-base/logs/api/v1"
+
+	"github.com/berth-sched/berth/pkg/apis/config"
+	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/extender"
+	"github.com/berth-sched/berth/pkg/gpu"
+)
+
+// Options are berth-extender's flags.
+type Options struct {
+	Kubeconfig   string
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+
+	BindAddress     string
+	Port            int
+	TLSCertFile     string
+	TLSKeyFile      string
+	URLPrefix       string
+	MaxRequestBytes int64
+
+	MemoryResource  string
+	CountResource   string
+	ScoringStrategy string
+
+	Logs *logsapi.LoggingConfiguration
+}
+
+// NewOptions returns the defaults; the GPU ones are the GPUShare plugin's.
+func NewOptions() *Options {
+	return &Options{
+		KubeAPIQPS:      50,
+		KubeAPIBurst:    100,
+		BindAddress:     "0.0.0.0",
+		Port:            12345,
+		URLPrefix:       "/berth",
+		MaxRequestBytes: extender.DefaultMaxRequestBytes,
+		MemoryResource:  configv1.DefaultMemoryResource,
+		CountResource:   configv1.DefaultCountResource,
+		ScoringStrategy: configv1.DefaultScoringStrategy,
+		Logs:            logsapi.NewLoggingConfiguration(),
+	}
+}
+
+// Flags returns the flags by section, for the command and its help.
+func (o *Options) Flags() cliflag.NamedFlagSets {
+	var fss cliflag.NamedFlagSets
+
+	fs := fss.FlagSet("serving")
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "IP address to listen on.")
+	fs.IntVar(&o.Port, "port", o.Port, "Port to serve the extender verbs, /healthz, /readyz and /metrics on.")
+	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile,
+		"File with the x509 certificate for HTTPS (with --tls-private-key-file). Without both, plain HTTP.")
+	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File with the x509 private key matching --tls-cert-file.")
+	fs.StringVar(&o.URLPrefix, "url-prefix", o.URLPrefix,
+		"Path the verbs are served under, as in the scheduler's urlPrefix: <prefix>/filter, /prioritize, /preempt, /bind.")
+	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes,
+		"Largest request body accepted; larger ones get 413. Raise it for nodeCacheCapable: false on large clusters.")
+
+	fs = fss.FlagSet("GPU")
+	fs.StringVar(&o.MemoryResource, "memory-resource", o.MemoryResource,
+		"Extended resource that nodes report as their total GPU memory and containers put in their limits.")
+	fs.StringVar(&o.CountResource, "count-resource", o.CountResource, "Node capacity that says how many GPUs hold the memory.")
+	fs.StringVar(&o.ScoringStrategy, "scoring-strategy", o.ScoringStrategy,
+		"How prioritize ranks nodes and bind picks devices: Binpack (fullest GPUs first) or Spread (emptiest first).")
+
+	fs = fss.FlagSet("Kubernetes client")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig. Empty: the in-cluster service account.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Queries per second to the API server; each GPU pod bound costs two.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Burst of queries to the API server.")
+
+	logsapi.AddFlags(o.Logs, fss.FlagSet("logs"))
+	return fss
+}
+
+// prefixPattern is a URL path of plain segments, which the scheduler joins with "/"+verb.
+var prefixPattern = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)*$`)
+
+// Validate checks the flags and returns the extender's configuration.
+func (o *Options) Validate() (extender.Config, error) {
+	var errs []error
+	if net.ParseIP(o.BindAddress) == nil {
+		errs = append(errs, fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress))
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		errs = append(errs, fmt.Errorf("--port %d is not between 1 and 65535", o.Port))
+	}
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		errs = append(errs, fmt.Errorf("--tls-cert-file and --tls-private-key-file go together"))
+	}
+	if !prefixPattern.MatchString(o.URLPrefix) {
+		errs = append(errs, fmt.Errorf("--url-prefix %q must be empty or a path like /berth (segments of letters, digits, '.', '_', '~', '-')", o.URLPrefix))
+	}
+	if o.MaxRequestBytes < 1<<10 {
+		errs = append(errs, fmt.Errorf("--max-request-bytes %d is less than 1024", o.MaxRequestBytes))
+	}
+	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive"))
+	}
+	args := &config.GPUShareArgs{MemoryResource: o.MemoryResource, CountResource: o.CountResource, ScoringStrategy: o.ScoringStrategy}
+	if err := validation.ValidateGPUShareArgs(nil, args); err != nil {
+		// The same rules as the plugin's args, which these flags mirror.
+		errs = append(errs, fmt.Errorf("--memory-resource, --count-resource, --scoring-strategy: %w", err))
+	}
+	if len(errs) > 0 {
+		return extender.Config{}, errors.Join(errs...)
+	}
+	strategy, err := gpu.StrategyNamed(o.ScoringStrategy)
+	if err != nil {
+		return extender.Config{}, err
+	}
+	return extender.Config{
+		Resources: gpu.Resources{Memory: v1.ResourceName(o.MemoryResource), Count: v1.ResourceName(o.CountResource)},
+		Strategy:  strategy,
+	}, nil
+}
+
+// Address is where to listen.
+func (o *Options) Address() string { return net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port)) }

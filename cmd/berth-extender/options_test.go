@@ -1,0 +1,83 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sched/berth/pkg/extender"
+	"github.com/berth-sched/berth/pkg/gpu"
+)
+
+func TestOptions(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    extender.Config
+		wantErr []string
+	}{
+		{
+			name: "defaults are the GPUShare plugin's",
+			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
+		},
+		{
+			name: "every GPU flag",
+			args: []string{"--memory-resource=example.com/vram", "--count-resource=example.com/gpus", "--scoring-strategy=Spread"},
+			want: extender.Config{Resources: gpu.Resources{Memory: v1.ResourceName("example.com/vram"), Count: "example.com/gpus"}, Strategy: gpu.Spread},
+		},
+		{
+			name: "serving flags",
+			args: []string{"--bind-address=::1", "--port=8443", "--url-prefix=", "--tls-cert-file=c", "--tls-private-key-file=k"},
+			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
+		},
+		{
+			name: "every bad flag at once",
+			args: []string{"--bind-address=localhost", "--port=0", "--tls-cert-file=c", "--url-prefix=berth/",
+				"--max-request-bytes=10", "--kube-api-qps=0", "--memory-resource=memory", "--scoring-strategy=Random"},
+			wantErr: []string{
+				`--bind-address "localhost" is not an IP address`,
+				"--port 0 is not between 1 and 65535",
+				"--tls-cert-file and --tls-private-key-file go together",
+				`--url-prefix "berth/" must be empty or a path like /berth`,
+				"--max-request-bytes 10 is less than 1024",
+				"--kube-api-qps and --kube-api-burst must be positive",
+				`memoryResource: Invalid value: "memory": must be an extended resource name`,
+				`scoringStrategy: Unsupported value: "Random"`,
+			},
+		},
+		{
+			name:    "the same resource twice",
+			args:    []string{"--count-resource=aliyun.com/gpu-mem"},
+			wantErr: []string{"countResource: Invalid value: \"aliyun.com/gpu-mem\": must differ from memoryResource"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := NewOptions()
+			all := pflag.NewFlagSet("berth-extender", pflag.ContinueOnError)
+			for _, fs := range o.Flags().FlagSets {
+				all.AddFlagSet(fs)
+			}
+			if err := all.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := o.Validate()
+			for _, want := range tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v, want it to say %q", err, want)
+				}
+			}
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b *gpu.Strategy) bool { return a == b })); diff != "" {
+					t.Errorf("config (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}

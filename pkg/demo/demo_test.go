@@ -1,0 +1,268 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/gpu"
+)
+
+// binDir finds the binaries of `make binaries`. A missing one fails the test: a skip would let
+// the demo's smoke test vanish without a sound.
+func binDir(t *testing.T, need ...string) string {
+	t.Helper()
+	dir := os.Getenv("BERTH_BIN_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "bin")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bin := range append([]string{"etcd", "kube-apiserver"}, need...) {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			t.Fatalf("%s not found in %s: run `make binaries` (or set BERTH_BIN_DIR)", bin, dir)
+		}
+	}
+	return dir
+}
+
+// podGroupCRD is the repository's CRD, from this package's directory.
+var podGroupCRD = filepath.Join("..", "..", DefaultPodGroupCRD)
+
+// runDemo runs the demo and checks that it cleaned up after itself: every process it started is
+// gone and its work dir removed.
+func runDemo(t *testing.T, o Options) (*Result, string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	o.Out = &out
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, o)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the demo's output:\n%s", out.String())
+		}
+	})
+	if want := 3; len(res.PIDs) != want {
+		t.Errorf("the demo reports %d processes started (%v), want %d: etcd, kube-apiserver, the scheduler", len(res.PIDs), res.PIDs, want)
+	}
+	for _, pid := range res.PIDs {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("process %d still exists after the demo (kill -0: %v)", pid, err)
+		}
+	}
+	if res.WorkDir == "" {
+		t.Error("the demo reports no work dir")
+	} else if _, err := os.Stat(res.WorkDir); !os.IsNotExist(err) {
+		t.Errorf("work dir %s still there after the demo (stat: %v)", res.WorkDir, err)
+	}
+	return res, out.String(), err
+}
+
+func section(t *testing.T, res *Result, name string) *Section {
+	t.Helper()
+	for _, s := range res.Sections {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no %s section in the result", name)
+	return nil
+}
+
+// classes lists pods by priority and QoS class, sorted, to compare outcomes whatever the names.
+func classes(pods []v1.Pod) []string {
+	out := make([]string, len(pods))
+	for i := range pods {
+		out[i] = rankText(&pods[i])
+	}
+	sort.Strings(out)
+	return out
+}
+
+// The QoS scenario runs with the profile berth-scheduler can serve today.
+func TestQoS(t *testing.T) {
+	res, out, err := runDemo(t, Options{
+		BinDir:      binDir(t, DefaultScheduler),
+		PodGroupCRD: podGroupCRD,
+		Scenarios:   []string{"qos"},
+		SVG:         filepath.Join(t.TempDir(), "gpus.svg"),
+	})
+	if err != nil {
+		t.Fatalf("demo failed: %v", err)
+	}
+	s := section(t, res, "qos")
+	for _, c := range s.Checks {
+		if !c.OK {
+			t.Errorf("expectation failed: %s: %s", c.Expected, c.Got)
+		}
+	}
+	bound, waiting := split(s.Pods)
+	wantBound := []string{"priority 0, Burstable", "priority 0, Guaranteed", "priority 0, Guaranteed", "priority 1000, BestEffort"}
+	if diff := cmp.Diff(wantBound, classes(bound)); diff != "" {
+		t.Errorf("bound pods (-want +got):\n%s", diff)
+	}
+	wantWaiting := []string{"priority 0, BestEffort", "priority 0, BestEffort", "priority 0, Burstable"}
+	if diff := cmp.Diff(wantWaiting, classes(waiting)); diff != "" {
+		t.Errorf("waiting pods (-want +got):\n%s", diff)
+	}
+	for i := range waiting {
+		c := unschedulable(&waiting[i])
+		if c == nil || !strings.Contains(c.Message, "Too many pods") {
+			t.Errorf("waiting pod %s: condition %+v, want Unschedulable for too many pods", waiting[i].Name, c)
+			continue
+		}
+		// The report quotes the scheduler's reason for each waiting pod.
+		if !strings.Contains(out, waiting[i].Name+": "+c.Message) {
+			t.Errorf("the report does not give %s's reason %q", waiting[i].Name, c.Message)
+		}
+	}
+	for _, want := range []string{"urgent", "qos-node", "Pending", "got it", "berth did what it promises in every scenario"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report does not mention %q", want)
+		}
+	}
+	if res.SVG != "" {
+		t.Errorf("a picture was drawn (%s) though no GPU scenario ran", res.SVG)
+	}
+}
+
+// A bad option fails before anything is started.
+func TestBadOptions(t *testing.T) {
+	for name, o := range map[string]Options{
+		"unknown scenario": {BinDir: binDir(t, DefaultScheduler), Scenarios: []string{"qos", "nope"}},
+		"missing binary":   {BinDir: t.TempDir()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			o.Out = &out
+			res, err := Run(context.Background(), o)
+			if err == nil {
+				t.Fatal("Run succeeded")
+			}
+			if len(res.PIDs) != 0 || res.WorkDir != "" {
+				t.Errorf("Run started something: %+v", res)
+			}
+		})
+	}
+}
+
+// TestDemo is the whole demo, as `make demo` runs it.
+func TestDemo(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "gpus.svg")
+	res, out, err := runDemo(t, Options{
+		BinDir:      binDir(t, DefaultScheduler),
+		PodGroupCRD: podGroupCRD,
+		SVG:         svg,
+	})
+	switch {
+	case errors.Is(err, ErrContradicted):
+		t.Errorf("demo: %v", err) // each one is reported below
+	case err != nil:
+		t.Fatalf("demo failed: %v", err)
+	}
+	if diff := cmp.Diff(ScenarioNames(), sectionNames(res)); diff != "" {
+		t.Errorf("scenarios run (-want +got):\n%s", diff)
+	}
+	for _, s := range res.Sections {
+		for _, c := range s.Checks {
+			if !c.OK {
+				t.Errorf("%s: expectation failed: %s: %s", s.Name, c.Expected, c.Got)
+			}
+		}
+	}
+
+	t.Run("gpus", func(t *testing.T) {
+		s := section(t, res, "gpus")
+		bound, waiting := split(s.Pods)
+		if len(bound) == 0 || len(waiting) == 0 {
+			t.Fatalf("%d bound and %d waiting: the scenario should show both", len(bound), len(waiting))
+		}
+		for i := range bound {
+			p := &bound[i]
+			a, err := gpu.ParseAssignment(p.Annotations[gpu.PodGPUDevicesAnnotation])
+			if err != nil {
+				t.Errorf("bound pod %s: %s: %v", p.Name, gpu.PodGPUDevicesAnnotation, err)
+				continue
+			}
+			if !strings.Contains(out, a.String()) {
+				t.Errorf("the report does not show %s's devices %s", p.Name, a)
+			}
+		}
+		if p := podNamed(s.Pods, "giant-32"); p == nil || p.Spec.NodeName != "" || unschedulable(p) == nil {
+			t.Errorf("giant-32 asks for more than any GPU holds and should be unschedulable: %+v", p)
+		}
+		picture, err := os.ReadFile(svg)
+		if err != nil {
+			t.Fatalf("the picture: %v", err)
+		}
+		if res.SVG != svg || !strings.Contains(out, svg) {
+			t.Errorf("the report should say where the picture is (%s); result says %q", svg, res.SVG)
+		}
+		for _, want := range append([]string{"<svg", "gpu-a", "gpu-b", "gpu-mixed"}, podNames(bound)...) {
+			if !bytes.Contains(picture, []byte(want)) {
+				t.Errorf("the picture does not show %q", want)
+			}
+		}
+	})
+
+	t.Run("gangs", func(t *testing.T) {
+		s := section(t, res, "gangs")
+		byGroup := map[string][2]int{} // bound, waiting
+		for i := range s.Pods {
+			g := s.Pods[i].Labels[v1alpha1.PodGroupLabel]
+			n := byGroup[g]
+			if s.Pods[i].Spec.NodeName != "" {
+				n[0]++
+			} else {
+				n[1]++
+			}
+			byGroup[g] = n
+		}
+		want := map[string][2]int{fitting.name: {3, 0}, tooBig.name: {0, 4}}
+		if diff := cmp.Diff(want, byGroup); diff != "" {
+			t.Errorf("pods bound and waiting per gang (-want +got):\n%s", diff)
+		}
+		if !strings.Contains(out, "kubectl get podgroups") || !strings.Contains(out, "MINMEMBER") {
+			t.Errorf("the report does not show the PodGroups as kubectl would")
+		}
+	})
+}
+
+func sectionNames(res *Result) []string {
+	var n []string
+	for _, s := range res.Sections {
+		n = append(n, s.Name)
+	}
+	return n
+}
+
+func podNamed(pods []v1.Pod, name string) *v1.Pod {
+	for i := range pods {
+		if pods[i].Name == name {
+			return &pods[i]
+		}
+	}
+	return nil
+}
+
+func podNames(pods []v1.Pod) []string {
+	n := make([]string, len(pods))
+	for i := range pods {
+		n[i] = pods[i].Name
+	}
+	return n
+}

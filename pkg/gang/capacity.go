@@ -1,0 +1,69 @@
+package gang
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// capacityShortfall says which of want the cluster's free capacity cannot cover, or "" if it
+// covers all. Free capacity is every node's allocatable minus what its pods request, summed; the
+// group's own placed members (placed) count as free, since they are part of what want asks for.
+// It checks the sum only: a group can still fail to pack, which Filter and PostFilter handle.
+func capacityShortfall(nodes []fwk.NodeInfo, want v1.ResourceList, placed []*v1.Pod) string {
+	free := make(map[v1.ResourceName]int64, len(want))
+	for _, n := range nodes {
+		if n.Node() == nil {
+			continue
+		}
+		alloc, used := n.GetAllocatable(), n.GetRequested()
+		for name := range want {
+			switch name {
+			case v1.ResourceCPU:
+				free[name] += alloc.GetMilliCPU() - used.GetMilliCPU()
+			case v1.ResourceMemory:
+				free[name] += alloc.GetMemory() - used.GetMemory()
+			case v1.ResourceEphemeralStorage:
+				free[name] += alloc.GetEphemeralStorage() - used.GetEphemeralStorage()
+			case v1.ResourcePods:
+				free[name] += int64(alloc.GetAllowedPodNumber() - len(n.GetPods()))
+			default:
+				free[name] += alloc.GetScalarResources()[name] - used.GetScalarResources()[name]
+			}
+		}
+	}
+	for _, pod := range placed {
+		requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		for name := range want {
+			switch name {
+			case v1.ResourcePods:
+				free[name]++
+			case v1.ResourceCPU:
+				q := requests[name]
+				free[name] += q.MilliValue()
+			default:
+				q := requests[name]
+				free[name] += q.Value()
+			}
+		}
+	}
+
+	var short []string
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		q := want[name]
+		needed, have := q.Value(), resource.NewQuantity(free[name], q.Format)
+		if name == v1.ResourceCPU {
+			needed, have = q.MilliValue(), resource.NewMilliQuantity(free[name], q.Format)
+		}
+		if needed > free[name] {
+			short = append(short, fmt.Sprintf("%s: %s wanted, %s free", name, q.String(), have.String()))
+		}
+	}
+	return strings.Join(short, "; ")
+}

@@ -1,0 +1,798 @@
+package gang
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"k8s.io/kubernetes/test/utils/ktesting"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	pgfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
+
+	"github.com/berth-sched/berth/pkg/apis/config"
+)
+
+// testTimings keep backoffs short; settle stays below backoffBase as in production, and long
+// enough that a loaded test machine still sees a release settle within it.
+var testTimings = timings{
+	backoffBase: 500 * time.Millisecond,
+	backoffMax:  time.Second,
+	settle:      250 * time.Millisecond,
+	statusBatch: 10 * time.Millisecond,
+}
+
+// recordingActivator stands in for the scheduling queue's Activate.
+type recordingActivator struct {
+	mu        sync.Mutex
+	activated sets.Set[string]
+}
+
+func (a *recordingActivator) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k := range pods {
+		a.activated.Insert(k)
+	}
+}
+
+// take returns and clears the pods activated so far.
+func (a *recordingActivator) take() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	got := sets.List(a.activated)
+	a.activated = sets.New[string]()
+	return got
+}
+
+// harness is a Gang plugin on a framework handle with fake clients, as the scheduler builds it.
+type harness struct {
+	t         *testing.T
+	ctx       context.Context
+	pl        *Gang
+	fh        framework.Framework
+	kube      *kubefake.Clientset
+	pgs       *pgfake.Clientset
+	activator *recordingActivator
+	recorder  *events.FakeRecorder
+}
+
+func newHarness(t *testing.T, pgs []*v1alpha1.PodGroup, pods ...*v1.Pod) *harness {
+	t.Helper()
+	disableWatchList(t)
+	schedmetrics.Register()
+	_, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	var pgObjs, podObjs []runtime.Object
+	for _, pg := range pgs {
+		pgObjs = append(pgObjs, pg)
+	}
+	for _, p := range pods {
+		podObjs = append(podObjs, p)
+	}
+	h := &harness{
+		t:         t,
+		ctx:       ctx,
+		kube:      kubefake.NewClientset(podObjs...),
+		pgs:       pgfake.NewSimpleClientset(pgObjs...),
+		activator: &recordingActivator{activated: sets.New[string]()},
+		recorder:  events.NewFakeRecorder(100),
+	}
+	informerFactory := informers.NewSharedInformerFactory(h.kube, 0)
+	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
+		frameworkruntime.WithClientSet(h.kube),
+		frameworkruntime.WithInformerFactory(informerFactory),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithPodActivator(h.activator),
+		frameworkruntime.WithEventRecorder(h.recorder),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.fh = fh
+	args, err := gangArgs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.pl, err = newGang(ctx, args, fh, h.pgs, testTimings); err != nil {
+		t.Fatal(err)
+	}
+	informerFactory.Start(ctx.Done())
+	informerFactory.WaitForCacheSync(ctx.Done())
+	return h
+}
+
+// waitAtPermit reserves pod and runs Permit, as the scheduling cycle does; a pod told to wait is
+// parked at Permit like the framework does, and the returned channel yields its final verdict.
+func (h *harness) waitAtPermit(pod *v1.Pod) (*fwk.Status, <-chan *fwk.Status) {
+	h.t.Helper()
+	if st := h.pl.Reserve(h.ctx, framework.NewCycleState(), pod, "node"); !st.IsSuccess() {
+		h.t.Fatalf("Reserve(%s): %v", pod.Name, st)
+	}
+	st, timeout := h.pl.Permit(h.ctx, framework.NewCycleState(), pod, "node")
+	if !st.IsWait() {
+		return st, nil
+	}
+	h.fh.AddWaitingPod(pod, map[string]time.Duration{Name: timeout})
+	done := make(chan *fwk.Status, 1)
+	go func() { done <- h.fh.WaitOnPermit(h.ctx, pod) }()
+	return st, done
+}
+
+// eventually polls cond until it holds.
+func (h *harness) eventually(what string, cond func() bool) {
+	h.t.Helper()
+	if err := wait.PollUntilContextTimeout(h.ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	}); err != nil {
+		h.t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// activatedEventually waits until the queue was asked to activate exactly want.
+func (h *harness) activatedEventually(want ...string) {
+	h.t.Helper()
+	var got sets.Set[string] = sets.New[string]()
+	h.eventually("activation of "+strings.Join(want, ","), func() bool {
+		got.Insert(h.activator.take()...)
+		return got.Equal(sets.New(want...))
+	})
+}
+
+func (h *harness) events() []string {
+	var got []string
+	for {
+		select {
+		case e := <-h.recorder.Events:
+			got = append(got, e)
+		default:
+			return got
+		}
+	}
+}
+
+func verdict(t *testing.T, ch <-chan *fwk.Status) *fwk.Status {
+	t.Helper()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting pod got no verdict")
+		return nil
+	}
+}
+
+func unresolvable(msg string) *fwk.Status {
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+}
+
+func withTimeout(pg *v1alpha1.PodGroup, seconds int32) *v1alpha1.PodGroup {
+	pg.Spec.ScheduleTimeoutSeconds = ptr.To(seconds)
+	return pg
+}
+
+func TestPreEnqueue(t *testing.T) {
+	gated := member("a", "a2", "uid-a2")
+	gated.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/hold"}}
+	terminating := st.MakePod().Namespace("ns").Name("a2").UID("uid-a2").Label(v1alpha1.PodGroupLabel, "a").Terminating().Obj()
+	tests := []struct {
+		name       string
+		pgs        []*v1alpha1.PodGroup
+		pods       []*v1.Pod
+		pod        *v1.Pod
+		want       *fwk.Status
+		wantEvents []string
+	}{
+		{
+			name: "a pod outside any group passes",
+			pod:  st.MakePod().Namespace("ns").Name("solo").UID("solo").Obj(),
+		},
+		{
+			name:       "a member whose PodGroup does not exist is held, and told why",
+			pods:       []*v1.Pod{a1},
+			pod:        a1,
+			want:       unresolvable("pod group ns/a does not exist; the pod waits until it is created"),
+			wantEvents: []string{"Warning GangWaiting pod group ns/a does not exist; the pod waits until it is created"},
+		},
+		{
+			name:       "a member of a group with fewer than minMember pods is held",
+			pgs:        []*v1alpha1.PodGroup{podGroup("a", 3)},
+			pods:       []*v1.Pod{a1, a2},
+			pod:        a1,
+			want:       unresolvable("pod group ns/a has 2 of its 3 (minMember) pods ready to schedule; waiting for the rest"),
+			wantEvents: []string{"Normal GangWaiting pod group ns/a has 2 of its 3 (minMember) pods ready to schedule; waiting for the rest"},
+		},
+		{
+			name:       "a gated sibling is not ready",
+			pgs:        []*v1alpha1.PodGroup{podGroup("a", 2)},
+			pods:       []*v1.Pod{a1, gated},
+			pod:        a1,
+			want:       unresolvable("pod group ns/a has 1 of its 2 (minMember) pods ready to schedule; waiting for the rest"),
+			wantEvents: []string{"Normal GangWaiting pod group ns/a has 1 of its 2 (minMember) pods ready to schedule; waiting for the rest"},
+		},
+		{
+			name:       "a terminating sibling is not ready",
+			pgs:        []*v1alpha1.PodGroup{podGroup("a", 2)},
+			pods:       []*v1.Pod{a1, terminating},
+			pod:        a1,
+			want:       unresolvable("pod group ns/a has 1 of its 2 (minMember) pods ready to schedule; waiting for the rest"),
+			wantEvents: []string{"Normal GangWaiting pod group ns/a has 1 of its 2 (minMember) pods ready to schedule; waiting for the rest"},
+		},
+		{
+			name: "a member of a group with minMember pods passes",
+			pgs:  []*v1alpha1.PodGroup{podGroup("a", 2)},
+			pods: []*v1.Pod{a1, a2},
+			pod:  a1,
+		},
+		{
+			name: "pods of the same name in another namespace are another group",
+			pgs:  []*v1alpha1.PodGroup{podGroup("a", 2)},
+			pods: []*v1.Pod{a1, st.MakePod().Namespace("other").Name("a2").UID("other-a2").Label(v1alpha1.PodGroupLabel, "a").Obj()},
+			pod:  a1,
+			want: unresolvable("pod group ns/a has 1 of its 2 (minMember) pods ready to schedule; waiting for the rest"),
+			wantEvents: []string{
+				"Normal GangWaiting pod group ns/a has 1 of its 2 (minMember) pods ready to schedule; waiting for the rest",
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.pgs, tc.pods...)
+			if diff := cmp.Diff(tc.want, h.pl.PreEnqueue(h.ctx, tc.pod)); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+			// Held again for the same reason, the pod gets no second event.
+			h.pl.PreEnqueue(h.ctx, tc.pod)
+			if diff := cmp.Diff(tc.wantEvents, h.events(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPreFilter(t *testing.T) {
+	node := func(name, cpu string) *v1.Node {
+		return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{v1.ResourceCPU: cpu}).Obj()
+	}
+	withMin := func(pg *v1alpha1.PodGroup, cpu string) *v1alpha1.PodGroup {
+		pg.Spec.MinResources = resources(map[v1.ResourceName]string{v1.ResourceCPU: cpu})
+		return pg
+	}
+	boundA1 := member("a", "a1", "uid-a1")
+	boundA1.Spec.NodeName = "n1"
+	boundA1.Spec.Containers = st.MakePod().Req(map[v1.ResourceName]string{v1.ResourceCPU: "2"}).Obj().Spec.Containers
+	tests := []struct {
+		name  string
+		pgs   []*v1alpha1.PodGroup
+		pods  []*v1.Pod
+		nodes []fwk.NodeInfo
+		pod   *v1.Pod
+		want  *fwk.Status
+	}{
+		{
+			name: "a pod outside any group is skipped",
+			pod:  st.MakePod().Namespace("ns").Name("solo").UID("solo").Obj(),
+			want: fwk.NewStatus(fwk.Skip),
+		},
+		{
+			name: "a member whose PodGroup does not exist is rejected",
+			pods: []*v1.Pod{a1},
+			pod:  a1,
+			want: unresolvable("pod group ns/a does not exist; the pod waits until it is created"),
+		},
+		{
+			name: "a member of a group with too few pods is rejected",
+			pgs:  []*v1alpha1.PodGroup{podGroup("a", 3)},
+			pods: []*v1.Pod{a1},
+			pod:  a1,
+			want: unresolvable("pod group ns/a has 1 of its 3 (minMember) pods ready to schedule; waiting for the rest"),
+		},
+		{
+			name:  "a group whose minResources exceed free capacity is rejected, saying which",
+			pgs:   []*v1alpha1.PodGroup{withMin(podGroup("a", 2), "10")},
+			pods:  []*v1.Pod{a1, a2},
+			nodes: []fwk.NodeInfo{nodeInfo(node("n1", "4")), nodeInfo(node("n2", "4"))},
+			pod:   a2,
+			want:  unresolvable("pod group ns/a needs more than the cluster's free capacity (minResources): cpu: 10 wanted, 8 free"),
+		},
+		{
+			name:  "a group whose minResources fit passes",
+			pgs:   []*v1alpha1.PodGroup{withMin(podGroup("a", 2), "8")},
+			pods:  []*v1.Pod{a1, a2},
+			nodes: []fwk.NodeInfo{nodeInfo(node("n1", "4")), nodeInfo(node("n2", "4"))},
+			pod:   a2,
+		},
+		{
+			name:  "what the group's bound members hold counts toward its minResources",
+			pgs:   []*v1alpha1.PodGroup{withMin(podGroup("a", 2), "8")},
+			pods:  []*v1.Pod{boundA1, a2},
+			nodes: []fwk.NodeInfo{nodeInfo(node("n1", "4"), boundA1), nodeInfo(node("n2", "4"))},
+			pod:   a2,
+		},
+		{
+			name:  "minMember pod slots are part of what the group needs",
+			pgs:   []*v1alpha1.PodGroup{withMin(podGroup("a", 2), "1")},
+			pods:  []*v1.Pod{a1, a2},
+			nodes: []fwk.NodeInfo{nodeInfo(st.MakeNode().Name("n1").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "4", v1.ResourcePods: "1"}).Obj())},
+			pod:   a2,
+			want:  unresolvable("pod group ns/a needs more than the cluster's free capacity (minResources): pods: 2 wanted, 1 free"),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.pgs, tc.pods...)
+			_, got := h.pl.PreFilter(h.ctx, framework.NewCycleState(), tc.pod, tc.nodes)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPreFilterAfterAFailedRound(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	_, waiting := h.waitAtPermit(a1)
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, nil)
+	verdict(t, waiting)
+	_, got := h.pl.PreFilter(h.ctx, framework.NewCycleState(), a3, nil)
+	if got.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(got.Message(), "could not place all its members and stands aside for") {
+		t.Errorf("PreFilter during the backoff: %v", got)
+	}
+	if got := h.pl.PreEnqueue(h.ctx, a3); got.IsSuccess() {
+		t.Errorf("PreEnqueue let a member through during its group's backoff")
+	}
+	// At the end of the backoff the group's parked pods are activated again.
+	h.activator.take()
+	h.activatedEventually("ns/a1", "ns/a2", "ns/a3")
+	if got := h.pl.PreEnqueue(h.ctx, a3); !got.IsSuccess() {
+		t.Errorf("PreEnqueue after the backoff: %v", got)
+	}
+}
+
+func TestPermitWaitsThenAllowsOnQuorum(t *testing.T) {
+	pg := withTimeout(podGroup("a", 3), 30)
+	h := newHarness(t, []*v1alpha1.PodGroup{pg}, a1, a2, a3)
+
+	st1, done1 := h.waitAtPermit(a1)
+	if diff := cmp.Diff(fwk.NewStatus(fwk.Wait, "waiting for 3 (minMember) members of pod group ns/a"), st1); diff != "" {
+		t.Errorf("first member (-want +got):\n%s", diff)
+	}
+	// The first member to wait brings its siblings to the front of the queue.
+	h.activatedEventually("ns/a2", "ns/a3")
+
+	if _, done2 := h.waitAtPermit(a2); done2 == nil {
+		t.Fatal("the second member did not wait")
+	} else {
+		if got := h.activator.take(); len(got) != 0 {
+			t.Errorf("later members activate nobody, got %v", got)
+		}
+		st3, _ := h.waitAtPermit(a3)
+		if !st3.IsSuccess() {
+			t.Fatalf("the member that completes the group: %v", st3)
+		}
+		for i, ch := range []<-chan *fwk.Status{done1, done2} {
+			if s := verdict(t, ch); !s.IsSuccess() {
+				t.Errorf("waiting member %d: %v", i+1, s)
+			}
+		}
+	}
+}
+
+func TestPermitWaitsAtMostTheGroupTimeout(t *testing.T) {
+	tests := []struct {
+		name string
+		pg   *v1alpha1.PodGroup
+		want time.Duration
+	}{
+		{name: "the PodGroup's scheduleTimeoutSeconds", pg: withTimeout(podGroup("a", 2), 30), want: 30 * time.Second},
+		{name: "the plugin's default", pg: podGroup("a", 2), want: 60 * time.Second},
+		{name: "a zero timeout means the default", pg: withTimeout(podGroup("a", 2), 0), want: 60 * time.Second},
+		{name: "capped below the framework's limit", pg: withTimeout(podGroup("a", 2), 3600), want: maxPermitWait - frameworkTimerSlack},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, []*v1alpha1.PodGroup{tc.pg}, a1, a2)
+			h.pl.Reserve(h.ctx, nil, a1, "node")
+			// Gang ends the round itself at the group's timeout; the framework's timer is a later
+			// backstop.
+			_, got := h.pl.Permit(h.ctx, nil, a1, "node")
+			if got != tc.want+frameworkTimerSlack {
+				t.Errorf("framework wait %v, want %v + %v", got, tc.want, frameworkTimerSlack)
+			}
+		})
+	}
+}
+
+func TestPermitTimeoutReleasesTheGroup(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{withTimeout(podGroup("a", 3), 1)}, a1, a2, a3)
+	_, done1 := h.waitAtPermit(a1)
+	_, done2 := h.waitAtPermit(a2)
+	// The round's deadline was set by a1: both time out together.
+	for _, ch := range []<-chan *fwk.Status{done1, done2} {
+		if s := verdict(t, ch); s.Code() != fwk.Unschedulable || s.Plugin() != Name {
+			t.Errorf("a member held past the group's timeout: %v", s)
+		}
+	}
+	// The framework runs Unreserve for each; the group then stands aside.
+	h.pl.Unreserve(h.ctx, nil, a1, "node")
+	h.pl.Unreserve(h.ctx, nil, a2, "node")
+	if got := h.pl.PreEnqueue(h.ctx, a3); got.IsSuccess() {
+		t.Errorf("a group whose round timed out did not stand aside")
+	}
+}
+
+func TestUnreserveReleasesWaitingSiblings(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	_, done1 := h.waitAtPermit(a1)
+	_, done2 := h.waitAtPermit(a2)
+	// a1 is rejected by something else (another plugin, preemption, deletion).
+	h.fh.RejectWaitingPod(a1.UID)
+	if s := verdict(t, done1); s.IsSuccess() {
+		t.Fatalf("a1 was not rejected")
+	}
+	h.pl.Unreserve(h.ctx, nil, a1, "node")
+	s := verdict(t, done2)
+	want := fwk.NewStatus(fwk.Unschedulable, "pod group ns/a lost member a1 before it was complete; all its waiting members were released").WithPlugin(Name)
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Errorf("sibling (-want +got):\n%s", diff)
+	}
+}
+
+func TestPostFilter(t *testing.T) {
+	solo := st.MakePod().Namespace("ns").Name("solo").UID("solo").Obj()
+	tests := []struct {
+		name        string
+		waiting     []*v1.Pod
+		allowed     []*v1.Pod
+		failing     *v1.Pod
+		want        *fwk.Status
+		wantRelease bool
+	}{
+		{
+			name:        "a member that fits nowhere releases the waiting ones at once",
+			waiting:     []*v1.Pod{a1, a2},
+			failing:     a3,
+			want:        fwk.NewStatus(fwk.Unschedulable, "pod group ns/a: member a3 cannot be placed; all 2 waiting members were released and the group stands aside for 500ms"),
+			wantRelease: true,
+		},
+		{
+			name:    "a group that already has quorum keeps what it holds",
+			allowed: []*v1.Pod{a1, a2, a3},
+			failing: member("a", "a4", "uid-a4"),
+			want:    fwk.NewStatus(fwk.Unschedulable),
+		},
+		{
+			name:    "a group with nothing waiting has nothing to release",
+			failing: a3,
+			want:    fwk.NewStatus(fwk.Unschedulable),
+		},
+		{
+			name:    "a pod outside any group is left to the other plugins",
+			waiting: []*v1.Pod{a1},
+			failing: solo,
+			want:    fwk.NewStatus(fwk.Unschedulable),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3, solo)
+			var dones []<-chan *fwk.Status
+			for _, p := range tc.waiting {
+				_, done := h.waitAtPermit(p)
+				dones = append(dones, done)
+			}
+			for _, p := range tc.allowed {
+				h.waitAtPermit(p)
+			}
+			result, got := h.pl.PostFilter(h.ctx, framework.NewCycleState(), tc.failing, nil)
+			if result != nil {
+				t.Errorf("PostFilter nominated %+v; it must leave nominations to preemption", result)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+			for i, done := range dones {
+				if !tc.wantRelease {
+					h.fh.RejectWaitingPod(tc.waiting[i].UID)
+					continue
+				}
+				s := verdict(t, done)
+				if s.Code() != fwk.Unschedulable || s.Plugin() != Name || s.Message() != tc.want.Message() {
+					t.Errorf("waiting member %s: %v", tc.waiting[i].Name, s)
+				}
+			}
+		})
+	}
+}
+
+func TestPostFilterRetriesWhileAReleaseSettles(t *testing.T) {
+	b3 := member("b", "b3", "uid-b3")
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3), podGroup("b", 3)}, a1, a2, a3, b1, b2, b3)
+	_, doneA := h.waitAtPermit(a1)
+	_, doneB := h.waitAtPermit(b1)
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, nil) // A lets go
+	verdict(t, doneA)
+
+	_, got := h.pl.PostFilter(h.ctx, framework.NewCycleState(), b2, nil)
+	if got.Code() != fwk.Unschedulable || !strings.Contains(got.Message(), "keeps its waiting members") {
+		t.Errorf("a failure right after another group's release: %v", got)
+	}
+	select {
+	case s := <-doneB:
+		t.Fatalf("B's waiting member was released on a stale failure: %v", s)
+	default:
+	}
+	// The failed member is retried once the release has settled.
+	h.activator.take()
+	h.activatedEventually("ns/b2")
+	h.fh.RejectWaitingPod(b1.UID)
+}
+
+func TestPodGroupDeletionReleasesWaitingMembers(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	_, done := h.waitAtPermit(a1)
+	if err := h.pgs.SchedulingV1alpha1().PodGroups("ns").Delete(h.ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := verdict(t, done); s.Code() != fwk.Unschedulable || s.Message() != "pod group ns/a was deleted" {
+		t.Errorf("a member of a deleted group: %v", s)
+	}
+	// Permit for a member of a group that no longer exists is refused.
+	h.eventually("the lister to drop the PodGroup", func() bool {
+		_, err := h.pl.podGroups.PodGroups("ns").Get("a")
+		return apierrors.IsNotFound(err)
+	})
+	h.pl.Reserve(h.ctx, nil, a2, "node")
+	if s, _ := h.pl.Permit(h.ctx, nil, a2, "node"); s.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Errorf("Permit without a PodGroup: %v", s)
+	}
+}
+
+func TestParkedPodsWakeWhenTheirGroupCanGo(t *testing.T) {
+	tests := []struct {
+		name   string
+		pgs    []*v1alpha1.PodGroup
+		pods   []*v1.Pod
+		change func(h *harness) error
+	}{
+		{
+			name: "pods that came before their PodGroup wake when it is created",
+			pods: []*v1.Pod{a1, a2},
+			change: func(h *harness) error {
+				_, err := h.pgs.SchedulingV1alpha1().PodGroups("ns").Create(h.ctx, podGroup("a", 2), metav1.CreateOptions{})
+				return err
+			},
+		},
+		{
+			name: "pods waiting for siblings wake when the last one arrives",
+			pgs:  []*v1alpha1.PodGroup{podGroup("a", 3)},
+			pods: []*v1.Pod{a1, a2},
+			change: func(h *harness) error {
+				_, err := h.kube.CoreV1().Pods("ns").Create(h.ctx, a3, metav1.CreateOptions{})
+				return err
+			},
+		},
+		{
+			name: "pods waiting for siblings wake when minMember drops",
+			pgs:  []*v1alpha1.PodGroup{podGroup("a", 3)},
+			pods: []*v1.Pod{a1, a2},
+			change: func(h *harness) error {
+				_, err := h.pgs.SchedulingV1alpha1().PodGroups("ns").Update(h.ctx, podGroup("a", 2), metav1.UpdateOptions{})
+				return err
+			},
+		},
+		{
+			name: "pods waiting for a gated sibling wake when its gates are removed",
+			pgs:  []*v1alpha1.PodGroup{podGroup("a", 2)},
+			pods: []*v1.Pod{a1, func() *v1.Pod {
+				p := a2.DeepCopy()
+				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/hold"}}
+				return p
+			}()},
+			change: func(h *harness) error {
+				_, err := h.kube.CoreV1().Pods("ns").Update(h.ctx, a2, metav1.UpdateOptions{})
+				return err
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.pgs, tc.pods...)
+			if st := h.pl.PreEnqueue(h.ctx, a1); st.IsSuccess() {
+				t.Fatalf("a1 was not held")
+			}
+			if got := h.activator.take(); len(got) != 0 {
+				t.Fatalf("activated %v before anything changed", got)
+			}
+			if err := tc.change(h); err != nil {
+				t.Fatal(err)
+			}
+			h.activatedEventually("ns/a1")
+			if st := h.pl.PreEnqueue(h.ctx, a1); !st.IsSuccess() {
+				t.Errorf("a1 after the change: %v", st)
+			}
+		})
+	}
+}
+
+func TestAnArrivalThatLeavesTheGroupShortWakesNobody(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1)
+	h.pl.PreEnqueue(h.ctx, a1)
+	if _, err := h.kube.CoreV1().Pods("ns").Create(h.ctx, a2, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("a2 in the informer", func() bool { return h.pl.members.ready(keyA) == 2 })
+	if got := h.activator.take(); len(got) != 0 {
+		t.Errorf("activated %v with 2 of 3 members", got)
+	}
+}
+
+func TestQueueingHints(t *testing.T) {
+	node := st.MakeNode().Name("n1").Obj()
+	deleted := st.MakePod().Namespace("ns").Name("gone").UID("gone").Node("n1").Obj()
+	tests := []struct {
+		name   string
+		reason parkReason
+		pod    *v1.Pod
+		want   fwk.QueueingHint
+	}{
+		{name: "a member held for too few pods ignores capacity", reason: parkedTooFew, pod: a1, want: fwk.QueueSkip},
+		{name: "a member held for its missing PodGroup ignores capacity", reason: parkedNotFound, pod: a1, want: fwk.QueueSkip},
+		{name: "a member of a group that stands aside ignores capacity", reason: parkedBackoff, pod: a1, want: fwk.QueueSkip},
+		{name: "a member held for minResources is retried on capacity", reason: parkedMinResources, pod: a1, want: fwk.Queue},
+		{name: "a member being retried is retried on capacity", reason: parkedRetry, pod: a1, want: fwk.Queue},
+		{name: "a member not parked is retried", pod: a1, want: fwk.Queue},
+		{name: "a pod outside any group is not Gang's to retry", pod: st.MakePod().Namespace("ns").Name("solo").Obj(), want: fwk.QueueSkip},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			if tc.reason != 0 {
+				h.pl.groups.Park(keyA, tc.pod, tc.reason)
+			}
+			registered, err := h.pl.EventsToRegister(h.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range registered {
+				var oldObj, newObj any = nil, node
+				if e.Event.Resource == fwk.AssignedPod {
+					oldObj, newObj = deleted, nil
+				}
+				got, err := e.QueueingHintFn(klog.Background(), tc.pod, oldObj, newObj)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != tc.want {
+					t.Errorf("%s: got %v, want %v", e.Event.Label(), got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestEventsToRegister(t *testing.T) {
+	h := newHarness(t, nil)
+	got, err := h.pl.EventsToRegister(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(fwk.ClusterEventWithHint{}, "QueueingHintFn")); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestSignPod(t *testing.T) {
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		want []fwk.SignFragment
+	}{
+		{name: "a pod outside any group adds nothing", pod: st.MakePod().Namespace("ns").Name("solo").Obj()},
+		{name: "a member signs with its group", pod: a1, want: []fwk.SignFragment{{Key: podGroupSignerName, Value: "ns/a"}}},
+		{name: "another group signs differently", pod: b1, want: []fwk.SignFragment{{Key: podGroupSignerName, Value: "ns/b"}}},
+		{
+			name: "the same group name in another namespace signs differently",
+			pod:  st.MakePod().Namespace("other").Name("x").Label(v1alpha1.PodGroupLabel, "a").Obj(),
+			want: []fwk.SignFragment{{Key: podGroupSignerName, Value: "other/a"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, status := (&Gang{}).SignPod(context.Background(), tc.pod)
+			if !status.IsSuccess() {
+				t.Fatalf("status %v", status)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("fragments (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGangArgs(t *testing.T) {
+	tests := []struct {
+		name    string
+		obj     runtime.Object
+		want    *config.GangArgs
+		wantErr string
+	}{
+		{name: "no args take the defaults", want: &config.GangArgs{DefaultScheduleTimeoutSeconds: 60}},
+		{name: "valid args", obj: &config.GangArgs{DefaultScheduleTimeoutSeconds: 5}, want: &config.GangArgs{DefaultScheduleTimeoutSeconds: 5}},
+		{name: "invalid args", obj: &config.GangArgs{DefaultScheduleTimeoutSeconds: 0}, wantErr: "defaultScheduleTimeoutSeconds: Invalid value: 0: must be between 1 and 900"},
+		{name: "another plugin's args", obj: &config.GPUShareArgs{}, wantErr: "want args of type GangArgs, got *config.GPUShareArgs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := gangArgs(tc.obj)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("args (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewFailsClearlyWithoutTheCRD(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	pgs := pgfake.NewSimpleClientset()
+	pgs.PrependReactor("list", "podgroups", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(v1alpha1.Resource("podgroups"), "")
+	})
+	kube := kubefake.NewClientset()
+	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
+		frameworkruntime.WithClientSet(kube),
+		frameworkruntime.WithInformerFactory(informers.NewSharedInformerFactory(kube, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := gangArgs(nil)
+	_, err = newGang(ctx, args, fh, pgs, testTimings)
+	if err == nil || !strings.Contains(err.Error(), "is the CRD podgroups.scheduling.x-k8s.io installed") || !apierrors.IsNotFound(errors.Unwrap(err)) {
+		t.Errorf("error %v", err)
+	}
+}
+
+func TestSchedulingAttemptReachesPodGroupStatus(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 2)}, a1, a2)
+	before := time.Now().Truncate(time.Second)
+	h.pl.PreFilter(h.ctx, framework.NewCycleState(), a1, nil)
+	h.eventually("the PodGroup's status", func() bool {
+		pg, err := h.pgs.SchedulingV1alpha1().PodGroups("ns").Get(h.ctx, "a", metav1.GetOptions{})
+		return err == nil && pg.Status.Phase == v1alpha1.PodGroupPending && !pg.Status.ScheduleStartTime.Before(&metav1.Time{Time: before})
+	})
+}

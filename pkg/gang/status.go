@@ -1,0 +1,287 @@
+package gang
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
+)
+
+// computeStatus is the status a PodGroup should show, given all its pods (finished ones
+// included) and when the scheduler first tried one of them. The phases are v1alpha1's:
+//
+//   - Pending: fewer than minMember members are bound.
+//   - Scheduling: minMember members are bound, fewer than minMember run or have succeeded.
+//   - Running: minMember members run or have succeeded.
+//   - Failed: a member failed after the group got going (failed+running+succeeded >= minMember).
+//   - Finished: minMember members succeeded.
+//
+// Failed and Finished follow scheduler-plugins' own PodGroup controller, so a PodGroup reads the
+// same under either. A scheduleStartTime already set is kept.
+func computeStatus(pg *v1alpha1.PodGroup, pods []*v1.Pod, started time.Time) groupStatus {
+	s := v1alpha1.PodGroupStatus{ScheduleStartTime: pg.Status.ScheduleStartTime}
+	if s.ScheduleStartTime.IsZero() && !started.IsZero() {
+		s.ScheduleStartTime = metav1.NewTime(started)
+	}
+	var bound int32
+	for _, pod := range pods {
+		if pod.Spec.NodeName != "" {
+			bound++
+		}
+		switch pod.Status.Phase {
+		case v1.PodRunning:
+			s.Running++
+		case v1.PodSucceeded:
+			s.Succeeded++
+		case v1.PodFailed:
+			s.Failed++
+		}
+	}
+	minMember := minMemberOf(pg)
+	switch {
+	case s.Succeeded >= minMember:
+		s.Phase = v1alpha1.PodGroupFinished
+	case s.Failed > 0 && s.Failed+s.Running+s.Succeeded >= minMember:
+		s.Phase = v1alpha1.PodGroupFailed
+	case s.Running+s.Succeeded >= minMember:
+		s.Phase = v1alpha1.PodGroupRunning
+	case bound >= minMember:
+		s.Phase = v1alpha1.PodGroupScheduling
+	default:
+		s.Phase = v1alpha1.PodGroupPending
+	}
+	return groupStatus{PodGroupStatus: s, Scheduled: bound}
+}
+
+// groupStatus is what Gang shows on a PodGroup: v1alpha1's status, plus Scheduled, the number of
+// members bound to a node. v1alpha1 has no field for it; berth's copy of the CRD carries it as
+// status.scheduled with a printer column, and a cluster with scheduler-plugins' CRD drops it.
+type groupStatus struct {
+	v1alpha1.PodGroupStatus
+	Scheduled int32
+}
+
+// statusPatch is the merge patch that sets a PodGroup's status to s. It names every counter, so
+// one that dropped to zero is written too (the API type would omit it).
+func statusPatch(s groupStatus) ([]byte, error) {
+	status := map[string]any{
+		"phase":     s.Phase,
+		"scheduled": s.Scheduled,
+		"running":   s.Running,
+		"succeeded": s.Succeeded,
+		"failed":    s.Failed,
+	}
+	if !s.ScheduleStartTime.IsZero() {
+		status["scheduleStartTime"] = s.ScheduleStartTime
+	}
+	return json.Marshal(map[string]any{"status": status})
+}
+
+// statusWriter keeps PodGroup status true from a loop of its own: nothing on the scheduling path
+// waits for it or calls the API. Changes to a group's pods or PodGroup queue the group's key; a
+// burst of changes within batchDelay is written once, failed writes retry with the queue's rate
+// limiting, and a status that already reads right is not written.
+//
+// Its pod informer watches only pods that carry the pod-group label, finished ones included: the
+// scheduler's own pod informer drops pods that have finished, which the counts need.
+//
+// When several scheduler replicas run, each writes the same status computed from the same
+// objects, so they do not fight; only the replica that schedules knows scheduleStartTime, and
+// the others keep whatever the PodGroup shows.
+type statusWriter struct {
+	client     versioned.Interface
+	podGroups  schedlisters.PodGroupLister
+	pods       members
+	queue      workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	batchDelay time.Duration
+
+	mu sync.Mutex
+	// started holds, for groups whose PodGroup shows no scheduleStartTime yet, when the
+	// scheduler first tried one of their members.
+	started map[types.NamespacedName]time.Time
+	// scheduled is the status.scheduled this writer last wrote per group. The PodGroup lister's
+	// type cannot show the field, so each group's status is written once after a start-up even
+	// if it already reads right.
+	scheduled map[types.NamespacedName]int32
+}
+
+func newStatusWriter(client versioned.Interface, podGroups schedlisters.PodGroupLister, pods cache.SharedIndexInformer, batchDelay time.Duration) (*statusWriter, error) {
+	if err := addGroupIndex(pods); err != nil {
+		return nil, err
+	}
+	w := &statusWriter{
+		client:     client,
+		podGroups:  podGroups,
+		pods:       members{indexer: pods.GetIndexer()},
+		batchDelay: batchDelay,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
+			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "berth_gang_podgroup_status"}),
+		started:   map[types.NamespacedName]time.Time{},
+		scheduled: map[types.NamespacedName]int32{},
+	}
+	enqueuePod := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if pod, ok := obj.(*v1.Pod); ok {
+			if key, ok := groupOf(pod); ok {
+				w.enqueue(key)
+			}
+		}
+	}
+	_, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueuePod,
+		UpdateFunc: func(old, cur any) { enqueuePod(old); enqueuePod(cur) },
+		DeleteFunc: enqueuePod,
+	})
+	return w, err
+}
+
+// statusFields keeps of a pod only what computeStatus and the group index read, so the status
+// writer's cache of gang pods stays small.
+func statusFields(obj any) (any, error) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:       pod.Namespace,
+			Name:            pod.Name,
+			UID:             pod.UID,
+			ResourceVersion: pod.ResourceVersion,
+			Labels:          pod.Labels,
+		},
+		Spec:   v1.PodSpec{NodeName: pod.Spec.NodeName},
+		Status: v1.PodStatus{Phase: pod.Status.Phase},
+	}, nil
+}
+
+func (w *statusWriter) enqueue(key types.NamespacedName) {
+	w.queue.AddAfter(key, w.batchDelay)
+}
+
+// noteStarted records the first scheduling attempt of a group whose PodGroup shows none.
+func (w *statusWriter) noteStarted(key types.NamespacedName, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.started[key]; !ok {
+		w.started[key] = now
+		w.enqueue(key)
+	}
+}
+
+func (w *statusWriter) startedAt(key types.NamespacedName) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.started[key]
+}
+
+func (w *statusWriter) forgetStarted(key types.NamespacedName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.started, key)
+}
+
+// forget drops what the writer keeps of a deleted PodGroup.
+func (w *statusWriter) forget(key types.NamespacedName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.started, key)
+	delete(w.scheduled, key)
+}
+
+// upToDate reports whether pg already shows want, as far as this writer can tell.
+func (w *statusWriter) upToDate(key types.NamespacedName, pg *v1alpha1.PodGroup, want groupStatus) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	scheduled, written := w.scheduled[key]
+	return written && scheduled == want.Scheduled && statusEqual(pg.Status, want.PodGroupStatus)
+}
+
+func (w *statusWriter) wrote(key types.NamespacedName, s groupStatus) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.scheduled[key] = s.Scheduled
+}
+
+// run writes statuses until ctx ends.
+func (w *statusWriter) run(ctx context.Context) {
+	go func() {
+		<-ctx.Done()
+		w.queue.ShutDown()
+	}()
+	for w.next(ctx) {
+	}
+}
+
+func (w *statusWriter) next(ctx context.Context) bool {
+	key, quit := w.queue.Get()
+	if quit {
+		return false
+	}
+	defer w.queue.Done(key)
+	if err := w.sync(ctx, key); err != nil {
+		utilruntime.HandleErrorWithContext(ctx, err, "Writing PodGroup status", "podGroup", key)
+		w.queue.AddRateLimited(key)
+		return true
+	}
+	w.queue.Forget(key)
+	return true
+}
+
+func (w *statusWriter) sync(ctx context.Context, key types.NamespacedName) error {
+	pg, err := w.podGroups.PodGroups(key.Namespace).Get(key.Name)
+	if apierrors.IsNotFound(err) {
+		w.forget(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	want := computeStatus(pg, w.pods.of(key), w.startedAt(key))
+	if !pg.Status.ScheduleStartTime.IsZero() {
+		w.forgetStarted(key)
+	}
+	if w.upToDate(key, pg, want) {
+		return nil
+	}
+	patch, err := statusPatch(want)
+	if err != nil {
+		return err
+	}
+	_, err = w.client.SchedulingV1alpha1().PodGroups(key.Namespace).Patch(ctx, key.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	switch {
+	case apierrors.IsNotFound(err):
+		statusWrites.WithLabelValues("NotFound").Inc()
+		return nil
+	case err != nil:
+		statusWrites.WithLabelValues("Error").Inc()
+		return fmt.Errorf("patching status of PodGroup %s: %w", key, err)
+	}
+	statusWrites.WithLabelValues("Success").Inc()
+	w.wrote(key, want)
+	klog.FromContext(ctx).V(4).Info("Wrote PodGroup status", "podGroup", key, "phase", want.Phase,
+		"scheduled", want.Scheduled, "running", want.Running, "succeeded", want.Succeeded, "failed", want.Failed)
+	return nil
+}
+
+// statusEqual compares the fields computeStatus sets. Times compare at the second the API keeps.
+func statusEqual(a, b v1alpha1.PodGroupStatus) bool {
+	return a.Phase == b.Phase && a.Running == b.Running && a.Succeeded == b.Succeeded && a.Failed == b.Failed &&
+		a.ScheduleStartTime.Unix() == b.ScheduleStartTime.Unix()
+}

@@ -1,0 +1,250 @@
+package gang
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"k8s.io/kubernetes/test/utils/ktesting"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	pgfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
+)
+
+func podGroup(name string, minMember int32) *v1alpha1.PodGroup {
+	return &v1alpha1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: k8stypes.UID("uid-pg-" + name)},
+		Spec:       v1alpha1.PodGroupSpec{MinMember: minMember},
+	}
+}
+
+// phased returns a member of group a in the given phase, bound to node unless node is "".
+func phased(name, node string, phase v1.PodPhase) *v1.Pod {
+	return st.MakePod().Namespace("ns").Name(name).UID("uid-"+name).Label(v1alpha1.PodGroupLabel, "a").Node(node).Phase(phase).Obj()
+}
+
+func TestComputeStatus(t *testing.T) {
+	start := metav1.NewTime(t0)
+	tests := []struct {
+		name    string
+		pg      *v1alpha1.PodGroup
+		pods    []*v1.Pod
+		started time.Time
+		want    groupStatus
+	}{
+		{
+			name: "no pods: Pending",
+			pg:   podGroup("a", 2),
+			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending}, 0},
+		},
+		{
+			name:    "fewer than minMember bound: Pending, with the first attempt's time",
+			pg:      podGroup("a", 2),
+			pods:    []*v1.Pod{phased("p1", "n1", v1.PodPending), phased("p2", "", v1.PodPending)},
+			started: t0,
+			want:    groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending, ScheduleStartTime: start}, 1},
+		},
+		{
+			name: "minMember bound, not yet running: Scheduling",
+			pg:   podGroup("a", 2),
+			pods: []*v1.Pod{phased("p1", "n1", v1.PodPending), phased("p2", "n2", v1.PodRunning)},
+			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupScheduling, Running: 1}, 2},
+		},
+		{
+			name: "minMember running or succeeded: Running",
+			pg:   podGroup("a", 2),
+			pods: []*v1.Pod{phased("p1", "n1", v1.PodSucceeded), phased("p2", "n2", v1.PodRunning), phased("p3", "", v1.PodPending)},
+			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning, Running: 1, Succeeded: 1}, 2},
+		},
+		{
+			name: "a member failed after the group got going: Failed",
+			pg:   podGroup("a", 2),
+			pods: []*v1.Pod{phased("p1", "n1", v1.PodFailed), phased("p2", "n2", v1.PodRunning)},
+			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFailed, Running: 1, Failed: 1}, 2},
+		},
+		{
+			name: "minMember succeeded: Finished",
+			pg:   podGroup("a", 2),
+			pods: []*v1.Pod{phased("p1", "n1", v1.PodSucceeded), phased("p2", "n2", v1.PodSucceeded), phased("p3", "n2", v1.PodFailed)},
+			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFinished, Succeeded: 2, Failed: 1}, 3},
+		},
+		{
+			name:    "a scheduleStartTime already set is kept",
+			pg:      &v1alpha1.PodGroup{Spec: v1alpha1.PodGroupSpec{MinMember: 1}, Status: v1alpha1.PodGroupStatus{ScheduleStartTime: start}},
+			started: t0.Add(time.Hour),
+			want:    groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending, ScheduleStartTime: start}, 0},
+		},
+		{
+			name: "unset minMember reads as 1",
+			pg:   podGroup("a", 0),
+			pods: []*v1.Pod{phased("p1", "n1", v1.PodPending)},
+			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupScheduling}, 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, computeStatus(tc.pg, tc.pods, tc.started)); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStatusPatchWritesZeroCounts(t *testing.T) {
+	patch, err := statusPatch(groupStatus{PodGroupStatus: v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]map[string]any
+	if err := json.Unmarshal(patch, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]any{"status": {"phase": "Pending", "scheduled": 0.0, "running": 0.0, "succeeded": 0.0, "failed": 0.0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("patch (-want +got):\n%s", diff)
+	}
+}
+
+func TestStatusWriterSync(t *testing.T) {
+	written := func(s v1alpha1.PodGroupStatus) *v1alpha1.PodGroupStatus { return &s }
+	tests := []struct {
+		name    string
+		pg      *v1alpha1.PodGroup
+		pods    []runtime.Object
+		started time.Time
+		// want is the status the PodGroup shows afterwards; nil means no write was made.
+		want *v1alpha1.PodGroupStatus
+	}{
+		{
+			name: "a new PodGroup is marked Pending",
+			pg:   podGroup("a", 2),
+			want: written(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending}),
+		},
+		{
+			name:    "counts, phase and start time are written, finished pods included",
+			pg:      podGroup("a", 2),
+			pods:    []runtime.Object{phased("p1", "n1", v1.PodRunning), phased("p2", "n1", v1.PodSucceeded), phased("p3", "", v1.PodPending)},
+			started: t0,
+			want:    written(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning, Running: 1, Succeeded: 1, ScheduleStartTime: metav1.NewTime(t0)}),
+		},
+		{
+			name: "a status this writer wrote and that still reads right is not written again",
+			pg: func() *v1alpha1.PodGroup {
+				pg := podGroup("a", 1)
+				pg.Status = v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning, Running: 1}
+				return pg
+			}(),
+			pods: []runtime.Object{phased("p1", "n1", v1.PodRunning)},
+		},
+		{
+			name: "a counter that drops to zero is written",
+			pg: func() *v1alpha1.PodGroup {
+				pg := podGroup("a", 1)
+				pg.Status = v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning, Running: 1}
+				return pg
+			}(),
+			pods: []runtime.Object{phased("p1", "n1", v1.PodSucceeded)},
+			want: written(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFinished, Succeeded: 1}),
+		},
+		{
+			name: "pods of other groups do not count",
+			pg:   podGroup("a", 1),
+			pods: []runtime.Object{
+				st.MakePod().Namespace("ns").Name("x").UID("x").Label(v1alpha1.PodGroupLabel, "b").Node("n1").Phase(v1.PodRunning).Obj(),
+				st.MakePod().Namespace("other").Name("y").UID("y").Label(v1alpha1.PodGroupLabel, "a").Node("n1").Phase(v1.PodRunning).Obj(),
+			},
+			want: written(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending}),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			disableWatchList(t)
+			_, ctx := ktesting.NewTestContext(t)
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			pgClient := pgfake.NewSimpleClientset(tc.pg)
+			pgInformers := externalversions.NewSharedInformerFactory(pgClient, 0)
+			lister := pgInformers.Scheduling().V1alpha1().PodGroups().Lister()
+			// As in New: the writer's cache holds pods trimmed by statusFields.
+			podInformer := informers.NewSharedInformerFactoryWithOptions(kubefake.NewClientset(tc.pods...), 0,
+				informers.WithTransform(statusFields)).Core().V1().Pods().Informer()
+			w, err := newStatusWriter(pgClient, lister, podInformer, time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.queue.ShutDown()
+			pgInformers.Start(ctx.Done())
+			go podInformer.Run(ctx.Done())
+			pgInformers.WaitForCacheSync(ctx.Done())
+			cache.WaitForCacheSync(ctx.Done(), podInformer.HasSynced)
+			if !tc.started.IsZero() {
+				w.noteStarted(keyA, tc.started)
+			}
+			if tc.want == nil {
+				// What the writer wrote before, as it shows in the PodGroup.
+				w.wrote(keyA, computeStatus(tc.pg, w.pods.of(keyA), w.startedAt(keyA)))
+			}
+			pgClient.ClearActions()
+
+			if err := w.sync(ctx, keyA); err != nil {
+				t.Fatalf("sync: %v", err)
+			}
+			var patches []clienttesting.PatchAction
+			for _, a := range pgClient.Actions() {
+				if p, ok := a.(clienttesting.PatchAction); ok {
+					patches = append(patches, p)
+				}
+			}
+			if tc.want == nil {
+				if len(patches) != 0 {
+					t.Fatalf("wrote a status that already read right: %s", patches[0].GetPatch())
+				}
+				return
+			}
+			if len(patches) != 1 || patches[0].GetSubresource() != "status" {
+				t.Fatalf("want one patch of the status subresource, got %v", patches)
+			}
+			got, err := pgClient.SchedulingV1alpha1().PodGroups("ns").Get(ctx, "a", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(*tc.want, got.Status, cmp.Comparer(func(a, b metav1.Time) bool { return a.Unix() == b.Unix() })); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStatusWriterIgnoresDeletedPodGroups(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	pgClient := pgfake.NewSimpleClientset()
+	pgInformers := externalversions.NewSharedInformerFactory(pgClient, 0)
+	lister := pgInformers.Scheduling().V1alpha1().PodGroups().Lister()
+	podInformer := informers.NewSharedInformerFactory(kubefake.NewClientset(), 0).Core().V1().Pods().Informer()
+	w, err := newStatusWriter(pgClient, lister, podInformer, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.queue.ShutDown()
+	w.noteStarted(keyA, t0)
+	if err := w.sync(ctx, keyA); err != nil {
+		t.Fatalf("sync of a missing PodGroup: %v", err)
+	}
+	if len(pgClient.Actions()) != 0 {
+		t.Errorf("wrote to a PodGroup that does not exist: %v", pgClient.Actions())
+	}
+	if !w.startedAt(keyA).IsZero() {
+		t.Errorf("kept the start time of a deleted PodGroup")
+	}
+}

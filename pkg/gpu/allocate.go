@@ -1,0 +1,196 @@
+package gpu
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/berth-sched/berth/pkg/apis/config"
+)
+
+// Device is one GPU as the scheduler sees it.
+type Device struct {
+	Capacity int64
+	// Used may exceed Capacity when a node's GPUs shrink under running pods, or when pods placed
+	// by someone else claim more than there is.
+	Used int64
+}
+
+// Free is the memory still to be had on the device.
+func (d Device) Free() int64 { return max(d.Capacity-d.Used, 0) }
+
+// Adjust changes devs' use as a pod holding a would if it arrived (sign 1) or left (sign -1).
+// Shares on devices devs lacks are ignored and use never drops below zero: what-if views (the
+// plugin's preemption overlay, the extender's victims) are built from a cache snapshot that the
+// informers may have moved on from.
+func Adjust(devs []Device, a Assignment, sign int64) {
+	for _, s := range a {
+		if s.Index < len(devs) {
+			devs[s.Index].Used = max(devs[s.Index].Used+sign*s.Memory, 0)
+		}
+	}
+}
+
+// Strategy decides which devices a pod gets and how a placement scores.
+type Strategy struct {
+	name string
+	// before reports whether a device with free memory a is taken before one with free memory b.
+	before func(a, b int64) bool
+	// rate turns how full a placement leaves the devices (0 to 1) into a score from 0 to 1.
+	rate func(fullness float64) float64
+}
+
+// The strategies, by the args values that select them.
+var (
+	// Binpack takes the device with the least free memory that still fits (best fit), and prefers
+	// placements that leave devices and nodes fullest, keeping whole GPUs free for large requests.
+	Binpack = &Strategy{
+		name:   config.Binpack,
+		before: func(a, b int64) bool { return a < b },
+		rate:   func(f float64) float64 { return f },
+	}
+	// Spread takes the device with the most free memory, and prefers placements that leave devices
+	// and nodes emptiest, spreading memory pressure.
+	Spread = &Strategy{
+		name:   config.Spread,
+		before: func(a, b int64) bool { return a > b },
+		rate:   func(f float64) float64 { return 1 - f },
+	}
+	strategies = map[string]*Strategy{Binpack.name: Binpack, Spread.name: Spread}
+)
+
+// StrategyNamed returns the strategy for an args value.
+func StrategyNamed(name string) (*Strategy, error) {
+	s, ok := strategies[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown GPU scoring strategy %q", name)
+	}
+	return s, nil
+}
+
+func (s *Strategy) String() string { return s.name }
+
+// NoFitError says why a request does not fit on a node's devices.
+type NoFitError struct {
+	Request Request
+	// Devices is how many GPUs the node has.
+	Devices int
+	// Fitting is how many of them have Request.PerDevice free.
+	Fitting int
+	// LargestFree is the most free memory on one device.
+	LargestFree int64
+	// Resolvable is true when the node's GPUs are large and many enough for the request, so that
+	// freeing memory (preemption) could make it fit.
+	Resolvable bool
+}
+
+func (e *NoFitError) Error() string {
+	r := e.Request
+	switch {
+	case e.Devices == 0:
+		return "node has no GPUs"
+	case !e.Resolvable && r.Count == 1:
+		return fmt.Sprintf("GPU memory: pod asks for %d on one GPU, more than any GPU of this node holds", r.PerDevice)
+	case !e.Resolvable:
+		return fmt.Sprintf("GPU memory: pod asks for %d GPUs with %d each, but this node has fewer than %d GPUs that large", r.Count, r.PerDevice, r.Count)
+	case r.Count == 1:
+		return fmt.Sprintf("GPU memory: pod asks for %d on one GPU; the most free on one GPU of this node is %d", r.PerDevice, e.LargestFree)
+	default:
+		return fmt.Sprintf("GPU memory: pod asks for %d GPUs with %d free each; %d GPU(s) of this node have that much, the most free on one GPU is %d",
+			r.Count, r.PerDevice, e.Fitting, e.LargestFree)
+	}
+}
+
+// Fit chooses the devices for a request: req.Count devices, each with req.PerDevice free, taken in
+// the strategy's order with the lower index first among equals. It returns a *NoFitError when the
+// request does not fit. Fit is pure and deterministic.
+func Fit(devs []Device, req Request, s *Strategy) (Assignment, error) {
+	if req.Total <= 0 {
+		return nil, nil
+	}
+	candidates := make([]int, 0, len(devs))
+	var largest int64
+	large := 0 // devices that could hold the share, were they empty
+	for i, d := range devs {
+		free := d.Free()
+		largest = max(largest, free)
+		if free >= req.PerDevice {
+			candidates = append(candidates, i)
+		}
+		if d.Capacity >= req.PerDevice {
+			large++
+		}
+	}
+	if len(candidates) < req.Count {
+		return nil, &NoFitError{
+			Request:     req,
+			Devices:     len(devs),
+			Fitting:     len(candidates),
+			LargestFree: largest,
+			Resolvable:  large >= req.Count,
+		}
+	}
+	slices.SortStableFunc(candidates, func(a, b int) int {
+		fa, fb := devs[a].Free(), devs[b].Free()
+		switch {
+		case fa == fb:
+			return 0
+		case s.before(fa, fb):
+			return -1
+		default:
+			return 1
+		}
+	})
+	a := make(Assignment, req.Count)
+	for i, idx := range candidates[:req.Count] {
+		a[i] = DeviceShare{Index: idx, Memory: req.PerDevice}
+	}
+	sortShares(a)
+	return a, nil
+}
+
+// CanHold reports whether GPUs of these capacities could ever hold the request, were they empty.
+func CanHold(capacities []int64, req Request) bool {
+	n := 0
+	for _, c := range capacities {
+		if c >= req.PerDevice {
+			n++
+		}
+	}
+	return n >= req.Count
+}
+
+// Score rates placing a request on a node's devices from 0 (worst) to 1 (best) by the strategy.
+// It judges both the devices the pod would get (how full they end up, on average) and the node as
+// a whole (how full all its GPUs end up), in equal parts. It returns Fit's error if the request
+// does not fit.
+func Score(devs []Device, req Request, s *Strategy) (float64, error) {
+	a, err := Fit(devs, req, s)
+	if err != nil {
+		return 0, err
+	}
+	var deviceFull float64
+	for _, d := range a {
+		dev := devs[d.Index]
+		deviceFull += fullness(dev.Used+d.Memory, dev.Capacity)
+	}
+	deviceFull /= float64(len(a))
+	var used, capacity int64
+	for _, d := range devs {
+		used += min(d.Used, d.Capacity)
+		capacity += d.Capacity
+	}
+	nodeFull := fullness(used+req.Total, capacity)
+	return s.rate((deviceFull + nodeFull) / 2), nil
+}
+
+func fullness(used, capacity int64) float64 {
+	if capacity <= 0 {
+		return 1
+	}
+	return min(float64(used)/float64(capacity), 1)
+}
+
+func sortShares(a Assignment) {
+	slices.SortFunc(a, func(x, y DeviceShare) int { return cmp.Compare(x.Index, y.Index) })
+}

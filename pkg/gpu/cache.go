@@ -1,0 +1,341 @@
+package gpu
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Cache knows every node's GPUs and every pod's share of them: pods seen bound with an assignment
+// (whoever placed them) and pods the scheduler has reserved devices for and not yet seen bound.
+// It is fed by node and pod informers and by Reserve/Unreserve, and is safe for concurrent use.
+type Cache struct {
+	res Resources
+
+	mu    sync.RWMutex
+	nodes map[string]*nodeState
+	pods  map[types.UID]*podState
+	// largest answers "could any node ever hold this"; rebuilt on demand after GPUs change.
+	largest      capacityIndex
+	largestStale bool
+}
+
+type nodeState struct {
+	// known is true while the Node object exists. A node can be unknown and still have pods,
+	// which informers may report before the node or after its deletion.
+	known    bool
+	capacity []int64
+	// used is indexed by device and may be longer than capacity, when pods name devices the node
+	// does not (or no longer) report.
+	used []int64
+	pods int
+}
+
+type podState struct {
+	node   string
+	shares Assignment
+	// assumed is true from Reserve until the pod is seen bound.
+	assumed bool
+}
+
+// NewCache returns an empty cache for the given resource names and registers the GPU metrics.
+func NewCache(res Resources) *Cache {
+	RegisterMetrics()
+	return &Cache{
+		res:   res,
+		nodes: map[string]*nodeState{},
+		pods:  map[types.UID]*podState{},
+	}
+}
+
+// AddOrUpdateNode records a node's GPUs. A malformed berth.dev/gpu-memory annotation is returned
+// as an error for the caller to report, and the node gets the devices its capacity implies.
+func (c *Cache) AddOrUpdateNode(node *v1.Node) error {
+	devs, err := DevicesOf(node, c.res)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.nodeState(node.Name)
+	if !n.known || !slices.Equal(n.capacity, devs) {
+		c.largestStale = true
+	}
+	if n.known {
+		for i := len(devs); i < len(n.capacity); i++ {
+			deleteDeviceMetrics(node.Name, i)
+		}
+	}
+	n.known = true
+	n.capacity = devs
+	if len(n.used) < len(devs) {
+		n.used = append(n.used, make([]int64, len(devs)-len(n.used))...)
+	}
+	for i, capacity := range devs {
+		memoryCapacity.WithLabelValues(node.Name, strconv.Itoa(i)).Set(float64(capacity))
+		memoryAllocated.WithLabelValues(node.Name, strconv.Itoa(i)).Set(float64(n.used[i]))
+	}
+	return err
+}
+
+// DeleteNode forgets a node's GPUs and their metrics. Pods still bound to it keep their shares
+// until they are deleted.
+func (c *Cache) DeleteNode(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.nodes[name]
+	if !ok || !n.known {
+		return
+	}
+	for i := range n.capacity {
+		deleteDeviceMetrics(name, i)
+	}
+	n.known = false
+	n.capacity = nil
+	c.largestStale = true
+	if n.pods == 0 {
+		delete(c.nodes, name)
+	}
+}
+
+// AddOrUpdatePod accounts a pod as the informer reports it. A bound pod holds the devices its
+// annotations name, whoever bound it; this replaces the scheduler's reservation for the pod, if
+// any. Pods that are not bound keep their reservation; pods in a terminal phase release theirs.
+//
+// A bound pod with malformed annotations keeps what it held before and the error is returned for
+// the caller to report; so is a bound pod that asks for GPU memory but names no devices.
+func (c *Cache) AddOrUpdatePod(pod *v1.Pod) error {
+	if isTerminal(pod) {
+		c.DeletePod(pod.UID)
+		return nil
+	}
+	if pod.Spec.NodeName == "" {
+		return nil
+	}
+	a, ok, err := AssignmentOf(pod)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.pods[pod.UID]
+	if !ok {
+		switch {
+		case p != nil && p.assumed:
+			// Bound by a binder that does not record devices: what was reserved is not what it uses.
+			c.release(pod.UID, p)
+			return fmt.Errorf("pod was bound without recording the GPUs reserved for it (%s): a binder that does not write %s bound it",
+				p.shares, PodGPUDevicesAnnotation)
+		case p != nil:
+			// Its containers got their GPUs when they started; the annotations going does not free them.
+			return fmt.Errorf("pod's GPU annotations were removed; it keeps the GPUs it held (%s)", p.shares)
+		}
+		if req, err := RequestOf(pod, c.res.Memory); err == nil && req.Total > 0 {
+			return fmt.Errorf("pod asks for %d %s but names no devices (annotation %s); its GPU memory is not accounted",
+				req.Total, c.res.Memory, PodGPUDevicesAnnotation)
+		}
+		return nil
+	}
+	if p != nil {
+		if p.node == pod.Spec.NodeName && slices.Equal(p.shares, a) {
+			p.assumed = false
+			return nil
+		}
+		c.release(pod.UID, p)
+	}
+	c.hold(pod.UID, &podState{node: pod.Spec.NodeName, shares: a})
+	return nil
+}
+
+// DeletePod releases whatever the pod holds.
+func (c *Cache) DeletePod(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pods[uid]; ok {
+		c.release(uid, p)
+	}
+}
+
+// Reserve chooses devices for a pod's request on a node and holds them for the pod, checking and
+// committing under one lock, so that no two pods get the same free memory. It returns a
+// *NoFitError when the request does not fit (any more). The reservation lasts until Unreserve,
+// until the pod is seen bound (when its annotations take over), or until it is deleted.
+func (c *Cache) Reserve(pod *v1.Pod, node string, req Request, s *Strategy) (Assignment, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pods[pod.UID]; ok {
+		return nil, fmt.Errorf("pod already holds GPU memory on node %q (%s)", p.node, p.shares)
+	}
+	a, err := Fit(c.view(node), req, s)
+	if err != nil || len(a) == 0 {
+		return nil, err
+	}
+	c.hold(pod.UID, &podState{node: node, shares: a, assumed: true})
+	return slices.Clone(a), nil
+}
+
+// Unreserve releases a reservation made by Reserve. A pod already seen bound keeps its devices:
+// its binding went through even if the binder saw an error.
+func (c *Cache) Unreserve(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pods[uid]; ok && p.assumed {
+		c.release(uid, p)
+	}
+}
+
+// PodAssignment returns the node and devices a pod holds, reserved or bound.
+func (c *Cache) PodAssignment(uid types.UID) (node string, a Assignment, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	p, ok := c.pods[uid]
+	if !ok {
+		return "", nil, false
+	}
+	return p.node, slices.Clone(p.shares), true
+}
+
+// NodeView returns a copy of a node's devices, nil if the node is unknown or has no GPUs.
+func (c *Cache) NodeView(name string) []Device {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.view(name)
+}
+
+// CheckCapacity returns an error saying why, if no node has req.Count GPUs of at least
+// req.PerDevice memory, so that the request could not be met even on empty GPUs.
+func (c *Cache) CheckCapacity(req Request) error {
+	most, largest := c.capacityFor(req.PerDevice)
+	switch {
+	case most >= req.Count:
+		return nil
+	case largest == 0:
+		return fmt.Errorf("no node has GPUs with %s", c.res.Memory)
+	case req.Count == 1:
+		return fmt.Errorf("pod asks for %d %s on one GPU, but the largest GPU of any node holds %d", req.PerDevice, c.res.Memory, largest)
+	case most == 0:
+		return fmt.Errorf("pod asks for %d GPUs with %d %s each, but the largest GPU of any node holds %d", req.Count, req.PerDevice, c.res.Memory, largest)
+	default:
+		return fmt.Errorf("pod asks for %d GPUs with %d %s each, but no node has more than %d GPUs that large", req.Count, req.PerDevice, c.res.Memory, most)
+	}
+}
+
+func (c *Cache) capacityFor(share int64) (most int, largest int64) {
+	c.mu.RLock()
+	if !c.largestStale {
+		defer c.mu.RUnlock()
+		return c.largest.query(share)
+	}
+	c.mu.RUnlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.largestStale {
+		c.largest = buildCapacityIndex(c.nodes)
+		c.largestStale = false
+	}
+	return c.largest.query(share)
+}
+
+func (c *Cache) nodeState(name string) *nodeState {
+	n, ok := c.nodes[name]
+	if !ok {
+		n = &nodeState{}
+		c.nodes[name] = n
+	}
+	return n
+}
+
+func (c *Cache) view(name string) []Device {
+	n, ok := c.nodes[name]
+	if !ok || len(n.capacity) == 0 {
+		return nil
+	}
+	devs := make([]Device, len(n.capacity))
+	for i, capacity := range n.capacity {
+		devs[i] = Device{Capacity: capacity, Used: n.used[i]}
+	}
+	return devs
+}
+
+func (c *Cache) hold(uid types.UID, p *podState) {
+	c.pods[uid] = p
+	n := c.nodeState(p.node)
+	n.pods++
+	c.addUsage(p.node, n, p.shares, 1)
+}
+
+func (c *Cache) release(uid types.UID, p *podState) {
+	delete(c.pods, uid)
+	n := c.nodes[p.node]
+	c.addUsage(p.node, n, p.shares, -1)
+	n.pods--
+	if n.pods == 0 && !n.known {
+		delete(c.nodes, p.node)
+	}
+}
+
+func (c *Cache) addUsage(name string, n *nodeState, a Assignment, sign int64) {
+	for _, d := range a {
+		if d.Index >= len(n.used) {
+			n.used = append(n.used, make([]int64, d.Index+1-len(n.used))...)
+		}
+		n.used[d.Index] += sign * d.Memory
+		if n.known && d.Index < len(n.capacity) {
+			memoryAllocated.WithLabelValues(name, strconv.Itoa(d.Index)).Set(float64(n.used[d.Index]))
+		}
+	}
+}
+
+func deleteDeviceMetrics(node string, i int) {
+	memoryCapacity.DeleteLabelValues(node, strconv.Itoa(i))
+	memoryAllocated.DeleteLabelValues(node, strconv.Itoa(i))
+}
+
+// capacityIndex answers, for a share, the most GPUs of at least that size on any one node.
+type capacityIndex struct {
+	// sizes are the distinct device sizes of all nodes, ascending; most[i] is the most devices of
+	// at least sizes[i] on one node.
+	sizes []int64
+	most  []int
+}
+
+func buildCapacityIndex(nodes map[string]*nodeState) capacityIndex {
+	// A node whose devices, largest first, are c0 >= c1 >= ... has i+1 devices of at least ci.
+	best := map[int64]int{}
+	for _, n := range nodes {
+		caps := slices.Clone(n.capacity)
+		slices.SortFunc(caps, func(a, b int64) int { return cmp.Compare(b, a) })
+		for i, c := range caps {
+			best[c] = max(best[c], i+1)
+		}
+	}
+	idx := capacityIndex{sizes: make([]int64, 0, len(best))}
+	for size := range best {
+		idx.sizes = append(idx.sizes, size)
+	}
+	slices.Sort(idx.sizes)
+	idx.most = make([]int, len(idx.sizes))
+	// A node with n devices of at least a larger size also has n devices of at least a smaller one.
+	running := 0
+	for i := len(idx.sizes) - 1; i >= 0; i-- {
+		running = max(running, best[idx.sizes[i]])
+		idx.most[i] = running
+	}
+	return idx
+}
+
+// query returns the most devices of at least share on one node, and the largest device size.
+func (x capacityIndex) query(share int64) (most int, largest int64) {
+	if len(x.sizes) == 0 {
+		return 0, 0
+	}
+	largest = x.sizes[len(x.sizes)-1]
+	i := sort.Search(len(x.sizes), func(i int) bool { return x.sizes[i] >= share })
+	if i == len(x.sizes) {
+		return 0, largest
+	}
+	return x.most[i], largest
+}

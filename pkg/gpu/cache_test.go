@@ -1,0 +1,424 @@
+package gpu
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/component-base/metrics/testutil"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+)
+
+// usage is what the cache holds on a node, per device.
+func usage(c *Cache, node string) []Device { return c.NodeView(node) }
+
+func gpuPod(uid, share string) *st.PodWrapper {
+	return st.MakePod().Namespace("ns").Name(uid).UID(uid).Lim(mem(share))
+}
+
+func boundPod(uid, node, devices string) *v1.Pod {
+	return st.MakePod().Namespace("ns").Name(uid).UID(uid).Node(node).Annotation(PodGPUDevicesAnnotation, devices).Obj()
+}
+
+func TestCacheNodes(t *testing.T) {
+	c := NewCache(testResources)
+	if err := c.AddOrUpdateNode(gpuNode("n1", "2", "32").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 16}, {Capacity: 16}}, usage(c, "n1")); diff != "" {
+		t.Errorf("n1 (-want +got):\n%s", diff)
+	}
+
+	// The node's GPUs change without a restart: grown, then mixed sizes by annotation.
+	if err := c.AddOrUpdateNode(gpuNode("n1", "2", "48").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 24}, {Capacity: 24}}, usage(c, "n1")); diff != "" {
+		t.Errorf("n1 grown (-want +got):\n%s", diff)
+	}
+	if err := c.AddOrUpdateNode(gpuNode("n1", "3", "48").Annotation(NodeGPUMemoryAnnotation, "8,16,24").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 8}, {Capacity: 16}, {Capacity: 24}}, usage(c, "n1")); diff != "" {
+		t.Errorf("n1 mixed (-want +got):\n%s", diff)
+	}
+
+	// A malformed annotation is reported and the capacity's devices are used.
+	err := c.AddOrUpdateNode(gpuNode("n1", "3", "48").Annotation(NodeGPUMemoryAnnotation, "8,16").Obj())
+	if err == nil || !strings.Contains(err.Error(), NodeGPUMemoryAnnotation) {
+		t.Errorf("malformed annotation: error %v", err)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 16}, {Capacity: 16}, {Capacity: 16}}, usage(c, "n1")); diff != "" {
+		t.Errorf("n1 malformed (-want +got):\n%s", diff)
+	}
+
+	c.DeleteNode("n1")
+	if got := usage(c, "n1"); got != nil {
+		t.Errorf("deleted node still has devices %v", got)
+	}
+	if len(c.nodes) != 0 {
+		t.Errorf("deleted node without pods left state behind: %v", c.nodes)
+	}
+}
+
+func TestCachePodLifecycle(t *testing.T) {
+	c := NewCache(testResources)
+	if err := c.AddOrUpdateNode(gpuNode("n1", "2", "32").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	pod := gpuPod("p1", "8").Obj()
+
+	a, err := c.Reserve(pod, "n1", one(8), Binpack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Assignment{{Index: 0, Memory: 8}}, a); diff != "" {
+		t.Errorf("reserved (-want +got):\n%s", diff)
+	}
+	reserved := []Device{{Capacity: 16, Used: 8}, {Capacity: 16}}
+	if diff := cmp.Diff(reserved, usage(c, "n1")); diff != "" {
+		t.Errorf("after Reserve (-want +got):\n%s", diff)
+	}
+
+	// The informer reports the annotation patch before the binding: nothing changes.
+	patched := pod.DeepCopy()
+	patched.Annotations = map[string]string{PodGPUDevicesAnnotation: "0:8"}
+	if err := c.AddOrUpdatePod(patched); err != nil {
+		t.Fatal(err)
+	}
+	// Then the pod bound: the reservation is confirmed, not counted twice.
+	bound := patched.DeepCopy()
+	bound.Spec.NodeName = "n1"
+	if err := c.AddOrUpdatePod(bound); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(reserved, usage(c, "n1")); diff != "" {
+		t.Errorf("after bind (-want +got):\n%s", diff)
+	}
+	// A late Unreserve (the binder saw an error, but the binding went through) keeps it.
+	c.Unreserve(pod.UID)
+	if diff := cmp.Diff(reserved, usage(c, "n1")); diff != "" {
+		t.Errorf("after late Unreserve (-want +got):\n%s", diff)
+	}
+
+	// The pod finishes: its memory is free.
+	done := bound.DeepCopy()
+	done.Status.Phase = v1.PodSucceeded
+	if err := c.AddOrUpdatePod(done); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 16}, {Capacity: 16}}, usage(c, "n1")); diff != "" {
+		t.Errorf("after completion (-want +got):\n%s", diff)
+	}
+	if _, _, ok := c.PodAssignment(pod.UID); ok {
+		t.Error("finished pod still holds devices")
+	}
+}
+
+func TestCacheReserve(t *testing.T) {
+	c := NewCache(testResources)
+	if err := c.AddOrUpdateNode(gpuNode("n1", "2", "32").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Reserve(gpuPod("p1", "12").Obj(), "n1", one(12), Binpack); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Reserve(gpuPod("p2", "12").Obj(), "n1", one(12), Binpack); err != nil {
+		t.Fatal(err)
+	}
+	// Both GPUs have 4 left: a third pod of 12 must not get in.
+	_, err := c.Reserve(gpuPod("p3", "12").Obj(), "n1", one(12), Binpack)
+	var nf *NoFitError
+	if !errors.As(err, &nf) || !nf.Resolvable {
+		t.Errorf("Reserve on a full node: error %v, want a resolvable *NoFitError", err)
+	}
+	// The same pod cannot reserve twice.
+	if _, err := c.Reserve(gpuPod("p1", "4").Obj(), "n1", one(4), Binpack); err == nil {
+		t.Error("a pod reserved twice")
+	}
+	// Unknown nodes have nothing.
+	if _, err := c.Reserve(gpuPod("p4", "4").Obj(), "nowhere", one(4), Binpack); !errors.As(err, &nf) {
+		t.Errorf("Reserve on an unknown node: error %v", err)
+	}
+
+	before := snapshot(c)
+	a, err := c.Reserve(gpuPod("p5", "4").Obj(), "n1", one(4), Spread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Assignment{{Index: 0, Memory: 4}}, a); diff != "" {
+		t.Errorf("reserved (-want +got):\n%s", diff)
+	}
+	c.Unreserve("p5")
+	if diff := diffState(before, snapshot(c)); diff != "" {
+		t.Errorf("Unreserve did not restore the state (-before +after):\n%s", diff)
+	}
+	// Unreserve of a pod that reserved nothing is harmless.
+	c.Unreserve("never-reserved")
+	if diff := diffState(before, snapshot(c)); diff != "" {
+		t.Errorf("Unreserve of an unknown pod changed the state (-before +after):\n%s", diff)
+	}
+}
+
+func TestCacheForeignAndMalformedPods(t *testing.T) {
+	c := NewCache(testResources)
+	if err := c.AddOrUpdateNode(gpuNode("n1", "2", "32").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	// Placed by the gpushare extender under another scheduler name, before berth started.
+	foreign := gpuPod("g1", "6").Node("n1").SchedulerName("gpushare").
+		Annotation(GPUShareIndexAnnotation, "1").Annotation(GPUSharePodAnnotation, "6").Obj()
+	if err := c.AddOrUpdatePod(foreign); err != nil {
+		t.Fatal(err)
+	}
+	// Placed by berth on two GPUs.
+	if err := c.AddOrUpdatePod(boundPod("b1", "n1", "0:4,1:4")); err != nil {
+		t.Fatal(err)
+	}
+	want := []Device{{Capacity: 16, Used: 4}, {Capacity: 16, Used: 10}}
+	if diff := cmp.Diff(want, usage(c, "n1")); diff != "" {
+		t.Errorf("bound pods (-want +got):\n%s", diff)
+	}
+
+	// Someone mangles b1's annotation: reported, and b1 keeps what it held.
+	err := c.AddOrUpdatePod(boundPod("b1", "n1", "0:4;1:4"))
+	if err == nil || !strings.Contains(err.Error(), PodGPUDevicesAnnotation) {
+		t.Errorf("malformed annotation: error %v", err)
+	}
+	// A new pod with a malformed annotation holds nothing.
+	if err := c.AddOrUpdatePod(boundPod("b2", "n1", "zero:4")); err == nil {
+		t.Error("malformed annotation on a new pod: no error")
+	}
+	if diff := cmp.Diff(want, usage(c, "n1")); diff != "" {
+		t.Errorf("after malformed annotations (-want +got):\n%s", diff)
+	}
+
+	// Someone strips b1's annotations: reported, and b1 keeps what it held.
+	err = c.AddOrUpdatePod(st.MakePod().Namespace("ns").Name("b1").UID("b1").Node("n1").Obj())
+	if err == nil || !strings.Contains(err.Error(), "keeps the GPUs it held (0:4,1:4)") {
+		t.Errorf("annotations removed: error %v", err)
+	}
+	if diff := cmp.Diff(want, usage(c, "n1")); diff != "" {
+		t.Errorf("after annotations were removed (-want +got):\n%s", diff)
+	}
+
+	// A GPU pod bound without any assignment is reported; a CPU pod is not.
+	err = c.AddOrUpdatePod(gpuPod("x1", "4").Node("n1").Obj())
+	if err == nil || !strings.Contains(err.Error(), "names no devices") {
+		t.Errorf("GPU pod without assignment: error %v", err)
+	}
+	if err := c.AddOrUpdatePod(st.MakePod().UID("cpu").Node("n1").Obj()); err != nil {
+		t.Errorf("CPU pod: %v", err)
+	}
+
+	// Deleting frees exactly what the pods held.
+	c.DeletePod(foreign.UID)
+	c.DeletePod("b1")
+	c.DeletePod("b1")
+	if diff := cmp.Diff([]Device{{Capacity: 16}, {Capacity: 16}}, usage(c, "n1")); diff != "" {
+		t.Errorf("after deletes (-want +got):\n%s", diff)
+	}
+}
+
+func TestCacheBoundElsewhereReplacesReservation(t *testing.T) {
+	c := NewCache(testResources)
+	for _, n := range []*v1.Node{gpuNode("n1", "1", "16").Obj(), gpuNode("n2", "1", "16").Obj()} {
+		if err := c.AddOrUpdateNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pod := gpuPod("p1", "8").Obj()
+	if _, err := c.Reserve(pod, "n1", one(8), Binpack); err != nil {
+		t.Fatal(err)
+	}
+	// The API says the pod went to n2 on device 0: that is the truth.
+	if err := c.AddOrUpdatePod(boundPod("p1", "n2", "0:8")); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 16}}, usage(c, "n1")); diff != "" {
+		t.Errorf("n1 (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 16, Used: 8}}, usage(c, "n2")); diff != "" {
+		t.Errorf("n2 (-want +got):\n%s", diff)
+	}
+
+	// A reserved pod bound by a binder that records no devices: reported, and the reservation goes.
+	other := gpuPod("p2", "8").Obj()
+	if _, err := c.Reserve(other, "n1", one(8), Binpack); err != nil {
+		t.Fatal(err)
+	}
+	bound := other.DeepCopy()
+	bound.Spec.NodeName = "n1"
+	err := c.AddOrUpdatePod(bound)
+	if err == nil || !strings.Contains(err.Error(), "bound without recording the GPUs reserved for it (0:8)") {
+		t.Errorf("bound by another binder: error %v", err)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 16}}, usage(c, "n1")); diff != "" {
+		t.Errorf("n1 after the foreign binding (-want +got):\n%s", diff)
+	}
+}
+
+func TestCachePodsBeforeNodes(t *testing.T) {
+	c := NewCache(testResources)
+	// Informers may deliver bound pods before their node, and a deleted node's pods after it.
+	if err := c.AddOrUpdatePod(boundPod("p1", "n1", "1:8")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddOrUpdateNode(gpuNode("n1", "2", "32").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Device{{Capacity: 16}, {Capacity: 16, Used: 8}}, usage(c, "n1")); diff != "" {
+		t.Errorf("n1 (-want +got):\n%s", diff)
+	}
+	c.DeleteNode("n1")
+	if err := c.CheckCapacity(one(1)); err == nil {
+		t.Error("a deleted node still counts as capacity")
+	}
+	c.DeletePod("p1")
+	if len(c.nodes) != 0 || len(c.pods) != 0 {
+		t.Errorf("state left behind: nodes %v pods %v", c.nodes, c.pods)
+	}
+}
+
+func TestCacheCheckCapacity(t *testing.T) {
+	c := NewCache(testResources)
+	if err := c.CheckCapacity(one(1)); err == nil || err.Error() != "no node has GPUs with aliyun.com/gpu-mem" {
+		t.Errorf("empty cluster: %v", err)
+	}
+	nodes := []*v1.Node{
+		gpuNode("small", "4", "32").Obj(), // 4 x 8
+		gpuNode("mixed", "4", "80").Annotation(NodeGPUMemoryAnnotation, "16,16,24,24").Obj(),
+		gpuNode("big", "1", "40").Obj(),
+	}
+	for _, n := range nodes {
+		if err := c.AddOrUpdateNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Memory in use does not matter: the question is whether GPUs that large exist.
+	if _, err := c.Reserve(gpuPod("p", "40").Obj(), "big", one(40), Binpack); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		req     Request
+		wantErr string
+	}{
+		{req: one(40)},
+		{req: one(41), wantErr: "pod asks for 41 aliyun.com/gpu-mem on one GPU, but the largest GPU of any node holds 40"},
+		{req: many(4, 8)},
+		{req: many(4, 16)},
+		{req: many(2, 24)},
+		{req: many(3, 24), wantErr: "pod asks for 3 GPUs with 24 aliyun.com/gpu-mem each, but no node has more than 2 GPUs that large"},
+		{req: many(5, 1), wantErr: "pod asks for 5 GPUs with 1 aliyun.com/gpu-mem each, but no node has more than 4 GPUs that large"},
+		{req: many(2, 41), wantErr: "pod asks for 2 GPUs with 41 aliyun.com/gpu-mem each, but the largest GPU of any node holds 40"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.wantErr, errString(c.CheckCapacity(tt.req))); diff != "" {
+			t.Errorf("CheckCapacity(%+v) (-want +got):\n%s", tt.req, diff)
+		}
+	}
+
+	// Shrinking a node is seen at once.
+	if err := c.AddOrUpdateNode(gpuNode("mixed", "4", "64").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckCapacity(many(2, 24)); err == nil {
+		t.Error("CheckCapacity still sees the old 24s")
+	}
+}
+
+func TestCacheMetrics(t *testing.T) {
+	c := NewCache(testResources)
+	node := "metrics-node"
+	if err := c.AddOrUpdateNode(gpuNode(node, "2", "32").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Reserve(gpuPod("m1", "8").Obj(), node, one(8), Binpack); err != nil {
+		t.Fatal(err)
+	}
+	assertGauge(t, "capacity", node, "0", 16)
+	assertGauge(t, "allocated", node, "0", 8)
+	assertGauge(t, "allocated", node, "1", 0)
+
+	// Shrinking to one GPU drops device 1's series; deleting the node drops them all.
+	if err := c.AddOrUpdateNode(gpuNode(node, "1", "16").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	assertSeries(t, "berth_gpu_memory_capacity", node, 1)
+	assertSeries(t, "berth_gpu_memory_allocated", node, 1)
+	c.DeleteNode(node)
+	assertSeries(t, "berth_gpu_memory_capacity", node, 0)
+	assertSeries(t, "berth_gpu_memory_allocated", node, 0)
+	// The pod reserved there does not bring the series back when it goes.
+	c.Unreserve("m1")
+	assertSeries(t, "berth_gpu_memory_allocated", node, 0)
+}
+
+func assertSeries(t *testing.T, name, node string, want int) {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for _, mf := range families {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if testutil.LabelsMatch(m, map[string]string{"node": node}) {
+				got++
+			}
+		}
+	}
+	if got != want {
+		t.Errorf("%s has %d series for node %s, want %d", name, got, node, want)
+	}
+}
+
+func assertGauge(t *testing.T, which, node, device string, want float64) {
+	t.Helper()
+	vec := memoryCapacity
+	if which == "allocated" {
+		vec = memoryAllocated
+	}
+	got, err := testutil.GetGaugeMetricValue(vec.WithLabelValues(node, device))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("%s{node=%s,device=%s} = %v, want %v", which, node, device, got, want)
+	}
+}
+
+// cacheState is a deep copy of the cache's maps, for comparisons.
+type cacheState struct {
+	Nodes map[string]nodeState
+	Pods  map[types.UID]podState
+}
+
+func snapshot(c *Cache) cacheState {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	s := cacheState{Nodes: map[string]nodeState{}, Pods: map[types.UID]podState{}}
+	for name, n := range c.nodes {
+		cp := *n
+		cp.capacity = append([]int64(nil), n.capacity...)
+		cp.used = append([]int64(nil), n.used...)
+		s.Nodes[name] = cp
+	}
+	for uid, p := range c.pods {
+		cp := *p
+		cp.shares = append(Assignment(nil), p.shares...)
+		s.Pods[uid] = cp
+	}
+	return s
+}
+
+func diffState(a, b cacheState) string {
+	return cmp.Diff(a, b, cmp.AllowUnexported(nodeState{}, podState{}))
+}

@@ -1,0 +1,456 @@
+// Package gpushare is the GPUShare scheduler plugin: it places pods that ask for a share of GPU
+// memory onto concrete GPUs, speaking the gpushare device plugin's annotation protocol. The
+// accounting itself is package gpu; this package maps it onto the scheduling framework.
+package gpushare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
+
+	"github.com/berth-sched/berth/pkg/apis/config"
+	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/gpu"
+)
+
+var (
+	_ fwk.PreFilterPlugin     = &GPUShare{}
+	_ fwk.PreFilterExtensions = &GPUShare{}
+	_ fwk.FilterPlugin        = &GPUShare{}
+	_ fwk.PreScorePlugin      = &GPUShare{}
+	_ fwk.ScorePlugin         = &GPUShare{}
+	_ fwk.ScoreExtensions     = &GPUShare{}
+	_ fwk.ReservePlugin       = &GPUShare{}
+	_ fwk.BindPlugin          = &GPUShare{}
+	_ fwk.EnqueueExtensions   = &GPUShare{}
+	_ fwk.SignPlugin          = &GPUShare{}
+)
+
+const (
+	// Name of the plugin in the registry and in scheduler configurations.
+	Name = "GPUShare"
+
+	preFilterStateKey = "PreFilter" + Name
+
+	// rawScoreScale is the resolution of Score's raw scores, which NormalizeScore maps onto
+	// [0, MaxNodeScore]; fine enough that nodes a few units of memory apart still rank apart.
+	rawScoreScale = 1_000_000
+)
+
+// GPUShare assigns GPUs to pods that ask for GPU memory, and binds them with the assignment
+// recorded on the pod.
+type GPUShare struct {
+	handle   fwk.Handle
+	devices  *deviceCache
+	res      gpu.Resources
+	strategy *gpu.Strategy
+	binder   fwk.BindPlugin
+	// signerKey names the pod's GPU request in its signature.
+	signerKey string
+}
+
+// New builds the plugin from its args (nil means the defaults).
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	args, err := argsFrom(obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := validation.ValidateGPUShareArgs(nil, args); err != nil {
+		return nil, err
+	}
+	strategy, err := gpu.StrategyNamed(args.ScoringStrategy)
+	if err != nil {
+		return nil, err
+	}
+	res := gpu.Resources{Memory: v1.ResourceName(args.MemoryResource), Count: v1.ResourceName(args.CountResource)}
+	devices, err := deviceCacheFor(ctx, h, res)
+	if err != nil {
+		return nil, err
+	}
+	binder, err := defaultbinder.New(ctx, nil, h)
+	if err != nil {
+		return nil, err
+	}
+	return &GPUShare{
+		handle:    h,
+		devices:   devices,
+		res:       res,
+		strategy:  strategy,
+		binder:    binder.(fwk.BindPlugin),
+		signerKey: "berth.dev/GPURequest(" + args.MemoryResource + ")",
+	}, nil
+}
+
+func argsFrom(obj runtime.Object) (*config.GPUShareArgs, error) {
+	if obj == nil {
+		var versioned configv1.GPUShareArgs
+		configv1.SetObjectDefaults_GPUShareArgs(&versioned)
+		args := &config.GPUShareArgs{}
+		if err := configv1.Convert_v1_GPUShareArgs_To_config_GPUShareArgs(&versioned, args, nil); err != nil {
+			return nil, err
+		}
+		return args, nil
+	}
+	args, ok := obj.(*config.GPUShareArgs)
+	if !ok {
+		return nil, fmt.Errorf("want args to be of type GPUShareArgs, got %T", obj)
+	}
+	return args, nil
+}
+
+// Name returns the name of the plugin.
+func (pl *GPUShare) Name() string { return Name }
+
+// preFilterState is the pod's request, computed once per cycle, and what preemption's AddPod and
+// RemovePod have done to each node's devices in this cycle. The shared cache is never touched
+// for them.
+type preFilterState struct {
+	req gpu.Request
+	// moved lists, per node, the pods this cycle added to (sign 1) or removed from (sign -1) it.
+	moved map[string][]movedPod
+}
+
+type movedPod struct {
+	a    gpu.Assignment
+	sign int64
+}
+
+// Clone copies the per-node changes; the request and the assignments never change.
+func (s *preFilterState) Clone() fwk.StateData {
+	c := &preFilterState{req: s.req}
+	if len(s.moved) > 0 {
+		c.moved = make(map[string][]movedPod, len(s.moved))
+		for node, m := range s.moved {
+			c.moved[node] = slices.Clone(m)
+		}
+	}
+	return c
+}
+
+// devices is the node's devices as this cycle sees them.
+func (s *preFilterState) devices(c *deviceCache, node string) []gpu.Device {
+	devs := c.NodeView(node)
+	for _, m := range s.moved[node] {
+		gpu.Adjust(devs, m.a, m.sign)
+	}
+	return devs
+}
+
+func (s *preFilterState) move(node string, a gpu.Assignment, sign int64) {
+	if s.moved == nil {
+		s.moved = map[string][]movedPod{}
+	}
+	s.moved[node] = append(s.moved[node], movedPod{a: a, sign: sign})
+}
+
+func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
+	c, err := state.Read(preFilterStateKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading %q from cycleState: %w", preFilterStateKey, err)
+	}
+	s, ok := c.(*preFilterState)
+	if !ok {
+		return nil, fmt.Errorf("invalid PreFilter state, got type %T", c)
+	}
+	return s, nil
+}
+
+// PreFilter reads the pod's request once, skips pods without GPU memory, and rejects at once a
+// pod that no node's GPUs could hold even if they were empty.
+func (pl *GPUShare) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	req, err := gpu.RequestOf(pod, pl.res.Memory)
+	if err != nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+	}
+	// Reserve and Bind read the state too, also for pods whose Filter and Score are skipped.
+	state.Write(preFilterStateKey, &preFilterState{req: req})
+	if req.Total == 0 {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	if err := pl.devices.waitForSync(ctx); err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	if err := pl.devices.CheckCapacity(req); err != nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+	}
+	return nil, nil
+}
+
+// PreFilterExtensions returns the plugin itself: AddPod and RemovePod let preemption see which
+// devices evicting pods would free.
+func (pl *GPUShare) PreFilterExtensions() fwk.PreFilterExtensions { return pl }
+
+// AddPod puts podToAdd's GPU memory on the node for this cycle: a victim put back holds what it
+// held; a nominated pod not yet placed is given devices as it would get them.
+func (pl *GPUShare) AddPod(ctx context.Context, state fwk.CycleState, _ *v1.Pod, podToAdd fwk.PodInfo, nodeInfo fwk.NodeInfo) *fwk.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	pod, node := podToAdd.GetPod(), nodeInfo.Node().Name
+	if on, a, ok := pl.devices.PodAssignment(pod.UID); ok {
+		// A pod reserved but not yet bound is counted by the cache already.
+		if on == node && pod.Spec.NodeName == node {
+			s.move(node, a, 1)
+		}
+		return nil
+	}
+	if pod.Spec.NodeName != "" {
+		return nil
+	}
+	req, err := gpu.RequestOf(pod, pl.res.Memory)
+	if err != nil || req.Total == 0 {
+		return nil
+	}
+	a, err := gpu.Fit(s.devices(pl.devices, node), req, pl.strategy)
+	if err != nil {
+		klog.FromContext(ctx).V(5).Info("Nominated pod does not fit the node's GPUs", "pod", klog.KObj(pod), "node", node, "reason", err)
+		return nil
+	}
+	s.move(node, a, 1)
+	return nil
+}
+
+// RemovePod frees podToRemove's GPU memory on the node for this cycle.
+func (pl *GPUShare) RemovePod(_ context.Context, state fwk.CycleState, _ *v1.Pod, podToRemove fwk.PodInfo, nodeInfo fwk.NodeInfo) *fwk.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	node := nodeInfo.Node().Name
+	if on, a, ok := pl.devices.PodAssignment(podToRemove.GetPod().UID); ok && on == node {
+		s.move(node, a, -1)
+	}
+	return nil
+}
+
+// Filter passes a node if the pod's request fits on its devices now. It changes nothing.
+func (pl *GPUShare) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	_, err = gpu.Fit(s.devices(pl.devices, nodeInfo.Node().Name), s.req, pl.strategy)
+	return noFitStatus(err)
+}
+
+// noFitStatus turns Fit's error into a rejection: Unschedulable when evicting pods could free
+// enough memory, UnschedulableAndUnresolvable when the node's GPUs are too small or too few.
+func noFitStatus(err error) *fwk.Status {
+	var nf *gpu.NoFitError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &nf):
+		return fwk.AsStatus(err)
+	case nf.Resolvable:
+		return fwk.NewStatus(fwk.Unschedulable, nf.Error())
+	default:
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, nf.Error())
+	}
+}
+
+// PreScore skips Score for pods without GPU memory (PreFilter's Skip does not reach Score).
+func (pl *GPUShare) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if s.req.Total == 0 {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	return nil
+}
+
+// Score rates the node by the strategy, judging the devices the pod would get and the node.
+func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return 0, fwk.AsStatus(err)
+	}
+	score, err := gpu.Score(s.devices(pl.devices, nodeInfo.Node().Name), s.req, pl.strategy)
+	if err != nil {
+		// The node's devices filled up since Filter; Reserve will say so if it is chosen.
+		return 0, nil
+	}
+	return int64(math.Round(score * rawScoreScale)), nil
+}
+
+// ScoreExtensions returns the plugin itself, for NormalizeScore.
+func (pl *GPUShare) ScoreExtensions() fwk.ScoreExtensions { return pl }
+
+// NormalizeScore spreads the raw scores over [0, MaxNodeScore], best node highest: the strategy
+// decides among the nodes at hand, and the plugin's weight decides how much that counts against
+// other plugins. Equal raw scores all get MaxNodeScore.
+func (pl *GPUShare) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	if len(scores) == 0 {
+		return nil
+	}
+	lo, hi := scores[0].Score, scores[0].Score
+	for _, s := range scores {
+		lo, hi = min(lo, s.Score), max(hi, s.Score)
+	}
+	for i := range scores {
+		if hi == lo {
+			scores[i].Score = fwk.MaxNodeScore
+		} else {
+			scores[i].Score = (scores[i].Score - lo) * fwk.MaxNodeScore / (hi - lo)
+		}
+	}
+	return nil
+}
+
+// Reserve picks the pod's devices on the chosen node and holds them in the device cache, checking
+// again under the cache's lock that they are free.
+func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if s.req.Total == 0 {
+		return nil
+	}
+	a, err := pl.devices.Reserve(pod, nodeName, s.req, pl.strategy)
+	if err != nil {
+		return noFitStatus(err)
+	}
+	klog.FromContext(ctx).V(4).Info("Reserved GPUs", "pod", klog.KObj(pod), "node", nodeName, "devices", a.String())
+	return nil
+}
+
+// Unreserve releases what Reserve held for the pod. The framework calls it when anything after
+// Reserve fails, Bind included.
+func (pl *GPUShare) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+	pl.devices.Unreserve(pod.UID)
+}
+
+// Bind records the pod's devices on it in one patch and then binds it. Pods without GPU memory
+// are left to the next binder.
+func (pl *GPUShare) Bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if s.req.Total == 0 {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	on, a, ok := pl.devices.PodAssignment(pod.UID)
+	if !ok || on != nodeName {
+		return fwk.AsStatus(fmt.Errorf("pod holds no GPUs on node %q; it may have been deleted", nodeName))
+	}
+	patch, err := gpu.AssignmentPatch(pod.UID, a, pl.devices.NodeView(nodeName), time.Now())
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if _, err := pl.handle.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fwk.AsStatus(fmt.Errorf("recording GPUs %s on the pod: %w", a, err))
+	}
+	if status := pl.binder.Bind(ctx, state, pod, nodeName); !status.IsSuccess() {
+		return status
+	}
+	gpu.ObservePodPlaced()
+	return nil
+}
+
+// EventsToRegister lists what can make a pod this plugin rejected fit: GPU memory freed by a
+// deleted or finished pod (the scheduler's informer drops finished pods, a delete), a node that
+// gains GPUs or larger ones, and a change to the pod's own GPU count.
+func (pl *GPUShare) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: pl.isSchedulableAfterPodDelete},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeAnnotation}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.Update}, QueueingHintFn: pl.isSchedulableAfterPodUpdate},
+	}, nil
+}
+
+// isSchedulableAfterPodDelete queues the pod when the deleted pod held GPU memory: it carries an
+// assignment, or it asked for memory and was reserved when its binding failed.
+func (pl *GPUShare) isSchedulableAfterPodDelete(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	deleted, _, err := schedutil.As[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if gpu.HasAssignment(deleted) {
+		logger.V(5).Info("A pod holding GPUs was deleted", "pod", klog.KObj(pod), "deletedPod", klog.KObj(deleted))
+		return fwk.Queue, nil
+	}
+	if req, err := gpu.RequestOf(deleted, pl.res.Memory); err == nil && req.Total > 0 {
+		logger.V(5).Info("A pod that asked for GPU memory was deleted", "pod", klog.KObj(pod), "deletedPod", klog.KObj(deleted))
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// isSchedulableAfterNodeChange queues the pod when a node appears or its GPUs grow such that they
+// could hold the pod.
+func (pl *GPUShare) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	old, cur, err := schedutil.As[*v1.Node](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	req, err := gpu.RequestOf(pod, pl.res.Memory)
+	if err != nil || req.Total == 0 {
+		// Rejected for its own request, which no node can fix.
+		return fwk.QueueSkip, nil
+	}
+	curDevs, _ := gpu.DevicesOf(cur, pl.res)
+	if !gpu.CanHold(curDevs, req) {
+		return fwk.QueueSkip, nil
+	}
+	if old != nil {
+		oldDevs, _ := gpu.DevicesOf(old, pl.res)
+		if !grew(oldDevs, curDevs) {
+			return fwk.QueueSkip, nil
+		}
+	}
+	logger.V(5).Info("A node has GPUs that could hold the pod", "pod", klog.KObj(pod), "node", klog.KObj(cur))
+	return fwk.Queue, nil
+}
+
+func grew(old, cur []int64) bool {
+	if len(cur) > len(old) {
+		return true
+	}
+	for i, c := range cur {
+		if c > old[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// isSchedulableAfterPodUpdate queues the pod when its GPU count annotation changes, which can
+// turn a malformed or unplaceable request into one that fits.
+func (pl *GPUShare) isSchedulableAfterPodUpdate(_ klog.Logger, _ *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	old, cur, err := schedutil.As[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if old.Annotations[gpu.PodGPUCountAnnotation] != cur.Annotations[gpu.PodGPUCountAnnotation] {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// SignPod signs the pod's GPU request (memory and GPU count), so that only pods asking for the
+// same are batched together. Pods with a malformed request are not signed.
+func (pl *GPUShare) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	req, err := gpu.RequestOf(pod, pl.res.Memory)
+	if err != nil {
+		return nil, fwk.NewStatus(fwk.Unschedulable, err.Error())
+	}
+	return []fwk.SignFragment{{Key: pl.signerKey, Value: req}}, nil
+}

@@ -1,0 +1,317 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	"github.com/berth-sched/berth/test/harness"
+)
+
+type gangEnv struct {
+	*harness.Cluster
+	pg pgclient.Interface
+	ns string
+}
+
+func startGangEnv(t *testing.T, ns string) *gangEnv {
+	t.Helper()
+	c := harness.StartCluster(t)
+	pg, err := pgclient.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &gangEnv{Cluster: c, pg: pg, ns: c.Namespace(t, ns)}
+}
+
+func (e *gangEnv) podGroup(t *testing.T, name string, minMember int32, mutate ...func(*v1alpha1.PodGroup)) {
+	t.Helper()
+	pg := &v1alpha1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: name},
+		Spec:       v1alpha1.PodGroupSpec{MinMember: minMember},
+	}
+	for _, m := range mutate {
+		m(pg)
+	}
+	if _, err := e.pg.SchedulingV1alpha1().PodGroups(e.ns).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// members creates n pods of group, each asking cpu.
+func (e *gangEnv) members(t *testing.T, group string, n int, cpu string) {
+	t.Helper()
+	for i := range n {
+		e.member(t, group, fmt.Sprintf("%s-%d", group, i), cpu)
+	}
+}
+
+func (e *gangEnv) member(t *testing.T, group, name, cpu string, mutate ...func(*v1.Pod)) {
+	t.Helper()
+	p := pod(e.ns, name, "", harness.Container("c", cpu, "64Mi"))
+	p.Labels = map[string]string{v1alpha1.PodGroupLabel: group}
+	for _, m := range mutate {
+		m(p)
+	}
+	e.CreatePod(t, p)
+}
+
+// boundIn counts the bound pods of group.
+func boundIn(pods []v1.Pod, group string) int {
+	n := 0
+	for _, p := range pods {
+		if p.Labels[v1alpha1.PodGroupLabel] == group && p.Spec.NodeName != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// canary proves the scheduler has worked through what was queued before it: it is created after
+// the pods under test and asks for nothing they could be waiting on.
+func (e *gangEnv) canary(t *testing.T, name string) []v1.Pod {
+	t.Helper()
+	e.CreatePod(t, pod(e.ns, name, "", v1.Container{Name: "c", Image: "pause"}))
+	return e.WaitForPods(t, e.ns, time.Minute, name+" bound", func(p []v1.Pod) bool { return nodeOf(p, name) != "" })
+}
+
+// A group that cannot fit stays whole and pending, with the reason on its pods; it binds entirely
+// once capacity appears.
+func TestGangHeldWholeUntilCapacityAppears(t *testing.T) {
+	e := startGangEnv(t, "whole")
+	e.CreateNode(t, harness.Node("node-a", "2", "16Gi", nil))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.podGroup(t, "train", 3)
+	e.members(t, "train", 3, "1")
+
+	pods := e.Settled(t, e.ns, time.Minute)
+	if n := boundIn(pods, "train"); n != 0 {
+		t.Fatalf("%d of 3 members bound on a node with room for 2", n)
+	}
+	e.CreateNode(t, harness.Node("node-b", "2", "16Gi", nil))
+	e.WaitForPods(t, e.ns, time.Minute, "all 3 members bound", func(p []v1.Pod) bool { return boundIn(p, "train") == 3 })
+}
+
+// A group short of members waits, and binds when the last member is created.
+func TestGangWaitsForItsLastMember(t *testing.T) {
+	e := startGangEnv(t, "short")
+	e.CreateNode(t, harness.Node("node-a", "8", "16Gi", nil))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.podGroup(t, "train", 3)
+	e.members(t, "train", 2, "1")
+	pods := e.canary(t, "canary")
+	if n := boundIn(pods, "train"); n != 0 {
+		t.Fatalf("%d members of a group of 3 bound with only 2 created", n)
+	}
+	e.member(t, "train", "train-2", "1")
+	e.WaitForPods(t, e.ns, time.Minute, "all 3 members bound", func(p []v1.Pod) bool { return boundIn(p, "train") == 3 })
+}
+
+// Pods that arrive before their PodGroup bind promptly once it appears.
+func TestGangPodsBeforeTheirPodGroup(t *testing.T) {
+	e := startGangEnv(t, "early")
+	e.CreateNode(t, harness.Node("node-a", "8", "16Gi", nil))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.members(t, "train", 3, "1")
+	pods := e.canary(t, "canary")
+	if n := boundIn(pods, "train"); n != 0 {
+		t.Fatalf("%d members bound before their PodGroup exists", n)
+	}
+	e.podGroup(t, "train", 3)
+	// Far below the scheduler's 5-minute flush of unschedulable pods: the PodGroup's arrival wakes them.
+	e.WaitForPods(t, e.ns, 30*time.Second, "all 3 members bound", func(p []v1.Pod) bool { return boundIn(p, "train") == 3 })
+}
+
+// minResources that the cluster cannot hold keeps the group out, with a message that says so.
+func TestGangMinResources(t *testing.T) {
+	e := startGangEnv(t, "minres")
+	e.CreateNode(t, harness.Node("node-a", "8", "16Gi", nil))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.podGroup(t, "train", 2, func(pg *v1alpha1.PodGroup) {
+		pg.Spec.MinResources = v1.ResourceList{v1.ResourceCPU: resource.MustParse("12")}
+	})
+	e.members(t, "train", 2, "1")
+	pods := e.Settled(t, e.ns, time.Minute)
+	if n := boundIn(pods, "train"); n != 0 {
+		t.Fatalf("%d members bound although minResources cannot fit", n)
+	}
+	if msg := harness.Unschedulable(harness.Pod(pods, "train-0")); !strings.Contains(msg, "minResources") {
+		t.Errorf("message %q does not say minResources is what does not fit", msg)
+	}
+	e.CreateNode(t, harness.Node("node-b", "8", "16Gi", nil))
+	e.WaitForPods(t, e.ns, time.Minute, "both members bound", func(p []v1.Pod) bool { return boundIn(p, "train") == 2 })
+}
+
+// Two groups that each fit alone but not together: one is placed whole and the other waits whole.
+func TestCompetingGangsDoNotDeadlock(t *testing.T) {
+	e := startGangEnv(t, "compete")
+	e.CreateNode(t, harness.Node("node-a", "4", "16Gi", nil))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.podGroup(t, "a", 3)
+	e.podGroup(t, "b", 3)
+	// Interleaved, so neither group is queued ahead of the other.
+	for i := range 3 {
+		e.member(t, "a", fmt.Sprintf("a-%d", i), "1")
+		e.member(t, "b", fmt.Sprintf("b-%d", i), "1")
+	}
+	pods := e.WaitForPods(t, e.ns, 2*time.Minute, "one group placed whole", func(p []v1.Pod) bool {
+		a, b := boundIn(p, "a"), boundIn(p, "b")
+		return (a == 3 && b == 0) || (a == 0 && b == 3)
+	})
+	loser := "b"
+	if boundIn(pods, "b") == 3 {
+		loser = "a"
+	}
+	// The loser stays whole: nothing of it is bound while the winner holds the node.
+	pods = e.Settled(t, e.ns, time.Minute)
+	if n := boundIn(pods, loser); n != 0 {
+		t.Errorf("%d members of the waiting group %s were bound", n, loser)
+	}
+}
+
+// A group of GPU pods gets all its devices or gives them all back.
+func TestGangOfGPUPods(t *testing.T) {
+	e := startGangEnv(t, "gpu-gang")
+	e.CreateNode(t, harness.GPUNode("gpu-a", 1, 16))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	gpuMember := func(group, name string, mem int64) {
+		p := harness.GPUPod(e.ns, name, mem)
+		p.Labels = map[string]string{v1alpha1.PodGroupLabel: group}
+		e.CreatePod(t, p)
+	}
+	e.podGroup(t, "fits", 2)
+	gpuMember("fits", "fits-0", 6)
+	gpuMember("fits", "fits-1", 6)
+	e.WaitForPods(t, e.ns, time.Minute, "group fits bound", func(p []v1.Pod) bool { return boundIn(p, "fits") == 2 })
+
+	// 4 units are left: the second group's first member could reserve them, its second cannot.
+	e.podGroup(t, "too-big", 2)
+	gpuMember("too-big", "too-big-0", 4)
+	gpuMember("too-big", "too-big-1", 4)
+	pods := e.Settled(t, e.ns, time.Minute)
+	if n := boundIn(pods, "too-big"); n != 0 {
+		t.Fatalf("%d members of a GPU group that cannot fit were bound", n)
+	}
+	// Nothing of too-big is held: a lone pod takes the 4 units.
+	e.CreatePod(t, harness.GPUPod(e.ns, "lone", 4))
+	pods = e.WaitForPods(t, e.ns, time.Minute, "lone bound", func(p []v1.Pod) bool { return nodeOf(p, "lone") != "" })
+	checkNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16}})
+}
+
+// Permit holds members at most the group's scheduleTimeoutSeconds, then lets everything go. Here
+// the missing member names another scheduler, which never runs: it counts as a member, so the
+// others pass PreEnqueue and wait at Permit for a member that never comes.
+func TestGangPermitTimeoutReleasesEverything(t *testing.T) {
+	e := startGangEnv(t, "timeout")
+	e.CreateNode(t, harness.GPUNode("gpu-a", 1, 16))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	timeout := int32(2)
+	e.podGroup(t, "train", 3, func(pg *v1alpha1.PodGroup) { pg.Spec.ScheduleTimeoutSeconds = &timeout })
+	gpuMember := func(name, scheduler string) {
+		p := harness.GPUPod(e.ns, name, 8)
+		p.Labels = map[string]string{v1alpha1.PodGroupLabel: "train"}
+		p.Spec.SchedulerName = scheduler
+		e.CreatePod(t, p)
+	}
+	gpuMember("train-0", "")
+	gpuMember("train-1", "")
+	gpuMember("train-elsewhere", "a-scheduler-that-never-runs")
+
+	var msg string
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		events, err := e.Client.CoreV1().Events(e.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, ev := range events.Items {
+			if ev.Reason == "FailedScheduling" && strings.HasPrefix(ev.InvolvedObject.Name, "train-") &&
+				strings.Contains(ev.Message, "timeout") {
+				msg = ev.Message
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no FailedScheduling event says the group's Permit wait ran into its timeout: %v", err)
+	}
+	t.Logf("timeout event: %s", msg)
+	// Whatever the members held at Permit was given back: a lone pod gets the whole GPU.
+	e.CreatePod(t, harness.GPUPod(e.ns, "lone", 16))
+	pods := e.WaitForPods(t, e.ns, time.Minute, "lone bound", func(p []v1.Pod) bool { return nodeOf(p, "lone") != "" })
+	if n := boundIn(pods, "train"); n != 0 {
+		t.Errorf("%d members bound with a member missing", n)
+	}
+}
+
+// The PodGroup's status tells the user what is happening.
+func TestPodGroupStatus(t *testing.T) {
+	e := startGangEnv(t, "status")
+	e.CreateNode(t, harness.Node("node-a", "8", "16Gi", nil))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.podGroup(t, "train", 3)
+	e.members(t, "train", 2, "1")
+	e.canary(t, "canary")
+	e.waitPodGroup(t, "train", "Pending with 2 of 3 members", func(s v1alpha1.PodGroupStatus) bool {
+		return s.Phase == v1alpha1.PodGroupPending
+	})
+	e.member(t, "train", "train-2", "1")
+	pods := e.WaitForPods(t, e.ns, time.Minute, "all 3 members bound", func(p []v1.Pod) bool { return boundIn(p, "train") == 3 })
+	e.waitPodGroup(t, "train", "Scheduling once bound", func(s v1alpha1.PodGroupStatus) bool {
+		return s.Phase == v1alpha1.PodGroupScheduling && !s.ScheduleStartTime.IsZero()
+	})
+	// v1alpha1's Go type has no status.scheduled; berth's CRD does, and `kubectl get podgroups`
+	// shows it in the Scheduled column.
+	raw, err := e.pg.SchedulingV1alpha1().RESTClient().Get().Namespace(e.ns).Resource("podgroups").Name("train").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown struct {
+		Status struct{ Scheduled *int32 }
+	}
+	if err := json.Unmarshal(raw, &shown); err != nil {
+		t.Fatal(err)
+	}
+	if shown.Status.Scheduled == nil || *shown.Status.Scheduled != 3 {
+		t.Errorf("status.scheduled = %v, want 3 members bound:\n%s", shown.Status.Scheduled, raw)
+	}
+	// The kubelet's part: the members start running.
+	for _, p := range pods {
+		if p.Labels[v1alpha1.PodGroupLabel] != "train" {
+			continue
+		}
+		p.Status.Phase = v1.PodRunning
+		if _, err := e.Client.CoreV1().Pods(e.ns).UpdateStatus(context.Background(), &p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.waitPodGroup(t, "train", "Running with 3 running", func(s v1alpha1.PodGroupStatus) bool {
+		return s.Phase == v1alpha1.PodGroupRunning && s.Running == 3
+	})
+}
+
+func (e *gangEnv) waitPodGroup(t *testing.T, name, what string, cond func(v1alpha1.PodGroupStatus) bool) {
+	t.Helper()
+	var last v1alpha1.PodGroupStatus
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		pg, err := e.pg.SchedulingV1alpha1().PodGroups(e.ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = pg.Status
+		return cond(pg.Status), nil
+	})
+	if err != nil {
+		t.Fatalf("PodGroup %s never reached %s; last status %+v", name, what, last)
+	}
+}
