@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/berth-sched/berth/pkg/demo"
+	"github.com/berth-sched/berth/test/bins"
 )
 
 // asMain makes the test binary run the command instead of the tests, so that the tests can
@@ -27,24 +28,6 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
-}
-
-func binDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("BERTH_BIN_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "bin")
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bin := range []string{"etcd", "kube-apiserver", "berth-scheduler"} {
-		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			t.Fatalf("%s not found in %s: run `make binaries` (or set BERTH_BIN_DIR)", bin, dir)
-		}
-	}
-	return dir
 }
 
 var (
@@ -66,7 +49,7 @@ type demoProcess struct {
 // startDemo runs berth-demo and reads its output until it has started all its processes.
 func startDemo(t *testing.T) *demoProcess {
 	t.Helper()
-	d := &demoProcess{cmd: exec.Command(os.Args[0], "--bin-dir", binDir(t), "--scenarios", "qos", "--svg", "",
+	d := &demoProcess{cmd: exec.Command(os.Args[0], "--bin-dir", bins.Dir(t, "etcd", "kube-apiserver", "berth-scheduler"), "--scenarios", "qos", "--svg", "",
 		"--podgroup-crd", filepath.Join("..", "..", demo.DefaultPodGroupCRD))}
 	d.cmd.Env = append(os.Environ(), asMain+"=1")
 	d.cmd.Stderr = &d.stderr
@@ -192,7 +175,7 @@ func TestBadFlags(t *testing.T) {
 	for name, args := range map[string][]string{
 		"unknown flag":     {"--no-such-flag"},
 		"argument":         {"extra"},
-		"unknown scenario": {"--bin-dir", binDir(t), "--scenarios", "qos,nope"},
+		"unknown scenario": {"--bin-dir", bins.Dir(t, "etcd", "kube-apiserver", "berth-scheduler"), "--scenarios", "qos,nope"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -20,27 +20,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/test/bins"
 )
-
-// binDir finds the binaries that `make binaries` builds. A missing binary
-// fails the test: skipping would let the integration tests silently vanish.
-func binDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("BERTH_BIN_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "bin")
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bin := range []string{"etcd", "kube-apiserver"} {
-		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			t.Fatalf("%s not found in %s: run `make binaries` (or set BERTH_BIN_DIR): %v", bin, dir, err)
-		}
-	}
-	return dir
-}
 
 const manifests = `
 # A CRD, an object of its kind (no namespace: goes to "default"), and
@@ -94,7 +75,7 @@ func TestControlPlane(t *testing.T) {
 	defer cancel()
 
 	begin := time.Now()
-	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: binDir(t), Logf: t.Logf})
+	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: bins.Dir(t, "etcd", "kube-apiserver"), Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +233,7 @@ func TestStartFailsFast(t *testing.T) {
 	workDir := t.TempDir()
 	begin := time.Now()
 	cp, err := controlplane.Start(context.Background(), controlplane.Options{
-		BinDir:         binDir(t),
+		BinDir:         bins.Dir(t, "etcd", "kube-apiserver"),
 		WorkDir:        workDir,
 		APIServerFlags: []string{"--no-such-flag"},
 	})

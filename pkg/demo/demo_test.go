@@ -17,27 +17,8 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/test/bins"
 )
-
-// binDir finds the binaries of `make binaries`. A missing one fails the test: a skip would let
-// the demo's smoke test vanish without a sound.
-func binDir(t *testing.T, need ...string) string {
-	t.Helper()
-	dir := os.Getenv("BERTH_BIN_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "bin")
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bin := range append([]string{"etcd", "kube-apiserver"}, need...) {
-		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			t.Fatalf("%s not found in %s: run `make binaries` (or set BERTH_BIN_DIR)", bin, dir)
-		}
-	}
-	return dir
-}
 
 // podGroupCRD is the repository's CRD, from this package's directory.
 var podGroupCRD = filepath.Join("..", "..", DefaultPodGroupCRD)
@@ -96,7 +77,7 @@ func classes(pods []v1.Pod) []string {
 // The QoS scenario runs with the profile berth-scheduler can serve today.
 func TestQoS(t *testing.T) {
 	res, out, err := runDemo(t, Options{
-		BinDir:      binDir(t, DefaultScheduler),
+		BinDir:      bins.Dir(t, "etcd", "kube-apiserver", DefaultScheduler),
 		PodGroupCRD: podGroupCRD,
 		Scenarios:   []string{"qos"},
 		SVG:         filepath.Join(t.TempDir(), "gpus.svg"),
@@ -143,7 +124,7 @@ func TestQoS(t *testing.T) {
 // A bad option fails before anything is started.
 func TestBadOptions(t *testing.T) {
 	for name, o := range map[string]Options{
-		"unknown scenario": {BinDir: binDir(t, DefaultScheduler), Scenarios: []string{"qos", "nope"}},
+		"unknown scenario": {BinDir: bins.Dir(t, "etcd", "kube-apiserver", DefaultScheduler), Scenarios: []string{"qos", "nope"}},
 		"missing binary":   {BinDir: t.TempDir()},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -164,7 +145,7 @@ func TestBadOptions(t *testing.T) {
 func TestDemo(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "gpus.svg")
 	res, out, err := runDemo(t, Options{
-		BinDir:      binDir(t, DefaultScheduler),
+		BinDir:      bins.Dir(t, "etcd", "kube-apiserver", DefaultScheduler),
 		PodGroupCRD: podGroupCRD,
 		SVG:         svg,
 	})

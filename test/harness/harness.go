@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/controlplane"
 	"github.com/berth-sched/berth/pkg/registry"
+	"github.com/berth-sched/berth/test/bins"
 )
 
 func init() {
@@ -35,26 +35,14 @@ func init() {
 	logsapi.ReapplyHandling = logsapi.ReapplyHandlingIgnoreUnchanged
 }
 
-// RepoRoot is the root of the berth checkout, found from this file's compiled-in path.
-func RepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
+// RepoRoot is the root of the berth checkout.
+func RepoRoot() string { return bins.RepoRoot() }
 
-// BinDir is where `make binaries` put berth's and the upstream binaries. A missing binary fails
-// the test that needs it: a skip would let the integration tests vanish without a sound.
+// BinDir is where `make binaries` put berth's and the upstream binaries; a missing one among need
+// fails the test.
 func BinDir(t testing.TB, need ...string) string {
 	t.Helper()
-	dir := os.Getenv("BERTH_BIN_DIR")
-	if dir == "" {
-		dir = filepath.Join(RepoRoot(), "bin")
-	}
-	for _, bin := range need {
-		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
-			t.Fatalf("%s not found in %s: run `make binaries` (or set BERTH_BIN_DIR)", bin, dir)
-		}
-	}
-	return dir
+	return bins.Dir(t, need...)
 }
 
 // Cluster is a control plane for one test, stopped when the test ends.
