@@ -115,13 +115,11 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 // gangArgs returns obj as validated GangArgs, or the defaults when obj is nil.
 func gangArgs(obj runtime.Object) (*config.GangArgs, error) {
 	if obj == nil {
-		var v configv1.GangArgs
-		configv1.SetObjectDefaults_GangArgs(&v)
-		var defaults config.GangArgs
-		if err := configv1.Convert_v1_GangArgs_To_config_GangArgs(&v, &defaults, nil); err != nil {
+		defaults, err := configv1.DefaultGangArgs()
+		if err != nil {
 			return nil, err
 		}
-		obj = &defaults
+		obj = defaults
 	}
 	args, ok := obj.(*config.GangArgs)
 	if !ok {

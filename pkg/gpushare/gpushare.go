@@ -96,13 +96,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 
 func argsFrom(obj runtime.Object) (*config.GPUShareArgs, error) {
 	if obj == nil {
-		var versioned configv1.GPUShareArgs
-		configv1.SetObjectDefaults_GPUShareArgs(&versioned)
-		args := &config.GPUShareArgs{}
-		if err := configv1.Convert_v1_GPUShareArgs_To_config_GPUShareArgs(&versioned, args, nil); err != nil {
-			return nil, err
-		}
-		return args, nil
+		return configv1.DefaultGPUShareArgs()
 	}
 	args, ok := obj.(*config.GPUShareArgs)
 	if !ok {

@@ -1,5 +1,7 @@
 package v1
 
+import "github.com/berth-sched/berth/pkg/apis/config"
+
 // Defaults live here and nowhere else: the plugins read only defaulted, validated args.
 const (
 	DefaultMemoryResource               = "aliyun.com/gpu-mem"
@@ -30,4 +32,22 @@ func SetDefaults_GangArgs(obj *GangArgs) {
 		v := DefaultScheduleTimeoutSeconds
 		obj.DefaultScheduleTimeoutSeconds = &v
 	}
+}
+
+// DefaultGPUShareArgs are the internal GPUShare args that v1 defaulting gives an empty
+// pluginConfig entry: what a plugin built with no args (nil) runs with.
+func DefaultGPUShareArgs() (*config.GPUShareArgs, error) {
+	var v GPUShareArgs
+	SetObjectDefaults_GPUShareArgs(&v)
+	var args config.GPUShareArgs
+	return &args, Convert_v1_GPUShareArgs_To_config_GPUShareArgs(&v, &args, nil)
+}
+
+// DefaultGangArgs are the internal Gang args that v1 defaulting gives an empty pluginConfig
+// entry: what a plugin built with no args (nil) runs with.
+func DefaultGangArgs() (*config.GangArgs, error) {
+	var v GangArgs
+	SetObjectDefaults_GangArgs(&v)
+	var args config.GangArgs
+	return &args, Convert_v1_GangArgs_To_config_GangArgs(&v, &args, nil)
 }
