@@ -17,7 +17,7 @@ TEST_TIMEOUT ?= 30m
 
 export BERTH_BIN_DIR := $(BIN)
 
-.PHONY: all build binaries test unit integration demo verify codegen clean
+.PHONY: all build binaries test unit integration demo bench verify codegen clean
 
 all: build
 
@@ -46,6 +46,11 @@ integration: binaries
 ## demo: a throwaway control plane on loopback, berth-scheduler, a small workload, a report.
 demo: binaries
 	$(GO) run $(GOFLAGS_BUILD) ./cmd/berth-demo --bin-dir $(BIN)
+
+## bench: berth against the stock kube-scheduler on upstream's scheduler_perf workloads in interleaved
+## rounds (ROUNDS=3; FILTER=short for a smoke run); prints one table. See docs/benchmarks.md.
+bench: binaries
+	hack/bench.sh
 
 ## codegen: regenerate deepcopy, conversion and defaults for the plugin args.
 codegen:

@@ -1,0 +1,11 @@
+// Package bench measures berth against the stock kube-scheduler with upstream's scheduler_perf
+// harness (k8s.io/kubernetes/test/integration/scheduler_perf): the same workloads, each run once
+// with the stock profile and once with berth's, against an in-process kube-apiserver and a fresh
+// etcd per workload. performance-config.yaml holds the workloads, templates/ their objects;
+// berth runs the configuration it ships to replace the stock scheduler. cmd/benchtable turns the
+// results into one table; docs/benchmarks.md explains how to run it and keeps the latest numbers.
+//
+// The benchmarks live in the _test.go files: BenchmarkPerfScheduling (the harness) and
+// BenchmarkGPUPacking (placement quality of pkg/gpu, no cluster). TestBenchWorkloadsShort runs every
+// workload at a tiny size as part of `go test ./...`, so they cannot rot.
+package bench

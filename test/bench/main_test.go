@@ -1,0 +1,92 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+
+	apiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
+)
+
+// TestMain prepares what the harness takes from the process: etcd on PATH (it starts a fresh one
+// per workload) and a directory for the apiserver's certificate fixtures.
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if err := putEtcdOnPath(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		return 1
+	}
+	fixtures, err := redirectCertFixtures()
+	if fixtures != "" {
+		defer os.RemoveAll(fixtures)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		return 1
+	}
+	if err := perf.InitTests(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// putEtcdOnPath puts the etcd that `make binaries` built first on PATH: the harness runs "etcd".
+func putEtcdOnPath() error {
+	binDir := os.Getenv("BERTH_BIN_DIR")
+	if binDir == "" {
+		binDir = filepath.Join(repoRoot(), "bin")
+	}
+	if _, err := os.Stat(filepath.Join(binDir, "etcd")); err != nil {
+		return fmt.Errorf("etcd not found in %s: run `make binaries` (or set BERTH_BIN_DIR)", binDir)
+	}
+	return os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// redirectCertFixtures gives the test apiserver a writable, empty fixture directory outside vendor/.
+//
+// StartTestServer reads its serving certificate from a testdata/ directory beside its own source
+// file, and generates and writes the certificate there when the directory exists but holds none.
+// `go mod vendor` drops that directory, so in vendor mode the write fails ("failed to write cert
+// fixture"). The function's one other way to find its package is Bazel's: with TEST_SRCDIR and
+// TEST_WORKSPACE set it looks under $TEST_SRCDIR/$TEST_WORKSPACE/<compiled-in source path>. We use
+// that to point it at a temporary directory, so vendor/ stays exactly what `go mod vendor` made,
+// nothing needs the network, and the lookup works in -trimpath builds too.
+//
+// It returns the temporary directory, for the caller to remove.
+func redirectCertFixtures() (string, error) {
+	srcDir, err := os.MkdirTemp("", "berth-bench-fixtures-")
+	if err != nil {
+		return "", err
+	}
+	const workspace = "berth"
+	fixtures := filepath.Join(srcDir, workspace, filepath.Dir(sourceFile(apiservertesting.StartTestServer)), "testdata")
+	if err := os.MkdirAll(fixtures, 0o755); err != nil {
+		return srcDir, err
+	}
+	if err := os.Setenv("TEST_SRCDIR", srcDir); err != nil {
+		return srcDir, err
+	}
+	return srcDir, os.Setenv("TEST_WORKSPACE", workspace)
+}
+
+// sourceFile is the source path compiled into the binary for fn, as runtime.Caller reports it
+// inside fn.
+func sourceFile(fn any) string {
+	pc := reflect.ValueOf(fn).Pointer()
+	file, _ := runtime.FuncForPC(pc).FileLine(pc)
+	return file
+}
+
+// repoRoot is the root of the berth checkout, found from this file's compiled-in path.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}

@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
+	"sigs.k8s.io/yaml"
+
+	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/pkg/registry"
+	"github.com/berth-sched/berth/test/bench/report"
+)
+
+const (
+	// perfConfig holds the workloads. The harness reads it, the templates and the scheduler
+	// configurations relative to the working directory: `go test` runs in this directory.
+	perfConfig = "performance-config.yaml"
+	// topic names the results file: BenchmarkPerfScheduling_benchmark_<topic>_<time>.json.
+	topic = "berth"
+	// crdDir holds the CRDs berth's plugins need in the cluster.
+	crdDir = "../../manifests/crds"
+	// shortLabel marks the tiny size of each workload that TestBenchWorkloadsShort runs.
+	shortLabel = "short"
+)
+
+// BenchmarkPerfScheduling runs the workloads of performance-config.yaml selected by
+// -perf-scheduling-label-filter (default "performance", the full sizes), each once: run it with
+// -benchtime=1x. For N rounds run the test binary N times (hack/bench.sh does): -count=N would
+// repeat each workload N times in a row rather than interleave stock and berth, and put all the
+// repeats in one results file.
+func BenchmarkPerfScheduling(b *testing.B) {
+	perf.RunBenchmarkPerfScheduling(b, perfConfig, topic, withCRDs(registry.Registry(), crdDir))
+}
+
+// withCRDs wraps every factory of r so that each berth plugin, before it is built, makes sure
+// berth's CRDs are installed. In a real cluster they are there before the scheduler starts (Gang
+// refuses to start without the PodGroup CRD); the harness starts the scheduler right after its
+// apiserver and has no hook in between. Applying is idempotent and quick once the CRDs exist.
+func withCRDs(r frameworkruntime.Registry, dir string) frameworkruntime.Registry {
+	wrapped := make(frameworkruntime.Registry, len(r))
+	for name, factory := range r {
+		wrapped[name] = func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			if h.KubeConfig() == nil {
+				return nil, fmt.Errorf("%s: the scheduler has no kubeconfig to install berth's CRDs with", name)
+			}
+			crds, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+			if err != nil {
+				return nil, err
+			}
+			if err := controlplane.ApplyFiles(ctx, h.KubeConfig(), crds...); err != nil {
+				return nil, fmt.Errorf("installing berth's CRDs before %s: %w", name, err)
+			}
+			return factory(ctx, obj, h)
+		}
+	}
+	return wrapped
+}
+
+// TestBenchWorkloadsShort runs every workload of performance-config.yaml at its short size, the way
+// the benchmarks run: the test binary runs itself with -test.bench. It checks that each workload
+// schedules all its pods and reports its figures, and that the report reads them. How fast is for
+// the benchmarks to say.
+func TestBenchWorkloadsShort(t *testing.T) {
+	want, err := shortWorkloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	cmd := exec.Command(os.Args[0],
+		"-test.run=^$", "-test.bench=^BenchmarkPerfScheduling$", "-test.benchtime=1x", "-test.timeout=5m",
+		"-perf-scheduling-label-filter="+shortLabel, "-data-items-dir="+dir)
+	// With ARTIFACTS set, the harness writes each workload's log to a file there and removes it
+	// when the workload passes.
+	cmd.Env = append(os.Environ(), "ARTIFACTS="+logs)
+	if err := os.Mkdir(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("short benchmark run: %v\n%s", err, tail(out, 60))
+		logFiles, _ := filepath.Glob(filepath.Join(logs, "*.log"))
+		for _, f := range logFiles {
+			if data, err := os.ReadFile(f); err == nil {
+				t.Logf("%s:\n%s", filepath.Base(f), tail(data, 40))
+			}
+		}
+		t.FailNow()
+	}
+
+	rounds, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds) != 1 {
+		t.Fatalf("want the results of one round, got %d", len(rounds))
+	}
+	// The harness reports a workload's scheduling duration once all its measured pods are bound.
+	// (Its throughput needs more than one second of scheduling, more than a short run may take.)
+	var got []string
+	for _, r := range rounds[0].Results {
+		if r.Metric == report.SchedulingDuration && r.Data["Duration"] > 0 {
+			got = append(got, r.TestCase+"/"+r.Workload)
+		}
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("workloads that scheduled their pods (-want +got):\n%s", diff)
+	}
+}
+
+// shortWorkloads lists, as "testcase/workload", the workloads labelled short. It fails when a test
+// case has none: CI would never run it.
+func shortWorkloads() ([]string, error) {
+	data, err := os.ReadFile(perfConfig)
+	if err != nil {
+		return nil, err
+	}
+	var cases []struct {
+		Name      string
+		Workloads []struct {
+			Name   string
+			Labels []string
+		}
+	}
+	if err := yaml.Unmarshal(data, &cases); err != nil {
+		return nil, fmt.Errorf("%s: %w", perfConfig, err)
+	}
+	var want []string
+	for _, tc := range cases {
+		short := 0
+		for _, w := range tc.Workloads {
+			if slices.Contains(w.Labels, shortLabel) {
+				short++
+				want = append(want, tc.Name+"/"+w.Name)
+			}
+		}
+		if short == 0 {
+			return nil, fmt.Errorf("%s: test case %s has no workload labelled %q", perfConfig, tc.Name, shortLabel)
+		}
+	}
+	slices.Sort(want)
+	return want, nil
+}
+
+// tail is the last n lines of out.
+func tail(out []byte, n int) []byte {
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return bytes.Join(lines, nil)
+}

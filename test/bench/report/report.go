@@ -1,0 +1,401 @@
+// Package report reads the results that berth's benchmarks write to -data-items-dir (the
+// scheduler_perf harness's DataItems JSON, one file per run) and prints them as one table: each
+// berth variant against the stock scheduler on the same workload, with the spread over rounds.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// Metric names, as the harness labels them.
+const (
+	Throughput         = "SchedulingThroughput"
+	SchedulingDuration = "SchedulingDuration"
+	AttemptDuration    = "scheduler_scheduling_attempt_duration_seconds"
+	PodSLIDuration     = "scheduler_pod_scheduling_sli_duration_seconds"
+	// GPUPacking is BenchmarkGPUPacking's metric: the share of the cluster's GPU memory placed
+	// before the first pod that no longer fits.
+	GPUPacking = "GPUMemoryPlacedBeforeFirstMisfit"
+)
+
+// The scheduler variant that every other is measured against, and the workload family that the
+// others are measured against.
+const (
+	Stock = "Stock"
+	Basic = "Basic"
+)
+
+// Result is one data item: a metric of one workload of one test case.
+type Result struct {
+	// TestCase is named <Family>_<Scheduler>, e.g. Basic_Stock or Gang_Berth.
+	TestCase string
+	Workload string
+	Metric   string
+	// Labels are the metric's own labels, e.g. result=scheduled.
+	Labels map[string]string
+	Unit   string
+	Data   map[string]float64
+}
+
+// Family is the workload family: the test case name up to the last underscore.
+func (r Result) Family() string {
+	f, _ := splitTestCase(r.TestCase)
+	return f
+}
+
+// Scheduler is the scheduler variant: the test case name after the last underscore.
+func (r Result) Scheduler() string {
+	_, s := splitTestCase(r.TestCase)
+	return s
+}
+
+func splitTestCase(tc string) (family, scheduler string) {
+	i := strings.LastIndex(tc, "_")
+	if i < 0 {
+		return tc, ""
+	}
+	return tc[:i], tc[i+1:]
+}
+
+// Round is the results of one run of the benchmarks: one JSON file.
+type Round struct {
+	File    string
+	Results []Result
+}
+
+// dataItems is the harness's file format (scheduler_perf's DataItems, which perf-dash reads).
+type dataItems struct {
+	Version   string     `json:"version"`
+	DataItems []dataItem `json:"dataItems"`
+}
+
+type dataItem struct {
+	Data   map[string]float64 `json:"data"`
+	Unit   string             `json:"unit"`
+	Labels map[string]string  `json:"labels"`
+}
+
+// Save writes results in the harness's format to a new file in dir, named after the benchmark,
+// so that Load reads them with the harness's.
+func Save(dir, benchmark string, results []Result) error {
+	items := dataItems{Version: "v1"}
+	for _, r := range results {
+		labels := map[string]string{"Metric": r.Metric, "Name": benchmark + "/" + r.TestCase + "/" + r.Workload}
+		for k, v := range r.Labels {
+			labels[k] = v
+		}
+		items.DataItems = append(items.DataItems, dataItem{Data: r.Data, Unit: r.Unit, Labels: labels})
+	}
+	data, err := json.Marshal(items)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, benchmark+"_*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Load reads every *.json file in dir as one round, in file name order (the harness puts the
+// time in the name).
+func Load(dir string) ([]Round, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(files)
+	var rounds []Round
+	for _, f := range files {
+		r, err := loadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		rounds = append(rounds, r)
+	}
+	return rounds, nil
+}
+
+func loadFile(path string) (Round, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Round{}, err
+	}
+	var items dataItems
+	if err := json.Unmarshal(data, &items); err != nil {
+		return Round{}, fmt.Errorf("%s: %w", path, err)
+	}
+	round := Round{File: filepath.Base(path)}
+	for i, item := range items.DataItems {
+		if len(item.Data) == 0 {
+			// A throughput the harness could not measure: the pods were all scheduled within its
+			// first one-second sample.
+			continue
+		}
+		// Name is Benchmark/TestCase/Workload[/namespace or step].
+		parts := strings.Split(item.Labels["Name"], "/")
+		if len(parts) < 3 || item.Labels["Metric"] == "" {
+			return Round{}, fmt.Errorf("%s: data item %d: want labels Metric and Name=<benchmark>/<test case>/<workload>[/...], got %v", path, i, item.Labels)
+		}
+		labels := map[string]string{}
+		for k, v := range item.Labels {
+			// The harness fills labels that other items have with "not applicable".
+			if k != "Name" && k != "Metric" && v != "not applicable" {
+				labels[k] = v
+			}
+		}
+		round.Results = append(round.Results, Result{
+			TestCase: parts[1],
+			Workload: parts[2],
+			Metric:   item.Labels["Metric"],
+			Labels:   labels,
+			Unit:     item.Unit,
+			Data:     item.Data,
+		})
+	}
+	return round, nil
+}
+
+// figure is one number the table compares: a bucket of a metric, picked by its labels.
+type figure struct {
+	title  string
+	metric string
+	labels map[string]string
+	bucket string
+}
+
+var figures = []figure{
+	{title: "throughput (pods/s)", metric: Throughput, bucket: "Average"},
+	{title: "attempt p99 (ms)", metric: AttemptDuration, labels: map[string]string{"result": "scheduled"}, bucket: "Perc99"},
+	{title: "pod e2e p99 (ms)", metric: PodSLIDuration, bucket: "Perc99"},
+}
+
+func (f figure) value(results []Result, testCase, workload string) (float64, bool) {
+	for _, r := range results {
+		if r.TestCase != testCase || r.Workload != workload || r.Metric != f.metric {
+			continue
+		}
+		if !matches(r.Labels, f.labels) {
+			continue
+		}
+		v, ok := r.Data[f.bucket]
+		return v, ok
+	}
+	return 0, false
+}
+
+func matches(have, want map[string]string) bool {
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// comparison is one block of the table: a test case against its baseline on the same workload.
+// A test case that has none is listed alone, with an empty baseline.
+type comparison struct {
+	workload          string
+	subject, baseline string // test case names
+}
+
+func (c comparison) String() string {
+	subjectFamily, subjectScheduler := splitTestCase(c.subject)
+	if c.baseline == "" {
+		return subjectScheduler + " only"
+	}
+	baseFamily, baseScheduler := splitTestCase(c.baseline)
+	if subjectFamily == baseFamily {
+		return subjectScheduler + " vs " + baseScheduler
+	}
+	return c.subject + " vs " + c.baseline
+}
+
+// comparisons finds, in the order the results came: every variant against Stock on the same
+// family and workload, then every family against Basic with the same variant and workload, then
+// the test cases in neither.
+func comparisons(rounds []Round) []comparison {
+	type key struct{ testCase, workload string }
+	var seen []key
+	for _, r := range rounds {
+		for _, res := range r.Results {
+			if res.Metric == GPUPacking {
+				continue
+			}
+			k := key{res.TestCase, res.Workload}
+			if !slices.Contains(seen, k) {
+				seen = append(seen, k)
+			}
+		}
+	}
+	has := func(k key) bool { return slices.Contains(seen, k) }
+	var out []comparison
+	for _, k := range seen {
+		family, scheduler := splitTestCase(k.testCase)
+		if scheduler == Stock || scheduler == "" {
+			continue
+		}
+		if base := (key{family + "_" + Stock, k.workload}); has(base) {
+			out = append(out, comparison{workload: k.workload, subject: k.testCase, baseline: base.testCase})
+		}
+	}
+	for _, k := range seen {
+		family, scheduler := splitTestCase(k.testCase)
+		if family == Basic {
+			continue
+		}
+		if base := (key{Basic + "_" + scheduler, k.workload}); has(base) {
+			out = append(out, comparison{workload: k.workload, subject: k.testCase, baseline: base.testCase})
+		}
+	}
+	for _, k := range seen {
+		compared := slices.ContainsFunc(out, func(c comparison) bool {
+			return c.workload == k.workload && (c.subject == k.testCase || c.baseline == k.testCase)
+		})
+		if !compared {
+			out = append(out, comparison{workload: k.workload, subject: k.testCase})
+		}
+	}
+	return out
+}
+
+// Write prints the table. Values are the mean over the rounds that have them, ± the relative
+// sample standard deviation; ratios are subject/baseline per round (only rounds with both), mean
+// and [min, max].
+func Write(w io.Writer, rounds []Round) error {
+	n := 0
+	for _, r := range rounds {
+		if slices.ContainsFunc(r.Results, func(res Result) bool { return res.Metric != GPUPacking }) {
+			n++
+		}
+	}
+	fmt.Fprintf(w, "Scheduler benchmarks: %d round(s). Values: mean ±relative standard deviation over the rounds.\n", n)
+	fmt.Fprintf(w, "SUBJECT/BASELINE: the ratio within each round; mean [min, max] over the rounds.\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "WORKLOAD\tCOMPARISON\tMETRIC\tBASELINE\tSUBJECT\tSUBJECT/BASELINE\n")
+	for _, c := range comparisons(rounds) {
+		for _, f := range figures {
+			var subj, base, ratios []float64
+			for _, r := range rounds {
+				s, okS := f.value(r.Results, c.subject, c.workload)
+				b, okB := f.value(r.Results, c.baseline, c.workload)
+				if okS {
+					subj = append(subj, s)
+				}
+				if okB {
+					base = append(base, b)
+				}
+				if okS && okB && b != 0 {
+					ratios = append(ratios, s/b)
+				}
+			}
+			if len(subj) == 0 {
+				continue
+			}
+			family, _ := splitTestCase(c.subject)
+			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\n", family, c.workload, c, f.title, meanSpread(base), meanSpread(subj), ratioRange(ratios))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writePacking(w, rounds)
+}
+
+// writePacking prints BenchmarkGPUPacking's figures, one line per cluster and request mix.
+func writePacking(w io.Writer, rounds []Round) error {
+	type key struct{ mix, strategy string }
+	var keys []key
+	values := map[key][]float64{}
+	for _, r := range rounds {
+		for _, res := range r.Results {
+			if res.Metric != GPUPacking {
+				continue
+			}
+			k := key{res.Workload, res.TestCase}
+			if _, ok := values[k]; !ok {
+				keys = append(keys, k)
+			}
+			values[k] = append(values[k], res.Data["Value"])
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nGPU packing (pkg/gpu, no cluster): share of the cluster's GPU memory placed before the first pod that no longer fits\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, k := range keys {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.mix, k.strategy, meanSpread(values[k]))
+	}
+	return tw.Flush()
+}
+
+func meanSpread(v []float64) string {
+	switch len(v) {
+	case 0:
+		return "-"
+	case 1:
+		return format(v[0])
+	}
+	m, sd := meanStddev(v)
+	if m == 0 {
+		return format(m)
+	}
+	return fmt.Sprintf("%s ±%.1f%%", format(m), 100*sd/math.Abs(m))
+}
+
+func ratioRange(v []float64) string {
+	switch len(v) {
+	case 0:
+		return "-"
+	case 1:
+		return fmt.Sprintf("%.3f", v[0])
+	}
+	m, _ := meanStddev(v)
+	return fmt.Sprintf("%.3f [%.3f, %.3f] n=%d", m, slices.Min(v), slices.Max(v), len(v))
+}
+
+func meanStddev(v []float64) (mean, stddev float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1))
+}
+
+// format prints three significant digits or more, never in exponent form.
+func format(x float64) string {
+	switch a := math.Abs(x); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", x)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", x)
+	default:
+		return fmt.Sprintf("%.3f", x)
+	}
+}
