@@ -78,6 +78,23 @@ func DeviceUse(t testing.TB, pods []v1.Pod) map[string]map[int]int64 {
 	return use
 }
 
+// CheckNoOvercommit fails the test if the bound pods' annotations claim more of a device than it
+// has, or a device the node does not have; capacity lists each node's device sizes.
+func CheckNoOvercommit(t testing.TB, pods []v1.Pod, capacity map[string][]int64) {
+	t.Helper()
+	for node, devs := range DeviceUse(t, pods) {
+		for idx, used := range devs {
+			if idx >= len(capacity[node]) {
+				t.Errorf("node %s: device %d does not exist, yet pods hold %d on it", node, idx, used)
+				continue
+			}
+			if used > capacity[node][idx] {
+				t.Errorf("node %s device %d over-committed: %d of %d", node, idx, used, capacity[node][idx])
+			}
+		}
+	}
+}
+
 // Unschedulable is the scheduler's message on a pending pod, "" if it has none yet.
 func Unschedulable(pod *v1.Pod) string {
 	for _, c := range pod.Status.Conditions {

@@ -226,18 +226,6 @@ func extenderRequests(t *testing.T, verb string) float64 {
 	return n
 }
 
-// extenderCheckNoOvercommit fails if bound pods' annotations claim more of a device than it has.
-func extenderCheckNoOvercommit(t *testing.T, pods []v1.Pod, capacity map[string][]int64) {
-	t.Helper()
-	for node, devs := range harness.DeviceUse(t, pods) {
-		for idx, used := range devs {
-			if idx >= len(capacity[node]) || used > capacity[node][idx] {
-				t.Errorf("node %s device %d holds %d; the node has %v", node, idx, used, capacity[node])
-			}
-		}
-	}
-}
-
 // The stock scheduler with berth's extender places GPU pods on nodes and GPUs that fit, packing
 // them, with the gpushare annotations the device plugin reads and berth's record of the devices;
 // pods without GPU memory never reach the extender. Both extender modes.
@@ -310,7 +298,7 @@ func TestExtenderPlacesGPUPods(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			extenderCheckNoOvercommit(t, pods.Items, map[string][]int64{"gpu-a": {16, 16}, "gpu-b": {16, 16}})
+			harness.CheckNoOvercommit(t, pods.Items, map[string][]int64{"gpu-a": {16, 16}, "gpu-b": {16, 16}})
 		})
 	}
 }
@@ -357,7 +345,7 @@ func TestExtenderLeavesWhatDoesNotFitPending(t *testing.T) {
 	if n := harness.Bound(pods.Items); n != 2 {
 		t.Errorf("%d pods bound, want 2", n)
 	}
-	extenderCheckNoOvercommit(t, pods.Items, map[string][]int64{"gpu-a": {8, 8}})
+	harness.CheckNoOvercommit(t, pods.Items, map[string][]int64{"gpu-a": {8, 8}})
 }
 
 // A high-priority GPU pod preempts through the preempt verb: kube-scheduler picks a victim, the
@@ -411,7 +399,7 @@ func TestExtenderPreemption(t *testing.T) {
 			t.Errorf("high holds %q, want the GPU the victim %s held (%s)", got.Annotations[gpu.PodGPUDevicesAnnotation], victim, held[victim])
 		}
 	}
-	extenderCheckNoOvercommit(t, pods.Items, map[string][]int64{"gpu-a": {16, 16}})
+	harness.CheckNoOvercommit(t, pods.Items, map[string][]int64{"gpu-a": {16, 16}})
 }
 
 // A restarted extender rebuilds its accounting from the pods' annotations: it does not hand out
@@ -439,7 +427,7 @@ func TestExtenderRestartKeepsAccounting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	extenderCheckNoOvercommit(t, pods.Items, map[string][]int64{"gpu-a": {8, 8}})
+	harness.CheckNoOvercommit(t, pods.Items, map[string][]int64{"gpu-a": {8, 8}})
 }
 
 // The manifests in manifests/extender apply, and run as shipped: the berth-extender binary with

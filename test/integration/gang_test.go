@@ -205,7 +205,7 @@ func TestGangOfGPUPods(t *testing.T) {
 	// Nothing of too-big is held: a lone pod takes the 4 units.
 	e.CreatePod(t, harness.GPUPod(e.ns, "lone", 4))
 	pods = e.WaitForPods(t, e.ns, time.Minute, "lone bound", func(p []v1.Pod) bool { return nodeOf(p, "lone") != "" })
-	checkNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16}})
+	harness.CheckNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16}})
 }
 
 // Permit holds members at most the group's scheduleTimeoutSeconds, then lets everything go. Here

@@ -19,22 +19,6 @@ func berthConfig(c *harness.Cluster, pluginConfig string) string {
 	return c.SchedulerConfig(harness.BerthProfile("default-scheduler", pluginConfig), "")
 }
 
-// checkNoOvercommit fails if the annotations of the bound pods claim more of a device than it has.
-func checkNoOvercommit(t *testing.T, pods []v1.Pod, capacity map[string][]int64) {
-	t.Helper()
-	for node, devs := range harness.DeviceUse(t, pods) {
-		for idx, used := range devs {
-			if idx >= len(capacity[node]) {
-				t.Errorf("node %s: device %d does not exist, yet pods hold %d on it", node, idx, used)
-				continue
-			}
-			if used > capacity[node][idx] {
-				t.Errorf("node %s device %d over-committed: %d of %d", node, idx, used, capacity[node][idx])
-			}
-		}
-	}
-}
-
 // More GPU pods than fit: exactly those that fit are bound, each with the gpushare annotations the
 // device plugin reads and berth's record of its device, and no device holds more than it has.
 func TestGPUPodsBindExactlyWhatFits(t *testing.T) {
@@ -102,7 +86,7 @@ func TestGPUPodsBindExactlyWhatFits(t *testing.T) {
 	if gpuBound != 8 {
 		t.Errorf("%d GPU pods bound, want exactly the 8 that fit", gpuBound)
 	}
-	checkNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16, 16}, "gpu-b": {16, 16}})
+	harness.CheckNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16, 16}, "gpu-b": {16, 16}})
 }
 
 // A restarted scheduler reads the devices in use back from the bound pods before it places any
@@ -128,7 +112,7 @@ func TestGPUAccountingSurvivesSchedulerRestart(t *testing.T) {
 	if n := harness.Bound(pods); n != 4 {
 		t.Errorf("%d pods bound across the restart, want 4 (two 16-unit GPUs hold four 8-unit pods)", n)
 	}
-	checkNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16, 16}})
+	harness.CheckNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16, 16}})
 }
 
 // Pods that someone else bound with gpushare annotations hold their memory too.
@@ -200,7 +184,7 @@ func TestGPUPreemptionLandsOnTheFreedGPU(t *testing.T) {
 			}
 		}
 	}
-	checkNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16, 16}})
+	harness.CheckNoOvercommit(t, pods, map[string][]int64{"gpu-a": {16, 16}})
 }
 
 // A pod can ask for N GPUs with the same share on each; the node must have N devices with room.
@@ -262,7 +246,7 @@ func TestMixedGPUSizes(t *testing.T) {
 	if n := harness.Pod(pods, "ten").Spec.NodeName; n != "" {
 		t.Errorf("ten was bound to %s: no device has 10 free (8 and 4)", n)
 	}
-	checkNoOvercommit(t, pods, map[string][]int64{"mixed": {8, 24}})
+	harness.CheckNoOvercommit(t, pods, map[string][]int64{"mixed": {8, 24}})
 }
 
 // Malformed annotations are reported and never break the scheduler or its accounting.
