@@ -17,7 +17,6 @@ import (
 
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -38,6 +37,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/berth-sched/berth/pkg/extender"
+	"github.com/berth-sched/berth/pkg/gpu"
 )
 
 const component = "berth-extender"
@@ -105,7 +105,7 @@ func run(ctx context.Context, o *Options, cfg extender.Config) error {
 	recorder := broadcaster.NewRecorder(scheme.Scheme, component)
 
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(stripManagedFields))
-	ext, err := extender.New(client, factory, cfg, logger, reportTo(logger, recorder))
+	ext, err := extender.New(client, factory, cfg, logger, gpu.Reporter(logger, recorder))
 	if err != nil {
 		return err
 	}
@@ -146,19 +146,6 @@ func run(ctx context.Context, o *Options, cfg extender.Config) error {
 		return err
 	}
 	return nil
-}
-
-// reportTo logs what the GPU cache finds wrong with a pod or node and records it as a warning
-// event on the object, with the reasons the GPUShare plugin uses.
-func reportTo(logger klog.Logger, recorder events.EventRecorder) func(runtime.Object, error) {
-	return func(obj runtime.Object, err error) {
-		reason := "InvalidGPUAssignment"
-		if _, ok := obj.(*v1.Node); ok {
-			reason = "InvalidGPUMemoryAnnotation"
-		}
-		logger.Error(err, "Ignoring malformed GPU information", "kind", fmt.Sprintf("%T", obj), "reason", reason)
-		recorder.Eventf(obj, nil, v1.EventTypeWarning, reason, "Scheduling", "%v", err)
-	}
 }
 
 // stripManagedFields drops what the extender never reads from the pods and nodes it caches.

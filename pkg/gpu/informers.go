@@ -6,6 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 )
 
@@ -15,14 +16,13 @@ import (
 // away release theirs; nodes' GPUs follow their capacity and annotation as they change.
 //
 // What the cache reports about one object (a malformed annotation, a bound GPU pod that names no
-// devices) goes to onError, or to the logger if onError is nil; the handlers carry on either way.
+// devices) goes to onError, or Reporter(logger, nil) if onError is nil; the handlers carry on
+// either way.
 // The cache is complete once every returned registration HasSynced.
 func (c *Cache) AddEventHandlers(podInformer, nodeInformer toolscache.SharedInformer, logger klog.Logger,
 	onError func(obj runtime.Object, err error)) ([]toolscache.ResourceEventHandlerRegistration, error) {
 	if onError == nil {
-		onError = func(obj runtime.Object, err error) {
-			logger.Error(err, "GPU accounting", "kind", fmt.Sprintf("%T", obj), "object", objectRef(obj))
-		}
+		onError = Reporter(logger, nil)
 	}
 	opts := toolscache.HandlerOptions{Logger: &logger}
 	nodeReg, err := nodeInformer.AddEventHandlerWithOptions(c.nodeHandler(logger, onError), opts)
@@ -135,6 +135,24 @@ func asPod(logger klog.Logger, obj any) (*v1.Pod, bool) {
 		logger.Error(nil, "Pod informer delivered an unexpected object; GPU accounting skips it", "type", fmt.Sprintf("%T", obj))
 	}
 	return pod, ok
+}
+
+// Reporter logs what the cache finds wrong with a pod or node and, given a recorder, records it as
+// a Warning event on the object, where the user looks. The plugin and the extender report alike.
+func Reporter(logger klog.Logger, recorder events.EventRecorder) func(runtime.Object, error) {
+	return func(obj runtime.Object, err error) {
+		reason := "InvalidGPUInformation"
+		switch obj.(type) {
+		case *v1.Node:
+			reason = "InvalidGPUMemoryAnnotation"
+		case *v1.Pod:
+			reason = "InvalidGPUAssignment"
+		}
+		logger.Error(err, "Ignoring malformed GPU information", "object", objectRef(obj), "reason", reason)
+		if recorder != nil {
+			recorder.Eventf(obj, nil, v1.EventTypeWarning, reason, "Scheduling", "%v", err)
+		}
+	}
 }
 
 func objectRef(obj runtime.Object) klog.ObjectRef {

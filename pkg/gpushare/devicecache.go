@@ -7,12 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -27,8 +24,6 @@ const syncTimeout = 30 * time.Second
 // deviceCache is a gpu.Cache kept current by the scheduler's pod and node informers.
 type deviceCache struct {
 	*gpu.Cache
-	logger   klog.Logger
-	recorder events.EventRecorderLogger
 	// handlersSynced report whether each handler has processed its informer's initial list.
 	handlersSynced []cache.InformerSynced
 	synced         atomic.Bool
@@ -61,12 +56,10 @@ func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.Resources) (*devi
 	if c, ok := deviceCaches.m[key]; ok {
 		return c, nil
 	}
-	c := &deviceCache{
-		Cache:    gpu.NewCache(res),
-		logger:   klog.LoggerWithName(klog.FromContext(ctx), Name),
-		recorder: h.EventRecorder(),
-	}
-	regs, err := c.AddEventHandlers(factory.Core().V1().Pods().Informer(), factory.Core().V1().Nodes().Informer(), c.logger, c.report)
+	logger := klog.LoggerWithName(klog.FromContext(ctx), Name)
+	c := &deviceCache{Cache: gpu.NewCache(res)}
+	regs, err := c.AddEventHandlers(factory.Core().V1().Pods().Informer(), factory.Core().V1().Nodes().Informer(),
+		logger, gpu.Reporter(logger, h.EventRecorder()))
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +67,13 @@ func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.Resources) (*devi
 		c.handlersSynced = append(c.handlersSynced, r.HasSynced)
 	}
 	deviceCaches.m[key] = c
+	// The entry lives as long as the scheduler that built it (ctx is its lifetime): a process
+	// that builds schedulers again, as the tests do, must not keep every old cache.
+	context.AfterFunc(ctx, func() {
+		deviceCaches.Lock()
+		defer deviceCaches.Unlock()
+		delete(deviceCaches.m, key)
+	})
 	return c, nil
 }
 
@@ -96,23 +96,4 @@ func (c *deviceCache) waitForSync(ctx context.Context) error {
 	}
 	c.synced.Store(true)
 	return nil
-}
-
-// report logs and records as an event on the object what the cache could not make sense of.
-// The cache's handlers skip updates that change nothing it reads, so nothing is reported twice.
-func (c *deviceCache) report(obj runtime.Object, err error) {
-	var reason string
-	var ref klog.ObjectRef
-	switch o := obj.(type) {
-	case *v1.Node:
-		reason, ref = "InvalidGPUMemoryAnnotation", klog.KObj(o)
-	case *v1.Pod:
-		reason, ref = "InvalidGPUAssignment", klog.KObj(o)
-	default:
-		reason = "InvalidGPUInformation"
-	}
-	c.logger.Error(err, "Ignoring malformed GPU information", "object", ref, "reason", reason)
-	if c.recorder != nil {
-		c.recorder.Eventf(obj, nil, v1.EventTypeWarning, reason, "Scheduling", "%v", err)
-	}
 }
