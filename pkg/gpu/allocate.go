@@ -21,8 +21,7 @@ func (d Device) Free() int64 { return max(d.Capacity-d.Used, 0) }
 
 // Adjust changes devs' use as a pod holding a would if it arrived (sign 1) or left (sign -1).
 // Shares on devices devs lacks are ignored and use never drops below zero: what-if views (the
-// plugin's preemption overlay, the extender's victims) are built from a cache snapshot that the
-// informers may have moved on from.
+// extender's victims) are built from a cache snapshot that the informers may have moved on from.
 func Adjust(devs []Device, a Assignment, sign int64) {
 	for _, s := range a {
 		if s.Index < len(devs) {

@@ -2,7 +2,10 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
 )
 
 // BenchmarkFitAndScore is the per-node work of Filter and Score on an 8-GPU node.
@@ -38,4 +41,42 @@ func BenchmarkCheckCapacity(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkNodeView is a node's devices read from the cache alone; BenchmarkDevicesOn is the same
+// node judged by a snapshot's pods (16 of them, every one known to the cache), which is what the
+// plugin's Filter, Score and Reserve pay per node.
+func BenchmarkNodeView(b *testing.B) {
+	c, node, _ := benchNode(b)
+	for b.Loop() {
+		if devs := c.NodeView(node.Name); len(devs) != 8 {
+			b.Fatal(devs)
+		}
+	}
+}
+
+func BenchmarkDevicesOn(b *testing.B) {
+	c, node, pods := benchNode(b)
+	for b.Loop() {
+		if devs := c.DevicesOn(node, slices.Values(pods), Binpack); len(devs) != 8 {
+			b.Fatal(devs)
+		}
+	}
+}
+
+func benchNode(b *testing.B) (*Cache, *v1.Node, []*v1.Pod) {
+	c := NewCache(testResources)
+	node := gpuNode("bench", "8", "640").Obj()
+	if err := c.AddOrUpdateNode(node); err != nil {
+		b.Fatal(err)
+	}
+	var pods []*v1.Pod
+	for i := range 16 {
+		p := boundPod(fmt.Sprintf("p%d", i), "bench", fmt.Sprintf("%d:10", i%8))
+		if err := c.AddOrUpdatePod(p); err != nil {
+			b.Fatal(err)
+		}
+		pods = append(pods, p)
+	}
+	return c, node, pods
 }

@@ -3,6 +3,7 @@ package gpu
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strconv"
@@ -177,7 +178,66 @@ func (c *Cache) Reserve(pod *v1.Pod, node string, req Request, s *Strategy) (Ass
 	return slices.Clone(a), nil
 }
 
-// Unreserve releases a reservation made by Reserve. A pod already seen bound keeps its devices:
+// Hold records that a pod was given a on node, as Reserve does, for a caller that chose the
+// devices from a view of its own (see DevicesOn). It fails if the pod already holds devices.
+func (c *Cache) Hold(uid types.UID, node string, a Assignment) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pods[uid]; ok {
+		return fmt.Errorf("pod already holds GPU memory on node %q (%s)", p.node, p.shares)
+	}
+	c.hold(uid, &podState{node: node, shares: slices.Clone(a), assumed: true})
+	return nil
+}
+
+// DevicesOn returns node's devices as a scheduler's snapshot has them: the GPUs the Node object
+// reports, less the shares of pods, the pods the snapshot places on the node. A pod's share is
+// what the cache holds for it on that node; else what its annotations name, as the cache may not
+// have seen the pod yet; else, for a pod not yet placed (a nominated pod that preemption adds),
+// the devices Fit would give it after all placed pods. Deriving the view from the snapshot keeps
+// Filter, preemption's dry runs and Reserve in agreement with the scheduler's other plugins even
+// while this cache's informer handlers lag the scheduler's own.
+func (c *Cache) DevicesOn(node *v1.Node, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
+	// A malformed annotation is reported by the node handler; the capacity still applies.
+	capacity, _ := DevicesOf(node, c.res)
+	if len(capacity) == 0 {
+		return nil
+	}
+	devs := make([]Device, len(capacity))
+	for i, m := range capacity {
+		devs[i].Capacity = m
+	}
+	var unknown []*v1.Pod
+	c.mu.RLock()
+	for pod := range pods {
+		if p, ok := c.pods[pod.UID]; ok && p.node == node.Name {
+			Adjust(devs, p.shares, 1)
+		} else if pod.Spec.NodeName == "" || HasAssignment(pod) {
+			unknown = append(unknown, pod)
+		}
+	}
+	c.mu.RUnlock()
+	var unplaced []*v1.Pod
+	for _, pod := range unknown {
+		if pod.Spec.NodeName == "" {
+			unplaced = append(unplaced, pod)
+		} else if a, _, err := AssignmentOf(pod); err == nil {
+			Adjust(devs, a, 1)
+		}
+	}
+	for _, pod := range unplaced {
+		req, err := RequestOf(pod, c.res.Memory)
+		if err != nil || req.Total == 0 {
+			continue
+		}
+		if a, err := Fit(devs, req, s); err == nil {
+			Adjust(devs, a, 1)
+		}
+	}
+	return devs
+}
+
+// Unreserve releases a reservation made by Reserve or Hold. A pod already seen bound keeps its devices:
 // its binding went through even if the binder saw an error.
 func (c *Cache) Unreserve(uid types.UID) {
 	c.mu.Lock()

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -421,4 +422,66 @@ func snapshot(c *Cache) cacheState {
 
 func diffState(a, b cacheState) string {
 	return cmp.Diff(a, b, cmp.AllowUnexported(nodeState{}, podState{}))
+}
+
+// TestCacheDevicesOn: a node's devices as a scheduler's snapshot has them. The pods listed are
+// what the snapshot places on the node; the cache only says what each of them holds.
+func TestCacheDevicesOn(t *testing.T) {
+	c := NewCache(testResources)
+	node := gpuNode("n1", "2", "32").Obj()
+	if err := c.AddOrUpdateNode(node); err != nil {
+		t.Fatal(err)
+	}
+	known := boundPod("known", "n1", "0:4")
+	if err := c.AddOrUpdatePod(known); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Hold("gone", "n1", Assignment{{Index: 1, Memory: 16}}); err != nil {
+		t.Fatal(err)
+	}
+	reserved := gpuPod("reserved", "6").Node("n1").Obj()
+	if err := c.Hold(reserved.UID, "n1", Assignment{{Index: 1, Memory: 6}}); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := gpuPod("elsewhere", "2").Node("n1").Annotation(PodGPUDevicesAnnotation, "0:2").Obj()
+	if err := c.Hold(elsewhere.UID, "n2", Assignment{{Index: 0, Memory: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		pods []*v1.Pod
+		want []Device
+	}{
+		{name: "no pods: a pod only the cache holds does not count", want: []Device{{Capacity: 16}, {Capacity: 16}}},
+		{name: "a bound pod the cache knows", pods: []*v1.Pod{known}, want: []Device{{Capacity: 16, Used: 4}, {Capacity: 16}}},
+		{name: "a reserved pod without annotations counts by its reservation", pods: []*v1.Pod{reserved},
+			want: []Device{{Capacity: 16}, {Capacity: 16, Used: 6}}},
+		{name: "a pod the cache has not seen counts by its annotations", pods: []*v1.Pod{boundPod("unseen", "n1", "0:3,1:3")},
+			want: []Device{{Capacity: 16, Used: 3}, {Capacity: 16, Used: 3}}},
+		{name: "a pod the cache places on another node counts by its annotations", pods: []*v1.Pod{elsewhere},
+			want: []Device{{Capacity: 16, Used: 2}, {Capacity: 16}}},
+		{name: "malformed annotations and pods without GPU memory count nothing",
+			pods: []*v1.Pod{boundPod("bad", "n1", "0:x"), st.MakePod().Name("cpu").UID("cpu").Node("n1").Obj()},
+			want: []Device{{Capacity: 16}, {Capacity: 16}}},
+		{name: "nominated pods take what they would get after the placed pods",
+			pods: []*v1.Pod{gpuPod("nominated", "12").Obj(), known, reserved},
+			want: []Device{{Capacity: 16, Used: 16}, {Capacity: 16, Used: 6}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := snapshot(c)
+			if diff := cmp.Diff(tt.want, c.DevicesOn(node, slices.Values(tt.pods), Binpack)); diff != "" {
+				t.Errorf("devices (-want +got):\n%s", diff)
+			}
+			if diff := diffState(before, snapshot(c)); diff != "" {
+				t.Errorf("DevicesOn changed the cache:\n%s", diff)
+			}
+		})
+	}
+	if got := c.DevicesOn(st.MakeNode().Name("cpu-only").Obj(), slices.Values([]*v1.Pod{known}), Binpack); got != nil {
+		t.Errorf("a node without GPUs: %v", got)
+	}
+	if err := c.Hold(reserved.UID, "n1", Assignment{{Index: 0, Memory: 1}}); err == nil {
+		t.Error("Hold for a pod that already holds devices succeeded")
+	}
 }

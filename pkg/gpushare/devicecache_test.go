@@ -41,7 +41,7 @@ func TestCacheRebuiltAtStart(t *testing.T) {
 		t.Errorf("devices (-want +got):\n%s", diff)
 	}
 	want := fwk.NewStatus(fwk.Unschedulable, "GPU memory: pod asks for 10 on one GPU; the most free on one GPU of this node is 8")
-	if diff := cmp.Diff(want, e.pl.Filter(e.ctx, state, pod, nodeInfo(gpuNode("n1", 2, 32).Obj()))); diff != "" {
+	if diff := cmp.Diff(want, e.pl.Filter(e.ctx, state, pod, e.nodeInfo(t, "n1"))); diff != "" {
 		t.Errorf("Filter (-want +got):\n%s", diff)
 	}
 }
@@ -122,7 +122,7 @@ func TestMalformedAnnotationsAreReported(t *testing.T) {
 	if diff := cmp.Diff([]gpu.Device{{Capacity: 16}, {Capacity: 16}}, e.pl.devices.NodeView("n1")); diff != "" {
 		t.Errorf("devices (-want +got):\n%s", diff)
 	}
-	if status := e.pl.Reserve(e.ctx, state, pod, "n1"); !status.IsSuccess() {
+	if status := e.reserve(t, e.pl, state, pod, "n1"); !status.IsSuccess() {
 		t.Errorf("Reserve: %v", status)
 	}
 
@@ -159,12 +159,12 @@ func TestProfilesShareDeviceCache(t *testing.T) {
 	}
 	pod := gpuPod("p", 10).Obj()
 	state, _ := e.prefilter(t, pod)
-	if status := e.pl.Reserve(e.ctx, state, pod, "n1"); !status.IsSuccess() {
+	if status := e.reserve(t, e.pl, state, pod, "n1"); !status.IsSuccess() {
 		t.Fatal(status)
 	}
 	other := gpuPod("other", 10).Obj()
 	ostate, _ := e.prefilter(t, other)
-	if status := spread.Reserve(e.ctx, ostate, other, "n1"); status.Code() != fwk.Unschedulable {
+	if status := e.reserve(t, spread, ostate, other, "n1"); status.Code() != fwk.Unschedulable {
 		t.Errorf("Reserve in the other profile: %v, want Unschedulable", status)
 	}
 

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
@@ -60,6 +63,78 @@ type env struct {
 	fh       fwk.Handle
 	pl       *GPUShare
 	recorder *events.FakeRecorder
+	view     *schedulerView
+}
+
+// schedulerView stands in for the scheduler's snapshot, which Filter's nodeInfo and Reserve read:
+// the nodes and bound, unfinished pods of the fake API, plus the pods reserved through env.reserve
+// and not yet bound (the scheduler assumes a pod before Reserve). sync takes a new snapshot, as
+// the scheduler does at the start of each cycle.
+type schedulerView struct {
+	fwk.SharedLister
+	assumed map[types.UID]*v1.Pod
+}
+
+func (e *env) sync(t *testing.T) {
+	t.Helper()
+	nodes, err := e.cs.CoreV1().Nodes().List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := e.cs.CoreV1().Pods("").List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []*v1.Node
+	for i := range nodes.Items {
+		ns = append(ns, &nodes.Items[i])
+	}
+	var ps []*v1.Pod
+	bound := map[types.UID]bool{}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Spec.NodeName != "" && p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
+			ps = append(ps, p)
+			bound[p.UID] = true
+		}
+	}
+	for uid, p := range e.view.assumed {
+		if !bound[uid] {
+			ps = append(ps, p)
+		}
+	}
+	e.view.SharedLister = internalcache.NewSnapshot(ps, ns)
+}
+
+// nodeInfo is the node as a new scheduling cycle sees it.
+func (e *env) nodeInfo(t *testing.T, name string) fwk.NodeInfo {
+	t.Helper()
+	e.sync(t)
+	ni, err := e.view.NodeInfos().Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ni
+}
+
+// reserve runs pl's Reserve in a new cycle and, when it succeeds, assumes the pod as the
+// scheduler would.
+func (e *env) reserve(t *testing.T, pl *GPUShare, state fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
+	t.Helper()
+	e.sync(t)
+	status := pl.Reserve(e.ctx, state, pod, node)
+	if status.IsSuccess() {
+		assumed := pod.DeepCopy()
+		assumed.Spec.NodeName = node
+		e.view.assumed[pod.UID] = assumed
+	}
+	return status
+}
+
+// unreserve runs Unreserve and forgets the assumed pod, as the scheduler does.
+func (e *env) unreserve(state fwk.CycleState, pod *v1.Pod, node string) {
+	e.pl.Unreserve(e.ctx, state, pod, node)
+	delete(e.view.assumed, pod.UID)
 }
 
 // newEnv starts the plugin with objs already in the API, as a restarted scheduler finds them.
@@ -71,10 +146,12 @@ func newEnv(t *testing.T, pluginArgs runtime.Object, objs ...runtime.Object) *en
 	cs := fake.NewClientset(objs...)
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	recorder := events.NewFakeRecorder(100)
+	view := &schedulerView{SharedLister: internalcache.NewEmptySnapshot(), assumed: map[types.UID]*v1.Pod{}}
 	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
 		frameworkruntime.WithClientSet(cs),
 		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithEventRecorder(recorder))
+		frameworkruntime.WithEventRecorder(recorder),
+		frameworkruntime.WithSnapshotSharedLister(view))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +161,7 @@ func newEnv(t *testing.T, pluginArgs runtime.Object, objs ...runtime.Object) *en
 	}
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	return &env{ctx: ctx, cs: cs, fh: fh, pl: p.(*GPUShare), recorder: recorder}
+	return &env{ctx: ctx, cs: cs, fh: fh, pl: p.(*GPUShare), recorder: recorder, view: view}
 }
 
 // prefilter runs PreFilter for pod and returns its cycle state.
@@ -93,12 +170,6 @@ func (e *env) prefilter(t *testing.T, pod *v1.Pod) (fwk.CycleState, *fwk.Status)
 	state := framework.NewCycleState()
 	_, status := e.pl.PreFilter(e.ctx, state, pod, nil)
 	return state, status
-}
-
-func nodeInfo(node *v1.Node) fwk.NodeInfo {
-	ni := framework.NewNodeInfo()
-	ni.SetNode(node)
-	return ni
 }
 
 // bindingReactor makes the fake API server bind pods as the real one does, or fail with err.

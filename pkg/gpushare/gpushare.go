@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -27,16 +26,15 @@ import (
 )
 
 var (
-	_ fwk.PreFilterPlugin     = &GPUShare{}
-	_ fwk.PreFilterExtensions = &GPUShare{}
-	_ fwk.FilterPlugin        = &GPUShare{}
-	_ fwk.PreScorePlugin      = &GPUShare{}
-	_ fwk.ScorePlugin         = &GPUShare{}
-	_ fwk.ScoreExtensions     = &GPUShare{}
-	_ fwk.ReservePlugin       = &GPUShare{}
-	_ fwk.BindPlugin          = &GPUShare{}
-	_ fwk.EnqueueExtensions   = &GPUShare{}
-	_ fwk.SignPlugin          = &GPUShare{}
+	_ fwk.PreFilterPlugin   = &GPUShare{}
+	_ fwk.FilterPlugin      = &GPUShare{}
+	_ fwk.PreScorePlugin    = &GPUShare{}
+	_ fwk.ScorePlugin       = &GPUShare{}
+	_ fwk.ScoreExtensions   = &GPUShare{}
+	_ fwk.ReservePlugin     = &GPUShare{}
+	_ fwk.BindPlugin        = &GPUShare{}
+	_ fwk.EnqueueExtensions = &GPUShare{}
+	_ fwk.SignPlugin        = &GPUShare{}
 )
 
 const (
@@ -108,47 +106,13 @@ func argsFrom(obj runtime.Object) (*config.GPUShareArgs, error) {
 // Name returns the name of the plugin.
 func (pl *GPUShare) Name() string { return Name }
 
-// preFilterState is the pod's request, computed once per cycle, and what preemption's AddPod and
-// RemovePod have done to each node's devices in this cycle. The shared cache is never touched
-// for them.
+// preFilterState is the pod's request, computed once per cycle.
 type preFilterState struct {
 	req gpu.Request
-	// moved lists, per node, the pods this cycle added to (sign 1) or removed from (sign -1) it.
-	moved map[string][]movedPod
 }
 
-type movedPod struct {
-	a    gpu.Assignment
-	sign int64
-}
-
-// Clone copies the per-node changes; the request and the assignments never change.
-func (s *preFilterState) Clone() fwk.StateData {
-	c := &preFilterState{req: s.req}
-	if len(s.moved) > 0 {
-		c.moved = make(map[string][]movedPod, len(s.moved))
-		for node, m := range s.moved {
-			c.moved[node] = slices.Clone(m)
-		}
-	}
-	return c
-}
-
-// devices is the node's devices as this cycle sees them.
-func (s *preFilterState) devices(c *deviceCache, node string) []gpu.Device {
-	devs := c.NodeView(node)
-	for _, m := range s.moved[node] {
-		gpu.Adjust(devs, m.a, m.sign)
-	}
-	return devs
-}
-
-func (s *preFilterState) move(node string, a gpu.Assignment, sign int64) {
-	if s.moved == nil {
-		s.moved = map[string][]movedPod{}
-	}
-	s.moved[node] = append(s.moved[node], movedPod{a: a, sign: sign})
-}
+// Clone returns the state itself: it never changes after PreFilter.
+func (s *preFilterState) Clone() fwk.StateData { return s }
 
 func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
 	c, err := state.Read(preFilterStateKey)
@@ -183,62 +147,32 @@ func (pl *GPUShare) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	return nil, nil
 }
 
-// PreFilterExtensions returns the plugin itself: AddPod and RemovePod let preemption see which
-// devices evicting pods would free.
-func (pl *GPUShare) PreFilterExtensions() fwk.PreFilterExtensions { return pl }
+// PreFilterExtensions returns nil: see Filter.
+func (pl *GPUShare) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
-// AddPod puts podToAdd's GPU memory on the node for this cycle: a victim put back holds what it
-// held; a nominated pod not yet placed is given devices as it would get them.
-func (pl *GPUShare) AddPod(ctx context.Context, state fwk.CycleState, _ *v1.Pod, podToAdd fwk.PodInfo, nodeInfo fwk.NodeInfo) *fwk.Status {
-	s, err := getPreFilterState(state)
-	if err != nil {
-		return fwk.AsStatus(err)
-	}
-	pod, node := podToAdd.GetPod(), nodeInfo.Node().Name
-	if on, a, ok := pl.devices.PodAssignment(pod.UID); ok {
-		// A pod reserved but not yet bound is counted by the cache already.
-		if on == node && pod.Spec.NodeName == node {
-			s.move(node, a, 1)
-		}
-		return nil
-	}
-	if pod.Spec.NodeName != "" {
-		return nil
-	}
-	req, err := gpu.RequestOf(pod, pl.res.Memory)
-	if err != nil || req.Total == 0 {
-		return nil
-	}
-	a, err := gpu.Fit(s.devices(pl.devices, node), req, pl.strategy)
-	if err != nil {
-		klog.FromContext(ctx).V(5).Info("Nominated pod does not fit the node's GPUs", "pod", klog.KObj(pod), "node", node, "reason", err)
-		return nil
-	}
-	s.move(node, a, 1)
-	return nil
-}
-
-// RemovePod frees podToRemove's GPU memory on the node for this cycle.
-func (pl *GPUShare) RemovePod(_ context.Context, state fwk.CycleState, _ *v1.Pod, podToRemove fwk.PodInfo, nodeInfo fwk.NodeInfo) *fwk.Status {
-	s, err := getPreFilterState(state)
-	if err != nil {
-		return fwk.AsStatus(err)
-	}
-	node := nodeInfo.Node().Name
-	if on, a, ok := pl.devices.PodAssignment(podToRemove.GetPod().UID); ok && on == node {
-		s.move(node, a, -1)
-	}
-	return nil
-}
-
-// Filter passes a node if the pod's request fits on its devices now. It changes nothing.
+// Filter passes a node if the pod's request fits on its devices. It changes nothing.
+//
+// The devices' use comes from the pods nodeInfo holds, not from the device cache's own idea of
+// the node, so preemption needs no PreFilterExtensions: its dry runs add and remove victims and
+// nominated pods on a copy of nodeInfo, and Filter sees them come and go.
 func (pl *GPUShare) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
 	s, err := getPreFilterState(state)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	_, err = gpu.Fit(s.devices(pl.devices, nodeInfo.Node().Name), s.req, pl.strategy)
+	_, err = gpu.Fit(pl.devicesOn(nodeInfo), s.req, pl.strategy)
 	return noFitStatus(err)
+}
+
+// devicesOn is the node's devices as nodeInfo, the scheduler's view in this cycle, has them.
+func (pl *GPUShare) devicesOn(nodeInfo fwk.NodeInfo) []gpu.Device {
+	return pl.devices.DevicesOn(nodeInfo.Node(), func(yield func(*v1.Pod) bool) {
+		for _, pi := range nodeInfo.GetPods() {
+			if !yield(pi.GetPod()) {
+				return
+			}
+		}
+	}, pl.strategy)
 }
 
 // noFitStatus turns Fit's error into a rejection: Unschedulable when evicting pods could free
@@ -275,7 +209,7 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
-	score, err := gpu.Score(s.devices(pl.devices, nodeInfo.Node().Name), s.req, pl.strategy)
+	score, err := gpu.Score(pl.devicesOn(nodeInfo), s.req, pl.strategy)
 	if err != nil {
 		// The node's devices filled up since Filter; Reserve will say so if it is chosen.
 		return 0, nil
@@ -307,8 +241,9 @@ func (pl *GPUShare) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Po
 	return nil
 }
 
-// Reserve picks the pod's devices on the chosen node and holds them in the device cache, checking
-// again under the cache's lock that they are free.
+// Reserve picks the pod's devices on the chosen node, judged on the same snapshot as Filter, and
+// records them in the device cache. Scheduling cycles run one at a time and each cycle's snapshot
+// holds every pod reserved before it, so two pods never get the same free memory.
 func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
 	s, err := getPreFilterState(state)
 	if err != nil {
@@ -317,9 +252,16 @@ func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 	if s.req.Total == 0 {
 		return nil
 	}
-	a, err := pl.devices.Reserve(pod, nodeName, s.req, pl.strategy)
+	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(nodeName)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	a, err := gpu.Fit(pl.devicesOn(nodeInfo), s.req, pl.strategy)
 	if err != nil {
 		return noFitStatus(err)
+	}
+	if err := pl.devices.Hold(pod.UID, nodeName, a); err != nil {
+		return fwk.AsStatus(err)
 	}
 	klog.FromContext(ctx).V(4).Info("Reserved GPUs", "pod", klog.KObj(pod), "node", nodeName, "devices", a.String())
 	return nil

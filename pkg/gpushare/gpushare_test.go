@@ -170,7 +170,7 @@ func TestFilter(t *testing.T) {
 			}
 			before := e.pl.devices.NodeView("busy")
 			for _, n := range nodes {
-				got := e.pl.Filter(e.ctx, state, tt.pod, nodeInfo(n))
+				got := e.pl.Filter(e.ctx, state, tt.pod, e.nodeInfo(t, n.Name))
 				if diff := cmp.Diff(tt.want[n.Name], got); diff != "" {
 					t.Errorf("node %s (-want +got):\n%s", n.Name, diff)
 				}
@@ -216,7 +216,7 @@ func TestScore(t *testing.T) {
 			}
 			var got fwk.NodeScoreList
 			for _, n := range nodes {
-				score, status := e.pl.Score(e.ctx, state, pod, nodeInfo(n))
+				score, status := e.pl.Score(e.ctx, state, pod, e.nodeInfo(t, n.Name))
 				if !status.IsSuccess() {
 					t.Fatalf("Score %s: %v", n.Name, status)
 				}
@@ -291,7 +291,7 @@ func TestReserveUnreserve(t *testing.T) {
 		if !status.IsSuccess() {
 			t.Fatalf("PreFilter %s: %v", pod.Name, status)
 		}
-		return e.pl.Reserve(e.ctx, state, pod, "n1")
+		return e.reserve(t, e.pl, state, pod, "n1")
 	}
 	p1, p2, p3 := gpuPod("p1", 12).Obj(), gpuPod("p2", 12).Obj(), gpuPod("p3", 8).Obj()
 	if status := reserve(p1); !status.IsSuccess() {
@@ -313,9 +313,9 @@ func TestReserveUnreserve(t *testing.T) {
 		t.Errorf("a failed Reserve changed the cache (-want +got):\n%s", diff)
 	}
 
-	e.pl.Unreserve(e.ctx, nil, p2, "n1")
-	e.pl.Unreserve(e.ctx, nil, p2, "n1")
-	e.pl.Unreserve(e.ctx, nil, p3, "n1")
+	e.unreserve(nil, p2, "n1")
+	e.unreserve(nil, p2, "n1")
+	e.unreserve(nil, p3, "n1")
 	if diff := cmp.Diff([]gpu.Device{{Capacity: 16, Used: 12}, {Capacity: 16}}, e.pl.devices.NodeView("n1")); diff != "" {
 		t.Errorf("after Unreserve (-want +got):\n%s", diff)
 	}
@@ -354,7 +354,7 @@ func TestBind(t *testing.T) {
 			if !status.IsSuccess() {
 				t.Fatalf("PreFilter: %v", status)
 			}
-			if status := e.pl.Reserve(e.ctx, state, tt.pod, "n1"); !status.IsSuccess() {
+			if status := e.reserve(t, e.pl, state, tt.pod, "n1"); !status.IsSuccess() {
 				t.Fatalf("Reserve: %v", status)
 			}
 			e.cs.ClearActions()
@@ -473,7 +473,7 @@ func TestBindFailureLeavesNothingReserved(t *testing.T) {
 			if !status.IsSuccess() {
 				t.Fatalf("PreFilter: %v", status)
 			}
-			if status := e.pl.Reserve(e.ctx, state, pod, "n1"); !status.IsSuccess() {
+			if status := e.reserve(t, e.pl, state, pod, "n1"); !status.IsSuccess() {
 				t.Fatalf("Reserve: %v", status)
 			}
 			tt.setup(t, e)
@@ -494,7 +494,7 @@ func TestBindFailureLeavesNothingReserved(t *testing.T) {
 				t.Errorf("API calls (-want +got):\n%s", diff)
 			}
 			// The framework calls Unreserve after a failed Bind.
-			e.pl.Unreserve(e.ctx, state, pod, "n1")
+			e.unreserve(state, pod, "n1")
 			if diff := cmp.Diff([]gpu.Device{{Capacity: 16}}, e.pl.devices.NodeView("n1")); diff != "" {
 				t.Errorf("after the failed Bind (-want +got):\n%s", diff)
 			}

@@ -2,6 +2,7 @@ package gpushare
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,17 +31,24 @@ import (
 	"github.com/berth-sched/berth/pkg/gpu"
 )
 
-func TestPreFilterExtensions(t *testing.T) {
-	n1, n2 := gpuNode("n1", 1, 16).Obj(), gpuNode("n2", 1, 16).Obj()
+// TestFilterReadsNodeInfo: Filter judges a node by the pods its nodeInfo holds, as the in-tree
+// plugins do. Preemption's dry runs remove victims from, and add nominated pods to, a copy of
+// nodeInfo; and a device cache whose informer handlers lag the scheduler's own cache cannot make
+// Filter and preemption disagree.
+func TestFilterReadsNodeInfo(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
 	victim := boundPod("victim", "n1", "0:12").Priority(1).Obj()
-	e := newEnv(t, nil, n1, n2, victim)
-	preemptor := gpuPod("preemptor", 8).Priority(100).Obj()
-	state, status := e.prefilter(t, preemptor)
-	if !status.IsSuccess() {
-		t.Fatalf("PreFilter: %v", status)
+	e := newEnv(t, nil, gpuNode("n1", 1, 16).Obj(), gpuNode("n2", 1, 16).Obj(), victim)
+	filter := func(pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+		t.Helper()
+		state, status := e.prefilter(t, pod)
+		if !status.IsSuccess() {
+			t.Fatalf("PreFilter: %v", status)
+		}
+		return e.pl.Filter(e.ctx, state, pod, ni)
 	}
-	filter := func(state fwk.CycleState, node *v1.Node) *fwk.Status {
-		return e.pl.Filter(e.ctx, state, preemptor, nodeInfo(node))
+	unschedulable := func(ask, free int) *fwk.Status {
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("GPU memory: pod asks for %d on one GPU; the most free on one GPU of this node is %d", ask, free))
 	}
 	podInfo := func(pod *v1.Pod) fwk.PodInfo {
 		pi, err := framework.NewPodInfo(pod)
@@ -49,66 +57,59 @@ func TestPreFilterExtensions(t *testing.T) {
 		}
 		return pi
 	}
-	cacheBefore := [][]gpu.Device{e.pl.devices.NodeView("n1"), e.pl.devices.NodeView("n2")}
+	check := func(what string, want, got *fwk.Status) {
+		t.Helper()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", what, diff)
+		}
+	}
+	preemptor := gpuPod("preemptor", 8).Priority(100).Obj()
+	n1 := e.nodeInfo(t, "n1")
+	cacheBefore := e.pl.devices.NodeView("n1")
+	check("n1 with the victim", unschedulable(8, 4), filter(preemptor, n1))
 
-	if status := filter(state, n1); status.Code() != fwk.Unschedulable {
-		t.Fatalf("n1 with the victim: %v, want Unschedulable", status)
+	// Preemption removes the victim from a copy of nodeInfo, and puts it back to try a reprieve.
+	removed := n1.Snapshot()
+	if err := removed.RemovePod(logger, victim); err != nil {
+		t.Fatal(err)
 	}
-	// Preemption removes the victim on a copy of the state.
-	removed := state.Clone()
-	if status := e.pl.RemovePod(e.ctx, removed, preemptor, podInfo(victim), nodeInfo(n1)); !status.IsSuccess() {
-		t.Fatal(status)
-	}
-	if status := filter(removed, n1); !status.IsSuccess() {
-		t.Errorf("n1 without the victim: %v", status)
-	}
-	if status := filter(state, n1); status.Code() != fwk.Unschedulable {
-		t.Errorf("the original state changed: %v", status)
-	}
-	// Putting the victim back (a reprieve) takes its GPU memory again.
-	readded := removed.Clone()
-	if status := e.pl.AddPod(e.ctx, readded, preemptor, podInfo(victim), nodeInfo(n1)); !status.IsSuccess() {
-		t.Fatal(status)
-	}
-	if status := filter(readded, n1); status.Code() != fwk.Unschedulable {
-		t.Errorf("n1 with the victim put back: %v, want Unschedulable", status)
-	}
-	if status := filter(removed, n1); !status.IsSuccess() {
-		t.Errorf("the cloned state changed: %v", status)
-	}
+	check("n1 without the victim", nil, filter(preemptor, removed))
+	readded := removed.Snapshot()
+	readded.AddPodInfo(podInfo(victim))
+	check("n1 with the victim put back", unschedulable(8, 4), filter(preemptor, readded))
+	check("the original nodeInfo", unschedulable(8, 4), filter(preemptor, n1))
 
-	// A nominated pod not yet placed takes its share, as it would get it.
-	nominated := state.Clone()
-	if status := e.pl.AddPod(e.ctx, nominated, preemptor, podInfo(gpuPod("nominated", 10).Obj()), nodeInfo(n2)); !status.IsSuccess() {
-		t.Fatal(status)
-	}
-	want := fwk.NewStatus(fwk.Unschedulable, "GPU memory: pod asks for 8 on one GPU; the most free on one GPU of this node is 6")
-	if diff := cmp.Diff(want, filter(nominated, n2)); diff != "" {
-		t.Errorf("n2 with the nominated pod (-want +got):\n%s", diff)
-	}
+	// A nominated pod, not yet placed, takes its share as it would get it.
+	nominated := e.nodeInfo(t, "n2").Snapshot()
+	nominated.AddPodInfo(podInfo(gpuPod("nominated", 10).Obj()))
+	check("n2 with a nominated pod", unschedulable(8, 6), filter(preemptor, nominated))
 
-	// A nominated pod that already holds a reservation is not counted twice.
+	// The device cache still holds a pod the scheduler's snapshot no longer has (its deletion has
+	// reached the scheduler's handlers first): the snapshot wins.
+	if err := e.pl.devices.Hold("deleted", "n2", gpu.Assignment{{Index: 0, Memory: 12}}); err != nil {
+		t.Fatal(err)
+	}
+	check("n2 with a pod only the device cache has", nil, filter(preemptor, e.nodeInfo(t, "n2")))
+	e.pl.devices.Unreserve("deleted")
+
+	// The snapshot has a bound pod the device cache has not seen yet: its annotations count.
+	unseen := e.nodeInfo(t, "n2").Snapshot()
+	unseen.AddPodInfo(podInfo(boundPod("unseen", "n2", "0:12").Obj()))
+	check("n2 with a pod the device cache has not seen", unschedulable(8, 4), filter(preemptor, unseen))
+
+	// A pod reserved in an earlier cycle is in the snapshot without annotations yet: it counts
+	// once, by its reservation.
 	reserved := gpuPod("reserved", 4).Obj()
 	rstate, _ := e.prefilter(t, reserved)
-	if status := e.pl.Reserve(e.ctx, rstate, reserved, "n2"); !status.IsSuccess() {
+	if status := e.reserve(t, e.pl, rstate, reserved, "n2"); !status.IsSuccess() {
 		t.Fatal(status)
 	}
-	twice := state.Clone()
-	if status := e.pl.AddPod(e.ctx, twice, preemptor, podInfo(reserved), nodeInfo(n2)); !status.IsSuccess() {
-		t.Fatal(status)
-	}
-	big := gpuPod("big", 12).Obj()
-	bstate, _ := e.prefilter(t, big)
-	if status := e.pl.AddPod(e.ctx, bstate, big, podInfo(reserved), nodeInfo(n2)); !status.IsSuccess() {
-		t.Fatal(status)
-	}
-	if status := e.pl.Filter(e.ctx, bstate, big, nodeInfo(n2)); !status.IsSuccess() {
-		t.Errorf("12 on n2 after 4 were reserved: %v", status)
-	}
-	e.pl.Unreserve(e.ctx, rstate, reserved, "n2")
+	check("12 on n2 after 4 were reserved", nil, filter(gpuPod("twelve", 12).Obj(), e.nodeInfo(t, "n2")))
+	check("13 on n2 after 4 were reserved", unschedulable(13, 12), filter(gpuPod("thirteen", 13).Obj(), e.nodeInfo(t, "n2")))
+	e.unreserve(rstate, reserved, "n2")
 
-	if diff := cmp.Diff(cacheBefore, [][]gpu.Device{e.pl.devices.NodeView("n1"), e.pl.devices.NodeView("n2")}); diff != "" {
-		t.Errorf("AddPod/RemovePod changed the shared cache (-before +after):\n%s", diff)
+	if diff := cmp.Diff(cacheBefore, e.pl.devices.NodeView("n1")); diff != "" {
+		t.Errorf("Filter changed the device cache (-before +after):\n%s", diff)
 	}
 }
 
@@ -131,6 +132,7 @@ func TestPreemption(t *testing.T) {
 
 	cs := fake.NewClientset(node, victim, spared, important, preemptor)
 	snapshot := internalcache.NewSnapshot(running, []*v1.Node{node})
+	view := &schedulerView{SharedLister: snapshot}
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	var pl *GPUShare
 	newGPUShare := func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
@@ -149,7 +151,7 @@ func TestPreemption(t *testing.T) {
 		frameworkruntime.WithInformerFactory(factory),
 		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(100)),
 		frameworkruntime.WithPodNominator(internalqueue.NewSchedulingQueue(nil, factory)),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithSnapshotSharedLister(view),
 		frameworkruntime.WithMutableSnapshotLister(snapshot),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
@@ -169,7 +171,11 @@ func TestPreemption(t *testing.T) {
 	if _, status, _ := fh.RunPreFilterPlugins(ctx, state, preemptor); !status.IsSuccess() {
 		t.Fatalf("PreFilter: %v", status)
 	}
-	status := fh.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, nodeInfo(node))
+	nodeInfo, err := snapshot.NodeInfos().Get(node.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := fh.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, nodeInfo)
 	if status.Code() != fwk.Unschedulable {
 		t.Fatalf("Filter before preemption: %v, want Unschedulable", status)
 	}
@@ -192,16 +198,17 @@ func TestPreemption(t *testing.T) {
 		t.Errorf("pods after preemption (-want +got):\n%s", diff)
 	}
 
-	// Once the eviction reaches the informer, the preemptor gets the GPU the victim held.
-	eventually(t, "the victim's GPU memory to be freed", func() bool {
-		_, _, held := pl.devices.PodAssignment(victim.UID)
-		return !held
-	})
+	// The next cycle's snapshot is without the victim, whether or not the device cache has seen
+	// the eviction yet: the preemptor gets the GPU the victim held.
+	view.SharedLister = internalcache.NewSnapshot([]*v1.Pod{spared, important}, []*v1.Node{node})
+	if nodeInfo, err = view.NodeInfos().Get(node.Name); err != nil {
+		t.Fatal(err)
+	}
 	state = framework.NewCycleState()
 	if _, status, _ := fh.RunPreFilterPlugins(ctx, state, preemptor); !status.IsSuccess() {
 		t.Fatalf("PreFilter after preemption: %v", status)
 	}
-	if status := fh.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, nodeInfo(node)); !status.IsSuccess() {
+	if status := fh.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, nodeInfo); !status.IsSuccess() {
 		t.Fatalf("Filter after preemption: %v", status)
 	}
 	if status := fh.RunReservePluginsReserve(ctx, state, preemptor, node.Name); !status.IsSuccess() {
