@@ -32,6 +32,9 @@ type nodeState struct {
 	// which informers may report before the node or after its deletion.
 	known    bool
 	capacity []int64
+	// source is the Node object capacity was read from. Informers hand every handler the same
+	// object, so DevicesOn, given that object from a scheduler's snapshot, skips parsing it again.
+	source *v1.Node
 	// used is indexed by device and may be longer than capacity, when pods name devices the node
 	// does not (or no longer) report.
 	used []int64
@@ -72,6 +75,7 @@ func (c *Cache) AddOrUpdateNode(node *v1.Node) error {
 	}
 	n.known = true
 	n.capacity = devs
+	n.source = node
 	if len(n.used) < len(devs) {
 		n.used = append(n.used, make([]int64, len(devs)-len(n.used))...)
 	}
@@ -96,6 +100,7 @@ func (c *Cache) DeleteNode(name string) {
 	}
 	n.known = false
 	n.capacity = nil
+	n.source = nil
 	c.largestStale = true
 	if n.pods == 0 {
 		delete(c.nodes, name)
@@ -198,17 +203,13 @@ func (c *Cache) Hold(uid types.UID, node string, a Assignment) error {
 // Filter, preemption's dry runs and Reserve in agreement with the scheduler's other plugins even
 // while this cache's informer handlers lag the scheduler's own.
 func (c *Cache) DevicesOn(node *v1.Node, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
-	// A malformed annotation is reported by the node handler; the capacity still applies.
-	capacity, _ := DevicesOf(node, c.res)
-	if len(capacity) == 0 {
-		return nil
-	}
-	devs := make([]Device, len(capacity))
-	for i, m := range capacity {
-		devs[i].Capacity = m
-	}
 	var unknown []*v1.Pod
 	c.mu.RLock()
+	devs := c.devicesOf(node)
+	if len(devs) == 0 {
+		c.mu.RUnlock()
+		return nil
+	}
 	for pod := range pods {
 		if p, ok := c.pods[pod.UID]; ok && p.node == node.Name {
 			Adjust(devs, p.shares, 1)
@@ -233,6 +234,26 @@ func (c *Cache) DevicesOn(node *v1.Node, pods iter.Seq[*v1.Pod], s *Strategy) []
 		if a, err := Fit(devs, req, s); err == nil {
 			Adjust(devs, a, 1)
 		}
+	}
+	return devs
+}
+
+// devicesOf is node's empty devices: as recorded, when node is the object the cache has them
+// from; else read from node. A malformed annotation is reported by the node handler, and the
+// capacity still applies.
+func (c *Cache) devicesOf(node *v1.Node) []Device {
+	var capacity []int64
+	if n, ok := c.nodes[node.Name]; ok && n.source == node {
+		capacity = n.capacity
+	} else {
+		capacity, _ = DevicesOf(node, c.res)
+	}
+	if len(capacity) == 0 {
+		return nil
+	}
+	devs := make([]Device, len(capacity))
+	for i, m := range capacity {
+		devs[i].Capacity = m
 	}
 	return devs
 }

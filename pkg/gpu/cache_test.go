@@ -478,6 +478,12 @@ func TestCacheDevicesOn(t *testing.T) {
 			}
 		})
 	}
+	// The snapshot's Node object is newer than the cache's: the snapshot's GPUs count.
+	grown := gpuNode("n1", "4", "64").Obj()
+	want := []Device{{Capacity: 16, Used: 4}, {Capacity: 16}, {Capacity: 16}, {Capacity: 16}}
+	if diff := cmp.Diff(want, c.DevicesOn(grown, slices.Values([]*v1.Pod{known}), Binpack)); diff != "" {
+		t.Errorf("a node with GPUs the cache has not seen yet (-want +got):\n%s", diff)
+	}
 	if got := c.DevicesOn(st.MakeNode().Name("cpu-only").Obj(), slices.Values([]*v1.Pod{known}), Binpack); got != nil {
 		t.Errorf("a node without GPUs: %v", got)
 	}

@@ -35,19 +35,27 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		return 1
 	}
+	defer stopExtender()
 	return m.Run()
 }
 
 // putEtcdOnPath puts the etcd that `make binaries` built first on PATH: the harness runs "etcd".
+// berth-extender, which the extender test case runs, must be there too.
 func putEtcdOnPath() error {
-	binDir := os.Getenv("BERTH_BIN_DIR")
-	if binDir == "" {
-		binDir = filepath.Join(repoRoot(), "bin")
+	for _, bin := range []string{"etcd", "berth-extender"} {
+		if _, err := os.Stat(filepath.Join(binDir(), bin)); err != nil {
+			return fmt.Errorf("%s not found in %s: run `make binaries` (or set BERTH_BIN_DIR)", bin, binDir())
+		}
 	}
-	if _, err := os.Stat(filepath.Join(binDir, "etcd")); err != nil {
-		return fmt.Errorf("etcd not found in %s: run `make binaries` (or set BERTH_BIN_DIR)", binDir)
+	return os.Setenv("PATH", binDir()+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// binDir holds the binaries `make binaries` builds.
+func binDir() string {
+	if dir := os.Getenv("BERTH_BIN_DIR"); dir != "" {
+		return dir
 	}
-	return os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return filepath.Join(repoRoot(), "bin")
 }
 
 // redirectCertFixtures gives the test apiserver a writable, empty fixture directory outside vendor/.

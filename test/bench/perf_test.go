@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sched/berth/pkg/controlplane"
-	"github.com/berth-sched/berth/pkg/registry"
 	"github.com/berth-sched/berth/test/bench/report"
 )
 
@@ -40,7 +39,7 @@ const (
 // repeat each workload N times in a row rather than interleave stock and berth, and put all the
 // repeats in one results file.
 func BenchmarkPerfScheduling(b *testing.B) {
-	perf.RunBenchmarkPerfScheduling(b, perfConfig, topic, withCRDs(registry.Registry(), crdDir))
+	perf.RunBenchmarkPerfScheduling(b, perfConfig, topic, withCRDs(benchRegistry(), crdDir))
 }
 
 // withCRDs wraps every factory of r so that each berth plugin, before it is built, makes sure

@@ -26,10 +26,12 @@ const (
 	GPUPacking = "GPUMemoryPlacedBeforeFirstMisfit"
 )
 
-// The scheduler variant that every other is measured against, and the workload family that the
-// others are measured against.
+// The scheduler variant that every other is measured against, the variant that the other berth
+// variants (the extender) are measured against as well, and the workload family that the others
+// are measured against.
 const (
 	Stock = "Stock"
+	Berth = "Berth"
 	Basic = "Basic"
 )
 
@@ -228,8 +230,8 @@ func (c comparison) String() string {
 }
 
 // comparisons finds, in the order the results came: every variant against Stock on the same
-// family and workload, then every family against Basic with the same variant and workload, then
-// the test cases in neither.
+// family and workload, then every variant but Stock and Berth against Berth likewise, then every
+// family against Basic with the same variant and workload, then the test cases in none of these.
 func comparisons(rounds []Round) []comparison {
 	type key struct{ testCase, workload string }
 	var seen []key
@@ -252,6 +254,15 @@ func comparisons(rounds []Round) []comparison {
 			continue
 		}
 		if base := (key{family + "_" + Stock, k.workload}); has(base) {
+			out = append(out, comparison{workload: k.workload, subject: k.testCase, baseline: base.testCase})
+		}
+	}
+	for _, k := range seen {
+		family, scheduler := splitTestCase(k.testCase)
+		if scheduler == Stock || scheduler == Berth || scheduler == "" {
+			continue
+		}
+		if base := (key{family + "_" + Berth, k.workload}); has(base) {
 			out = append(out, comparison{workload: k.workload, subject: k.testCase, baseline: base.testCase})
 		}
 	}

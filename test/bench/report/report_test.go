@@ -125,7 +125,7 @@ func TestWrite(t *testing.T) {
 		want   string
 	}{
 		{
-			name: "variants against stock, families against basic, packing",
+			name: "variants against stock, the extender against berth, families against basic, packing",
 			rounds: []Round{
 				{Results: []Result{
 					throughput("Basic_Stock", "5000Nodes", 200), attemptP99("Basic_Stock", "5000Nodes", 10),
@@ -133,12 +133,16 @@ func TestWrite(t *testing.T) {
 					// Measured as unschedulable only: no figure for the comparison.
 					{TestCase: "Basic_Berth", Workload: "5000Nodes", Metric: AttemptDuration, Labels: map[string]string{"result": "unschedulable"}, Data: map[string]float64{"Perc99": 99}},
 					throughput("GPUShare_Berth", "5000Nodes", 95),
+					throughput("GPUShare_Stock", "5000Nodes", 150),
+					throughput("GPUShare_Extender", "5000Nodes", 60),
 					throughput("Gang_Stock", "1000Gangs", 50),
 				}},
 				{Results: []Result{
 					throughput("Basic_Stock", "5000Nodes", 220), attemptP99("Basic_Stock", "5000Nodes", 10),
 					throughput("Basic_Berth", "5000Nodes", 220), attemptP99("Basic_Berth", "5000Nodes", 14),
 					throughput("GPUShare_Berth", "5000Nodes", 110),
+					throughput("GPUShare_Stock", "5000Nodes", 150),
+					throughput("GPUShare_Extender", "5000Nodes", 88),
 					throughput("Gang_Stock", "1000Gangs", 60),
 				}},
 				{Results: []Result{
@@ -152,7 +156,11 @@ SUBJECT/BASELINE: the ratio within each round; mean [min, max] over the rounds.
 WORKLOAD            COMPARISON                     METRIC               BASELINE    SUBJECT      SUBJECT/BASELINE
 Basic/5000Nodes     Berth vs Stock                 throughput (pods/s)  210 ±6.7%   205 ±10.3%   0.975 [0.950, 1.000] n=2
 Basic/5000Nodes     Berth vs Stock                 attempt p99 (ms)     10.0 ±0.0%  13.0 ±10.9%  1.300 [1.200, 1.400] n=2
+GPUShare/5000Nodes  Berth vs Stock                 throughput (pods/s)  150 ±0.0%   102 ±10.3%   0.683 [0.633, 0.733] n=2
+GPUShare/5000Nodes  Extender vs Stock              throughput (pods/s)  150 ±0.0%   74.0 ±26.8%  0.493 [0.400, 0.587] n=2
+GPUShare/5000Nodes  Extender vs Berth              throughput (pods/s)  102 ±10.3%  74.0 ±26.8%  0.716 [0.632, 0.800] n=2
 GPUShare/5000Nodes  GPUShare_Berth vs Basic_Berth  throughput (pods/s)  205 ±10.3%  102 ±10.3%   0.500 [0.500, 0.500] n=2
+GPUShare/5000Nodes  GPUShare_Stock vs Basic_Stock  throughput (pods/s)  210 ±6.7%   150 ±0.0%    0.716 [0.682, 0.750] n=2
 Gang/1000Gangs      Stock only                     throughput (pods/s)  -           55.0 ±12.9%  -
 
 GPU packing (pkg/gpu, no cluster): share of the cluster's GPU memory placed before the first pod that no longer fits
