@@ -8,6 +8,7 @@
 #   BENCH    -test.bench (default .: BenchmarkPerfScheduling and BenchmarkGPUPacking)
 #   OUT      where results, logs and the table go (default _output/bench/<UTC time>)
 #   TIMEOUT  -test.timeout of each round (default 45m)
+#   DISABLED_METRICS  metrics to leave out, comma separated, as kube-scheduler's --disabled-metrics
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -37,7 +38,7 @@ for round in $(seq "$ROUNDS"); do
   echo "bench: round $round of $ROUNDS"
   (
     cd test/bench
-    ARTIFACTS="$OUT/logs" "$OUT/bench.test" -test.run='^$' -test.bench="$BENCH" \
+    ARTIFACTS="$OUT/logs" BERTH_BENCH_DISABLED_METRICS="${DISABLED_METRICS:-}" "$OUT/bench.test" -test.run='^$' -test.bench="$BENCH" \
       -test.benchtime=1x -test.timeout="$TIMEOUT" \
       -perf-scheduling-label-filter="$FILTER" -data-items-dir="$OUT"
   ) 2>&1 | tee -a "$OUT/bench.txt"

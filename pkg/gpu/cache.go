@@ -248,6 +248,11 @@ func (c *Cache) devicesOf(node *v1.Node) []Device {
 	} else {
 		capacity, _ = DevicesOf(node, c.res)
 	}
+	return EmptyDevices(capacity)
+}
+
+// EmptyDevices is devices of the given capacities with nothing used; nil if there are none.
+func EmptyDevices(capacity []int64) []Device {
 	if len(capacity) == 0 {
 		return nil
 	}

@@ -287,7 +287,13 @@ func (pl *GPUShare) Bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 	if !ok || on != nodeName {
 		return fwk.AsStatus(fmt.Errorf("pod holds no GPUs on node %q; it may have been deleted", nodeName))
 	}
-	patch, err := gpu.AssignmentPatch(pod.UID, a, pl.devices.NodeView(nodeName), time.Now())
+	// The node as the informer has it now, which is never older than the snapshot Reserve read.
+	node, err := pl.handle.SharedInformerFactory().Core().V1().Nodes().Lister().Get(nodeName)
+	if err != nil {
+		return fwk.AsStatus(fmt.Errorf("reading node %q: %w", nodeName, err))
+	}
+	capacity, _ := gpu.DevicesOf(node, pl.res)
+	patch, err := gpu.AssignmentPatch(pod.UID, a, gpu.EmptyDevices(capacity), time.Now())
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
