@@ -172,8 +172,8 @@ func (c *Cache) DeletePod(uid types.UID) {
 func (c *Cache) Reserve(pod *v1.Pod, node string, req Request, s *Strategy) (Assignment, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if p, ok := c.pods[pod.UID]; ok {
-		return nil, fmt.Errorf("pod already holds GPU memory on node %q (%s)", p.node, p.shares)
+	if err := c.alreadyHolds(pod.UID); err != nil {
+		return nil, err
 	}
 	a, err := Fit(c.view(node), req, s)
 	if err != nil || len(a) == 0 {
@@ -188,10 +188,18 @@ func (c *Cache) Reserve(pod *v1.Pod, node string, req Request, s *Strategy) (Ass
 func (c *Cache) Hold(uid types.UID, node string, a Assignment) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.alreadyHolds(uid); err != nil {
+		return err
+	}
+	c.hold(uid, &podState{node: node, shares: slices.Clone(a), assumed: true})
+	return nil
+}
+
+// alreadyHolds is the error for reserving again for a pod that holds devices. c.mu is held.
+func (c *Cache) alreadyHolds(uid types.UID) error {
 	if p, ok := c.pods[uid]; ok {
 		return fmt.Errorf("pod already holds GPU memory on node %q (%s)", p.node, p.shares)
 	}
-	c.hold(uid, &podState{node: node, shares: slices.Clone(a), assumed: true})
 	return nil
 }
 
@@ -203,7 +211,7 @@ func (c *Cache) Hold(uid types.UID, node string, a Assignment) error {
 // Filter, preemption's dry runs and Reserve in agreement with the scheduler's other plugins even
 // while this cache's informer handlers lag the scheduler's own.
 func (c *Cache) DevicesOn(node *v1.Node, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
-	var unknown []*v1.Pod
+	var unplaced []*v1.Pod
 	c.mu.RLock()
 	devs := c.devicesOf(node)
 	if len(devs) == 0 {
@@ -213,19 +221,13 @@ func (c *Cache) DevicesOn(node *v1.Node, pods iter.Seq[*v1.Pod], s *Strategy) []
 	for pod := range pods {
 		if p, ok := c.pods[pod.UID]; ok && p.node == node.Name {
 			Adjust(devs, p.shares, 1)
-		} else if pod.Spec.NodeName == "" || HasAssignment(pod) {
-			unknown = append(unknown, pod)
-		}
-	}
-	c.mu.RUnlock()
-	var unplaced []*v1.Pod
-	for _, pod := range unknown {
-		if pod.Spec.NodeName == "" {
+		} else if pod.Spec.NodeName == "" {
 			unplaced = append(unplaced, pod)
-		} else if a, _, err := AssignmentOf(pod); err == nil {
+		} else if a, ok, err := AssignmentOf(pod); ok && err == nil {
 			Adjust(devs, a, 1)
 		}
 	}
+	c.mu.RUnlock()
 	for _, pod := range unplaced {
 		req, err := RequestOf(pod, c.res.Memory)
 		if err != nil || req.Total == 0 {
