@@ -20,6 +20,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&GPUShareArgs{},
 		&GangArgs{},
+		&NodeResourcesAllocatableArgs{},
 	)
 	return nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 )
 
 // The ways GPUShare ranks the nodes and devices a GPU pod fits on.
@@ -36,4 +37,25 @@ type GangArgs struct {
 	// DefaultScheduleTimeoutSeconds bounds how long Permit holds the members of a group whose
 	// PodGroup does not set scheduleTimeoutSeconds.
 	DefaultScheduleTimeoutSeconds int64
+}
+
+// The modes of NodeResourcesAllocatable, as scheduler-plugins names them.
+const (
+	// Least ranks the nodes with the least allocatable resources first, keeping large nodes whole.
+	Least = "Least"
+	// Most ranks the nodes with the most allocatable resources first.
+	Most = "Most"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NodeResourcesAllocatableArgs are the arguments of the NodeResourcesAllocatable plugin, with
+// scheduler-plugins' names and meaning.
+type NodeResourcesAllocatableArgs struct {
+	metav1.TypeMeta
+
+	// Resources are the node's allocatable resources that make its score, each with its weight.
+	Resources []schedconfig.ResourceSpec
+	// Mode is Least or Most.
+	Mode string
 }

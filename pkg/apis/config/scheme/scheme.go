@@ -1,6 +1,6 @@
 // Package scheme adds berth's plugin args to kube-scheduler's config scheme. Importing it (the
-// berth-scheduler command does) is what makes pluginConfig entries for GPUShareArgs and GangArgs
-// decode strictly and get their defaults.
+// berth-scheduler command does) is what makes pluginConfig entries for berth's args kinds
+// (GPUShareArgs, GangArgs, NodeResourcesAllocatableArgs) decode strictly and get their defaults.
 package scheme
 
 import (

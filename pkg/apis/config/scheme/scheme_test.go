@@ -1,6 +1,7 @@
 package scheme
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,5 +58,74 @@ profiles:
 		if diff := cmp.Diff(want[p.SchedulerName], got, cmpopts.IgnoreTypes(metav1.TypeMeta{})); diff != "" {
 			t.Errorf("profile %s: berth args (-want +got):\n%s", p.SchedulerName, diff)
 		}
+	}
+}
+
+// scheduler-plugins' own example configuration for NodeResourcesAllocatable (its README) decodes
+// unchanged into berth's args, an entry without args gets scheduler-plugins' defaults, and a
+// misspelt field is refused by strict decoding.
+func TestDecodeSchedulerPluginsAllocatableArgs(t *testing.T) {
+	data := []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: scheduler-plugins-example
+  plugins:
+    score:
+      enabled:
+      - name: NodeResourcesAllocatable
+  pluginConfig:
+  - name: NodeResourcesAllocatable
+    args:
+      mode: Least
+      resources:
+      - name: cpu
+        weight: 1000000
+      - name: memory
+        weight: 1
+- schedulerName: defaults
+  plugins:
+    score:
+      enabled: [{name: NodeResourcesAllocatable}]
+- schedulerName: gpus
+  plugins:
+    score:
+      enabled: [{name: NodeResourcesAllocatable}]
+  pluginConfig:
+  - name: NodeResourcesAllocatable
+    args:
+      resources: [{name: aliyun.com/gpu-count, weight: 1}]
+`)
+	codecs := serializer.NewCodecFactory(Scheme, serializer.EnableStrict)
+	obj, _, err := codecs.UniversalDecoder().Decode(data, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]*config.NodeResourcesAllocatableArgs{
+		"scheduler-plugins-example": {Mode: config.Least, Resources: []schedconfig.ResourceSpec{{Name: "cpu", Weight: 1000000}, {Name: "memory", Weight: 1}}},
+		"defaults":                  {Mode: config.Least, Resources: []schedconfig.ResourceSpec{{Name: "cpu", Weight: 1 << 20}, {Name: "memory", Weight: 1}}},
+		"gpus":                      {Mode: config.Least, Resources: []schedconfig.ResourceSpec{{Name: "aliyun.com/gpu-count", Weight: 1}}},
+	}
+	for _, p := range obj.(*schedconfig.KubeSchedulerConfiguration).Profiles {
+		var got any
+		for _, pc := range p.PluginConfig {
+			if pc.Name == "NodeResourcesAllocatable" {
+				got = pc.Args
+			}
+		}
+		if diff := cmp.Diff(want[p.SchedulerName], got, cmpopts.IgnoreTypes(metav1.TypeMeta{})); diff != "" {
+			t.Errorf("profile %s: NodeResourcesAllocatable args (-want +got):\n%s", p.SchedulerName, diff)
+		}
+	}
+
+	misspelt := []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- pluginConfig:
+  - name: NodeResourcesAllocatable
+    args: {resources: [{name: cpu, wieght: 1}]}
+`)
+	_, _, err = codecs.UniversalDecoder().Decode(misspelt, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), `unknown field "resources[0].wieght"`) {
+		t.Errorf("decoding a misspelt field: got %v, want a strict decoding error naming it", err)
 	}
 }

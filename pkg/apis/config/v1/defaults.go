@@ -1,6 +1,10 @@
 package v1
 
-import "github.com/berth-sched/berth/pkg/apis/config"
+import (
+	schedconfigv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/berth-sched/berth/pkg/apis/config"
+)
 
 // Defaults live here and nowhere else: the plugins read only defaulted, validated args.
 const (
@@ -8,7 +12,14 @@ const (
 	DefaultCountResource                = "aliyun.com/gpu-count"
 	DefaultScoringStrategy              = "Binpack"
 	DefaultScheduleTimeoutSeconds int64 = 60
+	DefaultAllocatableMode              = config.Least
 )
+
+// defaultAllocatableResources are NodeResourcesAllocatable's resources when none are given, as in
+// scheduler-plugins: a millicore weighs as much as a MiB. A function, so no caller can change them.
+func defaultAllocatableResources() []schedconfigv1.ResourceSpec {
+	return []schedconfigv1.ResourceSpec{{Name: "cpu", Weight: 1 << 20}, {Name: "memory", Weight: 1}}
+}
 
 // SetDefaults_GPUShareArgs fills the unset GPUShare args.
 func SetDefaults_GPUShareArgs(obj *GPUShareArgs) {
@@ -50,4 +61,23 @@ func DefaultGangArgs() (*config.GangArgs, error) {
 	SetObjectDefaults_GangArgs(&v)
 	var args config.GangArgs
 	return &args, Convert_v1_GangArgs_To_config_GangArgs(&v, &args, nil)
+}
+
+// SetDefaults_NodeResourcesAllocatableArgs fills the unset NodeResourcesAllocatable args.
+func SetDefaults_NodeResourcesAllocatableArgs(obj *NodeResourcesAllocatableArgs) {
+	if len(obj.Resources) == 0 {
+		obj.Resources = defaultAllocatableResources()
+	}
+	if obj.Mode == "" {
+		obj.Mode = DefaultAllocatableMode
+	}
+}
+
+// DefaultNodeResourcesAllocatableArgs are the internal NodeResourcesAllocatable args that v1
+// defaulting gives an empty pluginConfig entry: what a plugin built with no args (nil) runs with.
+func DefaultNodeResourcesAllocatableArgs() (*config.NodeResourcesAllocatableArgs, error) {
+	var v NodeResourcesAllocatableArgs
+	SetObjectDefaults_NodeResourcesAllocatableArgs(&v)
+	var args config.NodeResourcesAllocatableArgs
+	return &args, Convert_v1_NodeResourcesAllocatableArgs_To_config_NodeResourcesAllocatableArgs(&v, &args, nil)
 }

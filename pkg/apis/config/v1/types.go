@@ -2,6 +2,7 @@ package v1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	schedconfigv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -29,4 +30,22 @@ type GangArgs struct {
 	// DefaultScheduleTimeoutSeconds bounds how long Permit holds the members of a group whose
 	// PodGroup does not set scheduleTimeoutSeconds. Default: 60.
 	DefaultScheduleTimeoutSeconds *int64 `json:"defaultScheduleTimeoutSeconds,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NodeResourcesAllocatableArgs are the arguments of the NodeResourcesAllocatable plugin. Names and
+// meaning are scheduler-plugins' (sigs.k8s.io/scheduler-plugins/apis/config/v1), so its
+// pluginConfig works unchanged.
+type NodeResourcesAllocatableArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Resources are the node's allocatable resources that make its score, each with a positive
+	// weight: cpu in millicores, memory and ephemeral-storage in bytes, extended resources such as
+	// aliyun.com/gpu-count in their own units. Default (when empty): cpu with weight 1<<20 and
+	// memory with weight 1, so that a millicore weighs as much as a MiB.
+	Resources []schedconfigv1.ResourceSpec `json:"resources,omitempty"`
+	// Mode is Least (nodes with the least of the resources first) or Most. Default: Least. Not a
+	// pointer: as in scheduler-plugins, an empty mode means the default.
+	Mode string `json:"mode,omitempty"`
 }

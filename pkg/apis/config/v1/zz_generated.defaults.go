@@ -31,6 +31,9 @@ import (
 func RegisterDefaults(scheme *runtime.Scheme) error {
 	scheme.AddTypeDefaultingFunc(&GPUShareArgs{}, func(obj interface{}) { SetObjectDefaults_GPUShareArgs(obj.(*GPUShareArgs)) })
 	scheme.AddTypeDefaultingFunc(&GangArgs{}, func(obj interface{}) { SetObjectDefaults_GangArgs(obj.(*GangArgs)) })
+	scheme.AddTypeDefaultingFunc(&NodeResourcesAllocatableArgs{}, func(obj interface{}) {
+		SetObjectDefaults_NodeResourcesAllocatableArgs(obj.(*NodeResourcesAllocatableArgs))
+	})
 	return nil
 }
 
@@ -40,4 +43,8 @@ func SetObjectDefaults_GPUShareArgs(in *GPUShareArgs) {
 
 func SetObjectDefaults_GangArgs(in *GangArgs) {
 	SetDefaults_GangArgs(in)
+}
+
+func SetObjectDefaults_NodeResourcesAllocatableArgs(in *NodeResourcesAllocatableArgs) {
+	SetDefaults_NodeResourcesAllocatableArgs(in)
 }

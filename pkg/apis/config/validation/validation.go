@@ -6,8 +6,10 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
 )
@@ -49,4 +51,40 @@ func ValidateGangArgs(path *field.Path, args *config.GangArgs) error {
 			fmt.Sprintf("must be between 1 and %d", MaxScheduleTimeoutSeconds))
 	}
 	return nil
+}
+
+// ValidateNodeResourcesAllocatableArgs checks the NodeResourcesAllocatable args; path is where they
+// sit in the configuration. Besides what scheduler-plugins checks (positive weights, a known
+// mode), it refuses what scheduler-plugins silently scores as zero: a resource the node's
+// allocatable cannot hold (such as pods or a name without a domain), or one named twice.
+func ValidateNodeResourcesAllocatableArgs(path *field.Path, args *config.NodeResourcesAllocatableArgs) error {
+	var errs field.ErrorList
+	resources := path.Child("resources")
+	if len(args.Resources) == 0 {
+		errs = append(errs, field.Required(resources, "at least one resource to score by"))
+	}
+	seen := sets.New[string]()
+	for i, r := range args.Resources {
+		name := v1.ResourceName(r.Name)
+		switch {
+		case name == v1.ResourceCPU || name == v1.ResourceMemory || name == v1.ResourceEphemeralStorage ||
+			schedutil.IsScalarResourceName(name):
+		default:
+			errs = append(errs, field.Invalid(resources.Index(i).Child("name"), r.Name,
+				"must be cpu, memory, ephemeral-storage, hugepages-<size> or an extended resource such as aliyun.com/gpu-count"))
+		}
+		if seen.Has(r.Name) {
+			errs = append(errs, field.Duplicate(resources.Index(i).Child("name"), r.Name))
+		}
+		seen.Insert(r.Name)
+		if r.Weight <= 0 {
+			errs = append(errs, field.Invalid(resources.Index(i).Child("weight"), r.Weight, "must be positive"))
+		}
+	}
+	switch args.Mode {
+	case config.Least, config.Most:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("mode"), args.Mode, []string{config.Least, config.Most}))
+	}
+	return errs.ToAggregate()
 }

@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 )
@@ -63,6 +67,57 @@ func TestValidateGangArgs(t *testing.T) {
 		{timeout: MaxScheduleTimeoutSeconds + 1, want: []string{"defaultScheduleTimeoutSeconds"}},
 	} {
 		checkErr(t, ValidateGangArgs(nil, &config.GangArgs{DefaultScheduleTimeoutSeconds: tt.timeout}), tt.want)
+	}
+}
+
+// scheduler-plugins' cases (positive weights, a known mode) and what berth refuses on top: a
+// resource the node's allocatable cannot hold and a resource named twice. The paths are full.
+func TestValidateNodeResourcesAllocatableArgs(t *testing.T) {
+	defaults, err := configv1.DefaultNodeResourcesAllocatableArgs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []schedconfig.ResourceSpec{{Name: "cpu", Weight: 1 << 20}, {Name: "memory", Weight: 1}}
+	if diff := cmp.Diff(want, defaults.Resources); diff != "" || defaults.Mode != config.Least {
+		t.Errorf("defaults: mode %q, resources (-want +got):\n%s", defaults.Mode, diff)
+	}
+	path := field.NewPath("profiles").Index(0).Child("pluginConfig").Index(2).Child("args")
+	res := func(rs ...schedconfig.ResourceSpec) []schedconfig.ResourceSpec { return rs }
+	tests := []struct {
+		name string
+		args config.NodeResourcesAllocatableArgs
+		want []string // substrings of the error; none means valid
+	}{
+		{name: "defaults", args: *defaults},
+		{name: "cpu and memory, least", args: config.NodeResourcesAllocatableArgs{
+			Resources: res(schedconfig.ResourceSpec{Name: "cpu", Weight: 1}, schedconfig.ResourceSpec{Name: "memory", Weight: 2}), Mode: config.Least}},
+		{name: "GPU count and memory, most", args: config.NodeResourcesAllocatableArgs{
+			Resources: res(schedconfig.ResourceSpec{Name: "aliyun.com/gpu-count", Weight: 8}, schedconfig.ResourceSpec{Name: "aliyun.com/gpu-mem", Weight: 1}), Mode: config.Most}},
+		{name: "ephemeral storage and hugepages", args: config.NodeResourcesAllocatableArgs{
+			Resources: res(schedconfig.ResourceSpec{Name: "ephemeral-storage", Weight: 1}, schedconfig.ResourceSpec{Name: "hugepages-2Mi", Weight: 1}), Mode: config.Least}},
+		{name: "weights not positive", args: config.NodeResourcesAllocatableArgs{
+			Resources: res(schedconfig.ResourceSpec{Name: "cpu", Weight: 0}, schedconfig.ResourceSpec{Name: "memory", Weight: -1}), Mode: config.Least},
+			want: []string{path.String() + ".resources[0].weight: Invalid value: 0: must be positive", "resources[1].weight: Invalid value: -1"}},
+		{name: "unknown mode", args: config.NodeResourcesAllocatableArgs{Resources: defaults.Resources, Mode: "not existent"},
+			want: []string{path.String() + ".mode: Unsupported value: \"not existent\"", `"Least", "Most"`}},
+		{name: "mode is case-sensitive", args: config.NodeResourcesAllocatableArgs{Resources: defaults.Resources, Mode: "least"},
+			want: []string{"mode: Unsupported value"}},
+		{name: "no resources", args: config.NodeResourcesAllocatableArgs{Mode: config.Least},
+			want: []string{path.String() + ".resources: Required value"}},
+		{name: "pods are not an allocatable amount it reads", args: config.NodeResourcesAllocatableArgs{
+			Resources: res(schedconfig.ResourceSpec{Name: "pods", Weight: 1}), Mode: config.Least},
+			want: []string{path.String() + `.resources[0].name: Invalid value: "pods"`, "extended resource"}},
+		{name: "a name without a domain", args: config.NodeResourcesAllocatableArgs{
+			Resources: res(schedconfig.ResourceSpec{Name: "cpu", Weight: 1}, schedconfig.ResourceSpec{Name: "gpu-count", Weight: 1}), Mode: config.Least},
+			want: []string{`resources[1].name: Invalid value: "gpu-count"`}},
+		{name: "a resource twice", args: config.NodeResourcesAllocatableArgs{
+			Resources: res(schedconfig.ResourceSpec{Name: "cpu", Weight: 1}, schedconfig.ResourceSpec{Name: "cpu", Weight: 2}), Mode: config.Least},
+			want: []string{`resources[1].name: Duplicate value: "cpu"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkErr(t, ValidateNodeResourcesAllocatableArgs(path, &tt.args), tt.want)
+		})
 	}
 }
 
