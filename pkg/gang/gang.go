@@ -17,24 +17,18 @@ package gang
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
-	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
-	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
@@ -57,30 +51,25 @@ const (
 
 // timings are the manager's and the status writer's delays; tests shorten them.
 type timings struct {
-	backoffBase, backoffMax, settle, statusBatch time.Duration
+	backoffBase, backoffMax, statusBatch time.Duration
+	clock                                timeSource
 }
 
-// defaultTimings: settle is well below backoffBase, as the manager's argument requires, and
-// backoffMax is far above the time a group needs to schedule its members back to back.
+// defaultTimings: backoffMax is far above the time a group needs to schedule its members back to
+// back.
 var defaultTimings = timings{
 	backoffBase: 2 * time.Second,
 	backoffMax:  32 * time.Second,
-	settle:      time.Second,
 	statusBatch: time.Second,
+	clock:       clock.RealClock{},
 }
 
-// Gang schedules the members of a PodGroup all or nothing.
+// Gang schedules the members of a PodGroup all or nothing. Each profile that enables it gets a
+// Gang of its own, over the process's one core.
 type Gang struct {
-	logger         klog.Logger
+	*core
 	handle         fwk.Handle
 	defaultTimeout time.Duration
-	groups         *manager
-	podGroups      schedlisters.PodGroupLister
-	members        members
-	status         *statusWriter
-	done           <-chan struct{}
-	// rejectMu serializes Rejects of waiting pods (see reject).
-	rejectMu sync.Mutex
 }
 
 var (
@@ -93,8 +82,8 @@ var (
 	_ fwk.PermitPlugin      = &Gang{}
 )
 
-// New builds the plugin: it validates its args, builds a PodGroup client from the scheduler's
-// kubeconfig, and starts the PodGroup informer and the status writer, which live as long as ctx.
+// New builds the plugin: it validates its args, and joins the process's core, which the first
+// profile to enable Gang builds (see shared.go).
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	args, err := gangArgs(obj)
 	if err != nil {
@@ -132,198 +121,19 @@ func gangArgs(obj runtime.Object) (*config.GangArgs, error) {
 }
 
 func newGang(ctx context.Context, args *config.GangArgs, h fwk.Handle, client versioned.Interface, t timings) (*Gang, error) {
-	// Without the CRD, the informer below would never sync and the scheduler would hang at start.
-	if _, err := client.SchedulingV1alpha1().PodGroups("").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		return nil, fmt.Errorf("listing PodGroups (is the CRD podgroups.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
-	}
-	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
-	if err := addGroupIndex(podInformer); err != nil {
-		return nil, err
-	}
-	pgFactory := externalversions.NewSharedInformerFactory(client, 0)
-	pgInformer := pgFactory.Scheduling().V1alpha1().PodGroups()
-	statusFactory := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }),
-		informers.WithTransform(statusFields))
-	statusPods := statusFactory.Core().V1().Pods().Informer()
-	status, err := newStatusWriter(client, pgInformer.Lister(), statusPods, t.statusBatch)
+	c, err := sharedCore(ctx, h, client, t)
 	if err != nil {
 		return nil, err
 	}
-	pl := &Gang{
-		logger:         klog.FromContext(ctx).WithValues("plugin", Name),
+	return &Gang{
+		core:           c,
 		handle:         h,
 		defaultTimeout: time.Duration(args.DefaultScheduleTimeoutSeconds) * time.Second,
-		groups:         newManager(t.backoffBase, t.backoffMax, t.settle),
-		podGroups:      pgInformer.Lister(),
-		members:        members{indexer: podInformer.GetIndexer()},
-		status:         status,
-		done:           ctx.Done(),
-	}
-	if _, err := pgInformer.Informer().AddEventHandler(pl.podGroupHandler()); err != nil {
-		return nil, err
-	}
-	if _, err := podInformer.AddEventHandler(pl.podHandler()); err != nil {
-		return nil, err
-	}
-	pgFactory.Start(ctx.Done())
-	statusFactory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), pgInformer.Informer().HasSynced, statusPods.HasSynced) {
-		return nil, fmt.Errorf("%s: PodGroup and pod informers did not sync: %w", Name, context.Cause(ctx))
-	}
-	go status.run(ctx)
-	RegisterMetrics()
-	return pl, nil
+	}, nil
 }
 
 // Name returns the plugin's name.
 func (*Gang) Name() string { return Name }
-
-// podGroupHandler wakes a group's parked pods when its PodGroup appears or its spec changes, and
-// releases its waiting members when it is deleted.
-//
-// This, not a queue event, is how PodGroup changes reach the queue. The scheduler can watch a
-// custom resource for EventsToRegister ("podgroups.v1alpha1.scheduling.x-k8s.io" makes it start a
-// dynamic informer), but that informer keeps a second copy of every PodGroup and delivers its
-// events in no order relative to this plugin's informer: a pod requeued by it could meet a lister
-// that does not show the PodGroup yet, and be gated again with nothing left to wake it. These
-// handlers run after this informer's cache holds the change, and manager.Admit/Wake make parking
-// and waking atomic.
-func (pl *Gang) podGroupHandler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				key := keyOf(pg)
-				pl.activate(pl.groups.Wake(key, time.Now(), nil, wokenByPodGroup...))
-				pl.status.enqueue(key)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj any) {
-			old, ok1 := oldObj.(*v1alpha1.PodGroup)
-			cur, ok2 := newObj.(*v1alpha1.PodGroup)
-			if !ok1 || !ok2 {
-				return
-			}
-			key := keyOf(cur)
-			if !equality.Semantic.DeepEqual(old.Spec, cur.Spec) {
-				pl.activate(pl.groups.Wake(key, time.Now(), nil, wokenByPodGroup...))
-			}
-			pl.status.enqueue(key)
-		},
-		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				key := keyOf(pg)
-				pl.reject(pl.groups.Drop(key, time.Now()), fmt.Sprintf("pod group %s was deleted", key))
-				pl.status.enqueue(key)
-			}
-		},
-	}
-}
-
-// podHandler, on the scheduler's own pod informer, wakes a group's parked pods when a member
-// arrives or loses its scheduling gates, and forgets deleted pods. Unscheduled-pod Add events
-// reach plugins' queueing hints only with the GenericWorkload feature gate, so the queue alone
-// would never requeue pods waiting for their siblings.
-func (pl *Gang) podHandler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if pod, ok := obj.(*v1.Pod); ok {
-				if key, ok := groupOf(pod); ok {
-					pl.wakeIfReady(key)
-				}
-			}
-		},
-		UpdateFunc: func(oldObj, newObj any) {
-			old, ok1 := oldObj.(*v1.Pod)
-			cur, ok2 := newObj.(*v1.Pod)
-			if !ok1 || !ok2 {
-				return
-			}
-			oldKey, wasMember := groupOf(old)
-			key, isMember := groupOf(cur)
-			if wasMember && oldKey != key {
-				pl.groups.Forget(oldKey, old.UID, time.Now())
-			}
-			if isMember && (oldKey != key || !schedulable(old)) {
-				pl.wakeIfReady(key)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if pod, ok := obj.(*v1.Pod); ok {
-				if key, ok := groupOf(pod); ok {
-					pl.groups.Forget(key, pod.UID, time.Now())
-				}
-			}
-		},
-	}
-}
-
-// wokenByPodGroup are the reasons a PodGroup appearing or changing may lift. A group that
-// stands aside waits for its timer whatever changes.
-var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResources}
-
-// wakeIfReady wakes the group's pods waiting for siblings once minMember of its pods can be
-// scheduled.
-func (pl *Gang) wakeIfReady(key types.NamespacedName) {
-	pl.activate(pl.groups.Wake(key, time.Now(), func() bool {
-		pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name)
-		return err == nil && pl.members.ready(key) >= minMemberOf(pg)
-	}, parkedTooFew))
-}
-
-// wakeAt wakes the group's pods parked by a backoff or a settle window at t, when it ends.
-func (pl *Gang) wakeAt(key types.NamespacedName, t time.Time) {
-	time.AfterFunc(time.Until(t), func() {
-		select {
-		case <-pl.done:
-		default:
-			pl.activate(pl.groups.Wake(key, time.Now(), nil, parkedBackoff, parkedRetry))
-		}
-	})
-}
-
-// activate moves pods to the active queue; the queue runs PreEnqueue on them again.
-func (pl *Gang) activate(pods []*v1.Pod) {
-	if len(pods) == 0 {
-		return
-	}
-	m := make(map[string]*v1.Pod, len(pods))
-	for _, p := range pods {
-		m[p.Namespace+"/"+p.Name] = p
-	}
-	pl.handle.Activate(pl.logger, m)
-}
-
-// reject rejects the given members if they wait at Permit; the framework then runs every
-// plugin's Unreserve for them.
-//
-// Rejections are serialized, and Gang ends its rounds with its own timer rather than the
-// framework's: in 1.37.1 two Rejects of one waiting pod at once race inside the framework
-// (waitingPod.stopWithStatus writes under a read lock), and a group's members share a deadline, so
-// their framework timers would fire together with the release each of them triggers.
-func (pl *Gang) reject(waiting []types.UID, msg string) {
-	pl.rejectMu.Lock()
-	defer pl.rejectMu.Unlock()
-	for _, uid := range waiting {
-		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
-			wp.Reject(Name, msg)
-		}
-	}
-}
-
-// release rejects the members a failed round gave up and wakes the group when its backoff ends.
-func (pl *Gang) release(key types.NamespacedName, f roundFailure, reason, msg string) {
-	failedRounds.WithLabelValues(reason).Inc()
-	pl.logger.V(2).Info("Pod group round failed", "podGroup", key, "reason", reason, "released", len(f.Released), "backoff", f.Backoff)
-	pl.reject(f.Released, msg)
-	pl.wakeAt(key, time.Now().Add(f.Backoff))
-}
 
 // PreEnqueue keeps a member out of the active queue while its group cannot be scheduled: its
 // PodGroup is missing, fewer than minMember of its pods can be scheduled, or it stands aside
@@ -350,7 +160,7 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1alpha1.PodGroup, groupView) string) (*v1alpha1.PodGroup, parkReason, *fwk.Status, bool) {
 	var pg *v1alpha1.PodGroup
 	var msg string
-	reason, ok, newlyParked := pl.groups.Admit(key, pod, time.Now(), func(g groupView) (parkReason, bool) {
+	reason, ok, newlyParked := pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
 		var err error
 		if pg, err = pl.podGroups.PodGroups(key.Namespace).Get(key.Name); err != nil {
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
@@ -361,7 +171,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			return parkedBackoff, false
 		}
 		minMember := minMemberOf(pg)
-		if n := pl.members.ready(key); n < minMember {
+		if n := g.Ready(); n < minMember {
 			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
 			return parkedTooFew, false
 		}
@@ -421,6 +231,7 @@ func (pl *Gang) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
+	pl.status.lead()
 	pg, _, st, _ := pl.admit(key, pod, func(pg *v1alpha1.PodGroup, g groupView) string {
 		return capacityShortfall(nodes, wantedResources(pg), pl.placed(key, g))
 	})
@@ -457,9 +268,11 @@ func (pl *Gang) placed(key types.NamespacedName, g groupView) []*v1.Pod {
 
 // PostFilter runs when no node can take a member. If the member's group waits at Permit without
 // quorum, the group lets go: its waiting members are rejected at once, which gives back all they
-// hold, and it stands aside for its backoff. It returns Unschedulable without a nomination, so
-// the preemption plugins still run and may make room for the pod.
-func (pl *Gang) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+// hold, and it stands aside for its backoff; unless this cycle's snapshot still showed room that
+// another round has given back since, on a node that turned the member away, and then the member
+// is retried (see manager). It returns Unschedulable without a nomination, so the preemption
+// plugins still run and may make room for the pod.
+func (pl *Gang) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	key, ok := groupOf(pod)
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
@@ -468,13 +281,13 @@ func (pl *Gang) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ f
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	now := time.Now()
-	v := pl.groups.MemberUnschedulable(key, pod, uids(pl.members.bound(key)), minMemberOf(pg), now)
+	v := pl.groups.MemberFailed(key, pod, minMemberOf(pg), pl.snapshotCheck(func(node string) bool {
+		return statuses != nil && statuses.Get(node).Code() == fwk.Unschedulable
+	}))
 	switch v.Verdict {
 	case verdictRetry:
-		pl.wakeAt(key, v.RetryAt)
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf(
-			"pod group %s keeps its waiting members: reservations released a moment ago may not show yet; retrying", key))
+			"pod group %s keeps its waiting members: this attempt saw room held that has been given back since; retrying", key))
 	case verdictFail:
 		msg := fmt.Sprintf("pod group %s: member %s cannot be placed; all %d waiting members were released and the group stands aside for %v",
 			key, pod.Name, len(v.Failure.Released), v.Failure.Backoff)
@@ -484,33 +297,63 @@ func (pl *Gang) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ f
 	return nil, fwk.NewStatus(fwk.Unschedulable)
 }
 
+// snapshotCheck reads this scheduling cycle's snapshot for the manager: whether it still shows a
+// released pod on its node, and whether that node's verdict on the failing member (rejected)
+// could have been different without it. It runs only within a scheduling cycle, where the
+// snapshot is stable.
+func (pl *Gang) snapshotCheck(rejected func(node string) bool) snapshotCheck {
+	return func(uid types.UID, node string) (bool, bool) {
+		ni, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(node)
+		if err != nil {
+			return false, false
+		}
+		for _, p := range ni.GetPods() {
+			if p.GetPod().UID == uid {
+				return true, rejected(node)
+			}
+		}
+		return false, false
+	}
+}
+
 // Reserve records the member's reservation for its group's quorum.
-func (pl *Gang) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) *fwk.Status {
+func (pl *Gang) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
 	if key, ok := groupOf(pod); ok {
-		pl.groups.Reserve(key, pod)
+		pl.groups.Reserve(key, pod, node)
 	}
 	return nil
 }
 
 // Unreserve forgets the member's reservation. A member lost while its group waits at Permit (it
 // timed out, another plugin rejected it, it was preempted or deleted) ends the group's round: the
-// other waiting members are rejected too, so the group gives back everything at once.
-func (pl *Gang) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+// other waiting members are rejected too, so the group gives back everything at once. A member
+// turned down in its own scheduling cycle by Reserve or Permit, whether or not Gang's Reserve ran
+// for it, is judged like one that fit no node (PostFilter), against the node it was tried on.
+func (pl *Gang) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node string) {
 	key, ok := groupOf(pod)
 	if !ok {
 		return
 	}
-	r := pl.groups.Unreserve(key, pod.UID, time.Now())
-	if r.Failed == nil {
+	minMember := int32(1)
+	if pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name); err == nil {
+		minMember = minMemberOf(pg)
+	}
+	r := pl.groups.Unreserve(key, pod, minMember, pl.snapshotCheck(func(n string) bool { return n == node }))
+	if r.Outcome.Verdict != verdictFail {
 		return
 	}
-	if r.TimedOut {
-		pl.release(key, *r.Failed, failedTimeout, fmt.Sprintf(
+	switch {
+	case r.TimedOut:
+		pl.release(key, r.Outcome.Failure, failedTimeout, fmt.Sprintf(
 			"pod group %s did not reach minMember within its schedule timeout; all its waiting members were released", key))
-		return
+	case r.Lost:
+		pl.release(key, r.Outcome.Failure, failedReleased, fmt.Sprintf(
+			"pod group %s lost member %s before it was complete; all its waiting members were released", key, pod.Name))
+	default:
+		pl.release(key, r.Outcome.Failure, failedUnschedulable, fmt.Sprintf(
+			"pod group %s: member %s could not be reserved; all %d waiting members were released and the group stands aside for %v",
+			key, pod.Name, len(r.Outcome.Failure.Released), r.Outcome.Failure.Backoff))
 	}
-	pl.release(key, *r.Failed, failedReleased, fmt.Sprintf(
-		"pod group %s lost member %s before it was complete; all its waiting members were released", key, pod.Name))
 }
 
 // Permit lets a member through once minMember members of its group hold a place, and lets its
@@ -528,43 +371,20 @@ func (pl *Gang) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ strin
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod group %s does not exist", key)), 0
 	}
 	minMember := minMemberOf(pg)
-	v := pl.groups.Permit(key, pod, uids(pl.members.bound(key)), minMember, pl.timeout(pg), time.Now())
+	v := pl.groups.Permit(key, pod, minMember, pl.timeout(pg))
 	switch {
 	case v.Refused != 0:
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
 			"pod group %s could not place all its members and stands aside", key)), 0
 	case v.Wait > 0:
 		if v.FirstWaiter {
-			pl.expireAt(key, v.Deadline)
 			pl.activateSiblings(key, pod)
 		}
 		// The framework's own timer is only a backstop behind Gang's (see reject).
 		return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for %d (minMember) members of pod group %s", minMember, key)), v.Wait + frameworkTimerSlack
 	}
-	for _, uid := range v.Allow {
-		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
-			wp.Allow(Name)
-		}
-	}
-	if len(v.Allow) > 0 {
-		quorumWait.Observe(v.QuorumWait.Seconds())
-	}
+	pl.allow(v)
 	return nil, 0
-}
-
-// expireAt ends the group's round at deadline unless it has ended by then.
-func (pl *Gang) expireAt(key types.NamespacedName, deadline time.Time) {
-	time.AfterFunc(time.Until(deadline), func() {
-		select {
-		case <-pl.done:
-			return
-		default:
-		}
-		if f := pl.groups.Expire(key, deadline, time.Now()); f != nil {
-			pl.release(key, *f, failedTimeout, fmt.Sprintf(
-				"pod group %s did not reach minMember within its schedule timeout; all its waiting members were released", key))
-		}
-	})
 }
 
 // activateSiblings moves the group's pending members, other than pod, to the active queue.

@@ -19,14 +19,17 @@ import (
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"k8s.io/kubernetes/test/utils/ktesting"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	pgfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
@@ -34,13 +37,13 @@ import (
 	"github.com/berth-sched/berth/pkg/apis/config"
 )
 
-// testTimings keep backoffs short; settle stays below backoffBase as in production, and long
-// enough that a loaded test machine still sees a release settle within it.
+// testTimings keep backoffs short, on the real clock: these tests run the plugin as the
+// scheduler does. The manager's own tests use a fake clock.
 var testTimings = timings{
 	backoffBase: 500 * time.Millisecond,
 	backoffMax:  time.Second,
-	settle:      250 * time.Millisecond,
 	statusBatch: 10 * time.Millisecond,
+	clock:       clock.RealClock{},
 }
 
 // recordingActivator stands in for the scheduling queue's Activate.
@@ -76,6 +79,10 @@ type harness struct {
 	pgs       *pgfake.Clientset
 	activator *recordingActivator
 	recorder  *events.FakeRecorder
+	snapshot  *swappableSnapshot
+	factory   informers.SharedInformerFactory
+	// waiting is the scheduler's one map of pods waiting at Permit, shared by its profiles.
+	waiting frameworkruntime.Option
 }
 
 func newHarness(t *testing.T, pgs []*v1alpha1.PodGroup, pods ...*v1.Pod) *harness {
@@ -99,14 +106,17 @@ func newHarness(t *testing.T, pgs []*v1alpha1.PodGroup, pods ...*v1.Pod) *harnes
 		pgs:       pgfake.NewSimpleClientset(pgObjs...),
 		activator: &recordingActivator{activated: sets.New[string]()},
 		recorder:  events.NewFakeRecorder(100),
+		snapshot:  &swappableSnapshot{SharedLister: schedcache.NewEmptySnapshot()},
 	}
 	informerFactory := informers.NewSharedInformerFactory(h.kube, 0)
+	h.factory, h.waiting = informerFactory, frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap())
 	fh, err := frameworkruntime.NewFramework(ctx, nil, nil,
 		frameworkruntime.WithClientSet(h.kube),
 		frameworkruntime.WithInformerFactory(informerFactory),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		h.waiting,
 		frameworkruntime.WithPodActivator(h.activator),
 		frameworkruntime.WithEventRecorder(h.recorder),
+		frameworkruntime.WithSnapshotSharedLister(h.snapshot),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +131,26 @@ func newHarness(t *testing.T, pgs []*v1alpha1.PodGroup, pods ...*v1.Pod) *harnes
 	}
 	informerFactory.Start(ctx.Done())
 	informerFactory.WaitForCacheSync(ctx.Done())
+	cache.WaitForCacheSync(ctx.Done(), h.pl.podEvents.HasSynced)
 	return h
+}
+
+// swappableSnapshot stands in for the scheduler's snapshot, which each scheduling cycle renews.
+type swappableSnapshot struct {
+	fwk.SharedLister
+}
+
+// sees makes the next scheduling cycles see pods on their nodes.
+func (h *harness) sees(pods ...*v1.Pod) {
+	nodes := sets.New[string]()
+	for _, p := range pods {
+		nodes.Insert(p.Spec.NodeName)
+	}
+	var nodeObjs []*v1.Node
+	for _, n := range sets.List(nodes) {
+		nodeObjs = append(nodeObjs, st.MakeNode().Name(n).Obj())
+	}
+	h.snapshot.SharedLister = schedcache.NewSnapshot(pods, nodeObjs)
 }
 
 // waitAtPermit reserves pod and runs Permit, as the scheduling cycle does; a pod told to wait is
@@ -527,29 +556,6 @@ func TestPostFilter(t *testing.T) {
 	}
 }
 
-func TestPostFilterRetriesWhileAReleaseSettles(t *testing.T) {
-	b3 := member("b", "b3", "uid-b3")
-	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3), podGroup("b", 3)}, a1, a2, a3, b1, b2, b3)
-	_, doneA := h.waitAtPermit(a1)
-	_, doneB := h.waitAtPermit(b1)
-	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, nil) // A lets go
-	verdict(t, doneA)
-
-	_, got := h.pl.PostFilter(h.ctx, framework.NewCycleState(), b2, nil)
-	if got.Code() != fwk.Unschedulable || !strings.Contains(got.Message(), "keeps its waiting members") {
-		t.Errorf("a failure right after another group's release: %v", got)
-	}
-	select {
-	case s := <-doneB:
-		t.Fatalf("B's waiting member was released on a stale failure: %v", s)
-	default:
-	}
-	// The failed member is retried once the release has settled.
-	h.activator.take()
-	h.activatedEventually("ns/b2")
-	h.fh.RejectWaitingPod(b1.UID)
-}
-
 func TestPodGroupDeletionReleasesWaitingMembers(t *testing.T) {
 	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
 	_, done := h.waitAtPermit(a1)
@@ -643,7 +649,7 @@ func TestAnArrivalThatLeavesTheGroupShortWakesNobody(t *testing.T) {
 	if _, err := h.kube.CoreV1().Pods("ns").Create(h.ctx, a2, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h.eventually("a2 in the informer", func() bool { return h.pl.members.ready(keyA) == 2 })
+	h.eventually("a2 in the informer", func() bool { return len(h.pl.members.of(keyA)) == 2 })
 	if got := h.activator.take(); len(got) != 0 {
 		t.Errorf("activated %v with 2 of 3 members", got)
 	}

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/clock"
 )
 
 // parkReason says why Gang turned a pod away, and so what brings it back.
@@ -22,10 +23,12 @@ const (
 	// parkedMinResources: minResources exceed the cluster's free capacity. Woken by the capacity
 	// events of EventsToRegister, or when the PodGroup changes.
 	parkedMinResources
-	// parkedBackoff: the group's last round failed and it stands aside. Woken by a timer.
+	// parkedBackoff: the group's last round failed and it stands aside. Woken by the manager's
+	// timer when the backoff ends.
 	parkedBackoff
-	// parkedRetry: a member failed while another group's release was settling (see
-	// MemberUnschedulable). Woken by a timer once the release is visible.
+	// parkedRetry: a member failed on a snapshot that still showed room another round had given
+	// back (see MemberFailed). Woken by the queue when the scheduler forgets the released pod, and
+	// by the manager's timer as a backstop.
 	parkedRetry
 )
 
@@ -34,66 +37,90 @@ func (r parkReason) wokenByCapacity() bool {
 	return r == parkedMinResources || r == parkedRetry
 }
 
-// manager is the state machine of every pod group: who holds a reservation, who waits at Permit,
-// who was turned away and why, and which groups stand aside after a failed round. Every field sits
-// behind one mutex; pods are known by UID, so a pod recreated under the same name is a new member.
-// Methods take the current time as an argument, which keeps the machine deterministic under test.
+// timeSource is the manager's clock: the real one in production, a fake one in tests.
+type timeSource interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) clock.Timer
+}
+
+// hooks are how the manager's timers act on the scheduler; they run without the manager's lock.
+type hooks struct {
+	// activate moves parked pods whose time has come to the active queue.
+	activate func([]*v1.Pod)
+	// expired rejects the members of a round that timed out.
+	expired func(types.NamespacedName, roundFailure)
+}
+
+// manager is the state machine of every pod group: who holds a place (reserved or bound), who
+// waits at Permit, who was turned away and why, and which groups stand aside after a failed round.
+// There is one per scheduler process, shared by every profile (see shared.go). Every field sits
+// behind one mutex, the clock is read under it, and no method makes an API request; pods are known
+// by UID, so a pod recreated under the same name is a new member. Counters are kept as pods come
+// and go, so a member costs O(1) whatever the group's size.
 //
 // # Why two groups that cannot both fit never deadlock
 //
 // Take groups A and B that each fit the cluster alone but not together, and interleaved members
-// holding resources at Permit. No member of either is bound: a member passes Permit only when
-// reserved plus bound members reach minMember (Permit), so the only way out is that one group
-// lets go. It does, in bounded time:
+// holding resources at Permit. No member of either is bound: a member passes Permit only when its
+// group's placed members (reserved or bound) reach minMember, so the only way out is that one
+// group lets go. It does, in bounded time:
 //
 //  1. A round cannot last longer than the group's Permit timeout: the first waiter fixes the
-//     round's deadline, every later member waits only until then, and then Expire fails the
-//     round and releases all waiting members together.
-//  2. Well before that, the first member that fails Filter ends its own group's round
-//     (MemberUnschedulable): say B. B's waiting members are rejected at once, Unreserve gives back
-//     what every plugin reserved for them (GPUs included), and B stands aside for its backoff
+//     round's deadline, every later member waits only until then, and then the round's timer
+//     fails it and releases all waiting members together.
+//  2. Well before that, the first member that cannot be placed ends its own group's round
+//     (MemberFailed): say B. B's waiting members are rejected at once, Unreserve gives back what
+//     every plugin reserved for them (GPUs included), and B stands aside for its backoff
 //     (backoffBase, doubled for each consecutive failed round up to backoffMax): PreEnqueue,
-//     PreFilter and Permit refuse its pods until a timer wakes them.
+//     PreFilter and Permit refuse its pods until the manager's timer wakes them.
 //  3. The release reaches the scheduler's snapshot only after the rejected pods' binding
 //     goroutines forget them, so an A member scheduled a moment later may still see B's pods and
-//     fail. A failure within settle of a release is therefore not held against A: A keeps its
-//     waiting members and the failed member is retried once the release has settled. settle is
-//     shorter than backoffBase, so that retry runs while B still stands aside.
-//  4. A's remaining members were activated when its first member started waiting, so they are
-//     in the active queue; each now fits (A fits alone, B holds nothing and cannot start). If they
-//     are all scheduled within B's backoff, A reaches quorum and is bound whole. B then finds no
-//     room: its members fail with nothing reserved, so nothing is released and B waits whole.
+//     fail. The manager keeps every released pod with the node it held until a snapshot shows it
+//     gone; a failure whose snapshot still shows a released pod on a node that turned the member
+//     away is not held against A. A keeps its waiting members and the member is retried when the
+//     scheduler forgets that pod (the queue's AssignedPod/Delete event). Any other failure ends
+//     A's round at once, however busy the cluster: there is no window of time to wait out.
+//  4. A's remaining members were activated when its first member started waiting; each now fits
+//     (A fits alone, B holds nothing and cannot start). If they are all scheduled within B's
+//     backoff, A reaches quorum and is bound whole. B then finds no room: its members fail with
+//     nothing reserved, so nothing is released and B waits whole.
 //  5. If the queue was too long for A to finish before B came back, the next failure again ends
 //     one group's round; each consecutive failure doubles that group's backoff, so after at most
 //     log2(backoffMax/backoffBase) further rounds the backoff outlasts the time the other group
-//     needs (backoffMax is seconds; a member's scheduling cycle is milliseconds), and step 4
-//     completes.
+//     needs, and step 4 completes.
 //
-// Two member failures cannot end both rounds together: scheduling cycles run one at a time; a
-// second failure right after the first release falls in its settle window, and a later one meets
-// a snapshot in which the released group holds nothing and the other fits.
+// Two member failures cannot end both rounds together: scheduling cycles run one at a time, and
+// the cycle after B's release either still shows B's pods (step 3: A retries) or does not (A fits).
 type manager struct {
-	// backoffBase is how long a group stands aside after its first failed round.
+	// backoffBase is how long a group stands aside after its first failed round, and how long a
+	// retried member waits at most for the event that should wake it.
 	backoffBase time.Duration
 	// backoffMax caps the doubling of consecutive failed rounds.
 	backoffMax time.Duration
-	// settle is how long after a release a member's failure is blamed on the scheduler's snapshot
-	// not yet showing the release, rather than on its own group.
-	settle time.Duration
+	clock      timeSource
+	hooks      hooks
 
 	mu     sync.Mutex
 	groups map[types.NamespacedName]*group
-	// lastRelease is the last time any group gave back reservations.
-	lastRelease time.Time
+	// released holds the pods whose reservation was given back, with the node they held, until a
+	// scheduling cycle's snapshot shows them gone or they reserve again.
+	released map[types.UID]string
 }
 
 // group is one pod group's state.
 type group struct {
-	// reserved holds the members between Reserve and Unreserve (or deletion): waiting, binding
-	// or bound.
-	reserved map[types.UID]*v1.Pod
+	// reserved holds the members between Reserve and Unreserve (or deletion), with their node.
+	reserved map[types.UID]reservation
+	// bound holds the live members the pod informer shows bound to a node.
+	bound sets.Set[types.UID]
+	// placed holds the union of reserved and bound: its size is the group's quorum count.
+	placed sets.Set[types.UID]
+	// ready holds the members that can be scheduled or are: live and without scheduling gates.
+	ready sets.Set[types.UID]
 	// waiting holds the members waiting at Permit in the current round.
 	waiting sets.Set[types.UID]
+	// round numbers the group's rounds, so that a round's timer only ends its own round.
+	round int
 	// roundStart is when the current round's first member began waiting.
 	roundStart time.Time
 	// deadline is when the current round times out.
@@ -104,6 +131,13 @@ type group struct {
 	backoffUntil time.Time
 	// failures counts consecutive failed rounds; a round that reaches quorum resets it.
 	failures int
+	// wakeAt is when the armed wake timer fires, zero when none is armed.
+	wakeAt time.Time
+}
+
+type reservation struct {
+	pod  *v1.Pod
+	node string
 }
 
 type parkedPod struct {
@@ -111,13 +145,15 @@ type parkedPod struct {
 	reason parkReason
 }
 
-// newManager returns an empty manager with the given backoff and settle timings.
-func newManager(backoffBase, backoffMax, settle time.Duration) *manager {
+// newManager returns an empty manager with the given backoff timings.
+func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks) *manager {
 	return &manager{
 		backoffBase: backoffBase,
 		backoffMax:  backoffMax,
-		settle:      settle,
+		clock:       clock,
+		hooks:       h,
 		groups:      map[types.NamespacedName]*group{},
+		released:    map[types.UID]string{},
 	}
 }
 
@@ -125,7 +161,10 @@ func (m *manager) group(key types.NamespacedName) *group {
 	g, ok := m.groups[key]
 	if !ok {
 		g = &group{
-			reserved: map[types.UID]*v1.Pod{},
+			reserved: map[types.UID]reservation{},
+			bound:    sets.New[types.UID](),
+			placed:   sets.New[types.UID](),
+			ready:    sets.New[types.UID](),
 			waiting:  sets.New[types.UID](),
 			parked:   map[types.UID]parkedPod{},
 		}
@@ -138,10 +177,96 @@ func (m *manager) group(key types.NamespacedName) *group {
 // its backoff keeps growing; quorum or the PodGroup's deletion (Drop) clears it.
 func (m *manager) gc(key types.NamespacedName, now time.Time) {
 	g, ok := m.groups[key]
-	if ok && len(g.reserved) == 0 && len(g.waiting) == 0 && len(g.parked) == 0 && g.failures == 0 &&
-		!now.Before(g.backoffUntil) {
+	if ok && len(g.reserved) == 0 && len(g.bound) == 0 && len(g.ready) == 0 && len(g.waiting) == 0 &&
+		len(g.parked) == 0 && g.failures == 0 && !now.Before(g.backoffUntil) && g.wakeAt.IsZero() {
 		delete(m.groups, key)
 	}
+}
+
+// park records that pod waits for reason. A pod parked for a time gets a wake-up at that time:
+// whatever path parks it, a timer that will fire is armed. The caller holds the lock.
+func (m *manager) park(key types.NamespacedName, g *group, pod *v1.Pod, reason parkReason, now time.Time) {
+	g.parked[pod.UID] = parkedPod{pod: pod, reason: reason}
+	switch reason {
+	case parkedBackoff:
+		at := g.backoffUntil
+		if at.Before(now) {
+			at = now
+		}
+		m.armWake(key, g, at)
+	case parkedRetry:
+		m.armWake(key, g, now.Add(m.backoffBase))
+	}
+}
+
+// armWake makes sure the group's wake timer fires at or before at. A timer that fires earlier
+// re-arms itself for what is left. The caller holds the lock.
+func (m *manager) armWake(key types.NamespacedName, g *group, at time.Time) {
+	if !g.wakeAt.IsZero() && !g.wakeAt.After(at) {
+		return
+	}
+	g.wakeAt = at
+	m.clock.AfterFunc(at.Sub(m.clock.Now()), func() { m.timedWake(key, at) })
+}
+
+// timedWake wakes the group's pods parked for a time that has come.
+func (m *manager) timedWake(key types.NamespacedName, at time.Time) {
+	m.mu.Lock()
+	g, ok := m.groups[key]
+	if !ok || !g.wakeAt.Equal(at) {
+		// A timer set for an earlier time replaced this one and does its work.
+		m.mu.Unlock()
+		return
+	}
+	now := m.clock.Now()
+	g.wakeAt = time.Time{}
+	var pods []*v1.Pod
+	backoffLeft := false
+	for uid, p := range g.parked {
+		switch {
+		case p.reason == parkedRetry, p.reason == parkedBackoff && !now.Before(g.backoffUntil):
+			pods = append(pods, p.pod)
+			delete(g.parked, uid)
+		case p.reason == parkedBackoff:
+			backoffLeft = true
+		}
+	}
+	if backoffLeft {
+		m.armWake(key, g, g.backoffUntil)
+	}
+	m.gc(key, now)
+	m.mu.Unlock()
+	if len(pods) > 0 {
+		m.hooks.activate(pods)
+	}
+}
+
+// PodChanged keeps the group's counters in step with the pod informer: pod is the pod's new
+// state, nil when it was deleted. It reports the group's number of ready members.
+func (m *manager) PodChanged(key types.NamespacedName, uid types.UID, pod *v1.Pod) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g := m.group(key)
+	if pod != nil && schedulable(pod) {
+		g.ready.Insert(uid)
+	} else {
+		g.ready.Delete(uid)
+	}
+	if pod != nil && pod.Spec.NodeName != "" && live(pod) {
+		g.bound.Insert(uid)
+		g.placed.Insert(uid)
+	} else {
+		g.bound.Delete(uid)
+		if _, ok := g.reserved[uid]; !ok {
+			g.placed.Delete(uid)
+		}
+	}
+	if pod == nil {
+		m.forget(key, g, uid)
+	}
+	n := len(g.ready)
+	m.gc(key, m.clock.Now())
+	return n
 }
 
 // Admit runs check under the manager's lock and parks pod when check refuses it, or unparks it
@@ -149,9 +274,10 @@ func (m *manager) gc(key types.NamespacedName, now time.Time) {
 // this reason. Running check under the lock is what makes parking safe against Wake: an informer
 // updates its cache before it calls handlers, so either check already sees the change, or the pod
 // is parked before the handler's Wake runs.
-func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, now time.Time, check func(g groupView) (parkReason, bool)) (reason parkReason, ok, newlyParked bool) {
+func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g groupView) (parkReason, bool)) (reason parkReason, ok, newlyParked bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.clock.Now()
 	g := m.group(key)
 	reason, ok = check(groupView{g: g, now: now})
 	if ok {
@@ -160,7 +286,7 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, now time.Time, ch
 		return 0, true, false
 	}
 	prev, was := g.parked[pod.UID]
-	g.parked[pod.UID] = parkedPod{pod: pod, reason: reason}
+	m.park(key, g, pod, reason, now)
 	return reason, false, !was || prev.reason != reason
 }
 
@@ -178,11 +304,14 @@ func (v groupView) BackoffRemaining() time.Duration {
 	return 0
 }
 
+// Ready is how many of the group's pods can be scheduled or are.
+func (v groupView) Ready() int32 { return int32(len(v.g.ready)) }
+
 // Reserved returns the group's reserved members.
 func (v groupView) Reserved() []*v1.Pod {
 	pods := make([]*v1.Pod, 0, len(v.g.reserved))
-	for _, p := range v.g.reserved {
-		pods = append(pods, p)
+	for _, r := range v.g.reserved {
+		pods = append(pods, r.pod)
 	}
 	return pods
 }
@@ -190,13 +319,14 @@ func (v groupView) Reserved() []*v1.Pod {
 // Wake takes, for the caller to activate, the group's pods parked for one of reasons, if ready
 // (nil means always) says those reasons may have gone. ready runs under the manager's lock, and
 // only when such pods exist; see Admit.
-func (m *manager) Wake(key types.NamespacedName, now time.Time, ready func() bool, reasons ...parkReason) []*v1.Pod {
+func (m *manager) Wake(key types.NamespacedName, ready func(groupView) bool, reasons ...parkReason) []*v1.Pod {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
 	if !ok {
 		return nil
 	}
+	now := m.clock.Now()
 	var pods []*v1.Pod
 	var taken []types.UID
 	for uid, p := range g.parked {
@@ -205,7 +335,7 @@ func (m *manager) Wake(key types.NamespacedName, now time.Time, ready func() boo
 			taken = append(taken, uid)
 		}
 	}
-	if len(pods) == 0 || (ready != nil && !ready()) {
+	if len(pods) == 0 || (ready != nil && !ready(groupView{g: g, now: now})) {
 		return nil
 	}
 	for _, uid := range taken {
@@ -219,7 +349,7 @@ func (m *manager) Wake(key types.NamespacedName, now time.Time, ready func() boo
 func (m *manager) Park(key types.NamespacedName, pod *v1.Pod, reason parkReason) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.group(key).parked[pod.UID] = parkedPod{pod: pod, reason: reason}
+	m.park(key, m.group(key), pod, reason, m.clock.Now())
 }
 
 // ParkedReason reports why the pod is parked, if it is.
@@ -234,24 +364,40 @@ func (m *manager) ParkedReason(key types.NamespacedName, uid types.UID) (parkRea
 	return 0, false
 }
 
-// Reserve records that pod holds a reservation.
-func (m *manager) Reserve(key types.NamespacedName, pod *v1.Pod) {
+// Holds reports whether the member still holds its reservation.
+func (m *manager) Holds(key types.NamespacedName, uid types.UID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g, ok := m.groups[key]; ok {
+		_, held := g.reserved[uid]
+		return held
+	}
+	return false
+}
+
+// Reserve records that pod holds a reservation on node.
+func (m *manager) Reserve(key types.NamespacedName, pod *v1.Pod, node string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
-	g.reserved[pod.UID] = pod
+	g.reserved[pod.UID] = reservation{pod: pod, node: node}
+	g.placed.Insert(pod.UID)
 	delete(g.parked, pod.UID)
+	delete(m.released, pod.UID)
 }
 
-// quorum counts the members that hold a place: reserved ones and bound ones, each once.
-func (g *group) quorum(bound sets.Set[types.UID]) int {
-	n := len(g.reserved)
-	for uid := range bound {
-		if _, ok := g.reserved[uid]; !ok {
-			n++
-		}
+// unreserve drops uid's reservation and remembers the node it gave back. The caller holds the
+// lock.
+func (m *manager) unreserve(g *group, uid types.UID) {
+	r, ok := g.reserved[uid]
+	if !ok {
+		return
 	}
-	return n
+	delete(g.reserved, uid)
+	if !g.bound.Has(uid) {
+		g.placed.Delete(uid)
+	}
+	m.released[uid] = r.node
 }
 
 // permitVerdict is what Permit decides for one member.
@@ -260,8 +406,6 @@ type permitVerdict struct {
 	Allow []types.UID
 	// Wait, when positive, is how long the member waits for the rest of its group.
 	Wait time.Duration
-	// Deadline is when the round times out, set with FirstWaiter.
-	Deadline time.Time
 	// FirstWaiter is set for the member that opens a round: its siblings should be activated.
 	FirstWaiter bool
 	// Refused, when set, is why the member may not wait: its group stands aside, or the
@@ -271,40 +415,65 @@ type permitVerdict struct {
 	QuorumWait time.Duration
 }
 
-// Permit decides whether pod, already reserved, completes its group or waits for it. bound holds
-// the UIDs of the group's bound members; timeout is how long a round may wait.
-func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, bound sets.Set[types.UID], minMember int32, timeout time.Duration, now time.Time) permitVerdict {
+// Permit decides whether pod, already reserved, completes its group or waits for it; timeout is
+// how long a round may wait. The first waiter arms the round's timer.
+func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32, timeout time.Duration) permitVerdict {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.clock.Now()
 	g := m.group(key)
 	if now.Before(g.backoffUntil) {
-		g.parked[pod.UID] = parkedPod{pod: pod, reason: parkedBackoff}
+		m.park(key, g, pod, parkedBackoff, now)
 		return permitVerdict{Refused: parkedBackoff}
 	}
-	g.reserved[pod.UID] = pod
-	if g.quorum(bound) >= int(minMember) {
-		v := permitVerdict{Allow: sets.List(g.waiting)}
-		if len(g.waiting) > 0 {
-			v.QuorumWait = now.Sub(g.roundStart)
-		}
-		g.waiting = sets.New[types.UID]()
-		g.failures = 0
-		return v
+	if _, ok := g.reserved[pod.UID]; !ok {
+		// Reserve runs before Permit; a member whose reservation was dropped since (its pod was
+		// deleted) cannot count.
+		return permitVerdict{Refused: parkedBackoff}
+	}
+	if len(g.placed) >= int(minMember) {
+		return m.allow(g, now)
 	}
 	var v permitVerdict
 	if len(g.waiting) == 0 {
+		g.round++
 		g.roundStart, g.deadline = now, now.Add(timeout)
-		v.FirstWaiter, v.Deadline = true, g.deadline
+		v.FirstWaiter = true
+		round := g.round
+		m.clock.AfterFunc(timeout, func() { m.expire(key, round) })
 	}
 	v.Wait = g.deadline.Sub(now)
 	if v.Wait <= 0 {
-		// The first waiter's timer is firing right now; its Unreserve ends the round and sets
-		// the timer that wakes this pod.
-		g.parked[pod.UID] = parkedPod{pod: pod, reason: parkedBackoff}
+		// The round's timer is due; it ends the round, and the group's backoff wakes this pod.
+		m.park(key, g, pod, parkedBackoff, now)
 		return permitVerdict{Refused: parkedBackoff}
 	}
 	g.waiting.Insert(pod.UID)
 	return v
+}
+
+// allow ends the round with quorum: its waiting members are let through. The caller holds the
+// lock.
+func (m *manager) allow(g *group, now time.Time) permitVerdict {
+	v := permitVerdict{Allow: sets.List(g.waiting)}
+	if len(g.waiting) > 0 {
+		v.QuorumWait = now.Sub(g.roundStart)
+	}
+	g.waiting = sets.New[types.UID]()
+	g.failures = 0
+	return v
+}
+
+// Reevaluate lets the group's waiting members through if they now make quorum, as after
+// minMember was lowered.
+func (m *manager) Reevaluate(key types.NamespacedName, minMember int32) permitVerdict {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.groups[key]
+	if !ok || len(g.waiting) == 0 || len(g.placed) < int(minMember) {
+		return permitVerdict{}
+	}
+	return m.allow(g, m.clock.Now())
 }
 
 // roundFailure describes a round that ended without quorum.
@@ -317,13 +486,8 @@ type roundFailure struct {
 
 // failRound ends the group's round: its waiting members are parked until the backoff ends, and
 // the caller rejects them. The caller holds the lock.
-func (m *manager) failRound(g *group, now time.Time) roundFailure {
+func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time) roundFailure {
 	released := sets.List(g.waiting)
-	for _, uid := range released {
-		if p, ok := g.reserved[uid]; ok {
-			g.parked[uid] = parkedPod{pod: p, reason: parkedBackoff}
-		}
-	}
 	g.waiting = sets.New[types.UID]()
 	g.failures++
 	backoff := m.backoffBase
@@ -332,110 +496,144 @@ func (m *manager) failRound(g *group, now time.Time) roundFailure {
 	}
 	backoff = min(backoff, m.backoffMax)
 	g.backoffUntil = now.Add(backoff)
-	m.lastRelease = now
+	for _, uid := range released {
+		if r, ok := g.reserved[uid]; ok {
+			m.park(key, g, r.pod, parkedBackoff, now)
+		}
+	}
 	return roundFailure{Released: released, Backoff: backoff}
 }
 
-// unreserveResult says what a member's Unreserve did to its group.
-type unreserveResult struct {
-	// Failed is set when the member's loss ended its group's round.
-	Failed *roundFailure
-	// TimedOut is set when the round ended because its deadline passed.
-	TimedOut bool
-}
-
-// Unreserve forgets pod's reservation. If the group was waiting at Permit, the round cannot
-// complete without this member: it fails, and the caller rejects the members it releases.
-func (m *manager) Unreserve(key types.NamespacedName, uid types.UID, now time.Time) unreserveResult {
+// expire ends the group's round number round if it still waits on it.
+func (m *manager) expire(key types.NamespacedName, round int) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	g, ok := m.groups[key]
-	if !ok {
-		return unreserveResult{}
+	if !ok || len(g.waiting) == 0 || g.round != round {
+		m.mu.Unlock()
+		return
 	}
-	defer m.gc(key, now)
-	if _, reserved := g.reserved[uid]; reserved {
-		delete(g.reserved, uid)
-		m.lastRelease = now
-	}
-	wasWaiting := g.waiting.Has(uid)
-	g.waiting.Delete(uid)
-	if !wasWaiting && len(g.waiting) == 0 {
-		return unreserveResult{}
-	}
-	f := m.failRound(g, now)
-	return unreserveResult{Failed: &f, TimedOut: wasWaiting && !now.Before(g.deadline)}
+	f := m.failRound(key, g, m.clock.Now())
+	m.mu.Unlock()
+	m.hooks.expired(key, f)
 }
 
-// Expire ends the group's round if it still waits on the round whose deadline was deadline; it
-// returns what the caller must reject, or nil when that round already ended.
-func (m *manager) Expire(key types.NamespacedName, deadline, now time.Time) *roundFailure {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	g, ok := m.groups[key]
-	if !ok || len(g.waiting) == 0 || !g.deadline.Equal(deadline) {
-		return nil
+// snapshotCheck tells, for a pod whose reservation was given back on node, whether the failing
+// scheduling cycle's snapshot still shows it there, and whether that node turned the member away
+// for want of room that the pod's release gives back.
+type snapshotCheck func(uid types.UID, node string) (shown, mattered bool)
+
+// staleSnapshot reports whether the failing cycle saw room that a release has given back since.
+// Released pods the snapshot no longer shows are forgotten: later snapshots cannot show them
+// either. The caller holds the lock.
+func (m *manager) staleSnapshot(check snapshotCheck) bool {
+	stale := false
+	for uid, node := range m.released {
+		shown, mattered := check(uid, node)
+		if !shown {
+			delete(m.released, uid)
+		}
+		stale = stale || mattered
 	}
-	f := m.failRound(g, now)
-	return &f
+	return stale
 }
 
-// Verdict of MemberUnschedulable.
+// Verdict of MemberFailed.
 type memberVerdict int
 
 const (
 	// verdictNone: the group already has quorum, or holds nothing; nothing to release.
 	verdictNone memberVerdict = iota
-	// verdictRetry: a release is settling; the member retries at RetryAt and the group waits on.
+	// verdictRetry: the failing cycle saw room that was since given back; the member retries and
+	// the group waits on.
 	verdictRetry
 	// verdictFail: the group's round failed; Failure says what to release.
 	verdictFail
 )
 
-// memberOutcome is what a member's failure to fit means for its group.
+// memberOutcome is what a member's failure means for its group.
 type memberOutcome struct {
 	Verdict memberVerdict
 	Failure roundFailure
-	// RetryAt is when a retried member should be woken.
-	RetryAt time.Time
 }
 
-// MemberUnschedulable handles a member that no node can take. If its group waits at Permit
-// without quorum, the round fails and the group lets go of everything it holds, unless a release
-// happened within settle: then the failure may only show the snapshot lagging behind that
-// release, and the member is retried once it settles (see the manager comment).
-func (m *manager) MemberUnschedulable(key types.NamespacedName, pod *v1.Pod, bound sets.Set[types.UID], minMember int32, now time.Time) memberOutcome {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	g, ok := m.groups[key]
-	if !ok || len(g.waiting) == 0 || g.quorum(bound) >= int(minMember) {
-		return memberOutcome{}
-	}
-	if settled := m.lastRelease.Add(m.settle); now.Before(settled) {
-		g.parked[pod.UID] = parkedPod{pod: pod, reason: parkedRetry}
-		return memberOutcome{Verdict: verdictRetry, RetryAt: settled}
-	}
-	f := m.failRound(g, now)
-	g.parked[pod.UID] = parkedPod{pod: pod, reason: parkedBackoff}
-	return memberOutcome{Verdict: verdictFail, Failure: f}
-}
-
-// Forget drops a deleted pod from its group.
-func (m *manager) Forget(key types.NamespacedName, uid types.UID, now time.Time) {
+// MemberFailed handles a member that could not be placed: no node took it (PostFilter), or a
+// plugin failed it in Reserve or Permit. If its group waits at Permit without quorum, the round
+// fails and the group lets go of everything it holds, unless the failing cycle's snapshot still
+// showed a pod released since on a node that turned the member away (check): then the member is
+// retried and the group keeps its round.
+func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck) memberOutcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
 	if !ok {
-		return
+		return memberOutcome{}
 	}
-	delete(g.reserved, uid)
+	return m.memberFailed(key, g, pod, minMember, check)
+}
+
+// memberFailed is MemberFailed with the lock held and the member's own reservation dropped.
+func (m *manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, minMember int32, check snapshotCheck) memberOutcome {
+	if len(g.waiting) == 0 || len(g.placed) >= int(minMember) {
+		return memberOutcome{}
+	}
+	now := m.clock.Now()
+	if m.staleSnapshot(check) {
+		m.park(key, g, pod, parkedRetry, now)
+		return memberOutcome{Verdict: verdictRetry}
+	}
+	f := m.failRound(key, g, now)
+	m.park(key, g, pod, parkedBackoff, now)
+	return memberOutcome{Verdict: verdictFail, Failure: f}
+}
+
+// unreserveResult says what a member's Unreserve did to its group.
+type unreserveResult struct {
+	// Outcome is the member's failure's meaning for its group.
+	Outcome memberOutcome
+	// Lost is set when the member was waiting at Permit: its loss ended the round.
+	Lost bool
+	// TimedOut is set when the lost member's round had reached its deadline.
+	TimedOut bool
+}
+
+// Unreserve forgets pod's reservation. A member that was waiting at Permit is lost to its round
+// (rejected, timed out, preempted): the round fails, and the caller rejects the members it
+// releases. Any other member failed in its own scheduling cycle (a plugin's Reserve or Permit
+// turned it down, whether or not Gang's Reserve ran), which is judged as MemberFailed judges it.
+func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck) unreserveResult {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.groups[key]
+	if !ok {
+		return unreserveResult{}
+	}
+	now := m.clock.Now()
+	defer m.gc(key, now)
+	m.unreserve(g, pod.UID)
+	if !g.waiting.Has(pod.UID) {
+		return unreserveResult{Outcome: m.memberFailed(key, g, pod, minMember, check)}
+	}
+	g.waiting.Delete(pod.UID)
+	timedOut := !now.Before(g.deadline)
+	f := m.failRound(key, g, now)
+	return unreserveResult{Outcome: memberOutcome{Verdict: verdictFail, Failure: f}, Lost: true, TimedOut: timedOut}
+}
+
+// forget drops a deleted pod from its group. The caller holds the lock.
+func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
+	if _, ok := g.reserved[uid]; ok {
+		delete(g.reserved, uid)
+	}
+	g.placed.Delete(uid)
+	g.bound.Delete(uid)
+	g.ready.Delete(uid)
 	delete(g.parked, uid)
-	m.gc(key, now)
+	delete(m.released, uid)
 }
 
 // Drop handles a deleted PodGroup: its round ends without backoff, and the waiting members it
 // returns, for the caller to reject, stay parked until the PodGroup comes back.
-func (m *manager) Drop(key types.NamespacedName, now time.Time) []types.UID {
+func (m *manager) Drop(key types.NamespacedName) []types.UID {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
@@ -444,13 +642,10 @@ func (m *manager) Drop(key types.NamespacedName, now time.Time) []types.UID {
 	}
 	released := sets.List(g.waiting)
 	for _, uid := range released {
-		g.parked[uid] = parkedPod{pod: g.reserved[uid], reason: parkedNotFound}
-	}
-	if len(released) > 0 {
-		m.lastRelease = now
+		g.parked[uid] = parkedPod{pod: g.reserved[uid].pod, reason: parkedNotFound}
 	}
 	g.waiting = sets.New[types.UID]()
 	g.failures, g.backoffUntil = 0, time.Time{}
-	m.gc(key, now)
+	m.gc(key, m.clock.Now())
 	return released
 }

@@ -18,7 +18,6 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 const (
 	testBackoffBase = 2 * time.Second
 	testBackoffMax  = 8 * time.Second
-	testSettle      = time.Second
 	testTimeout     = 10 * time.Second
 )
 
@@ -38,53 +37,93 @@ var (
 	keyA    = types.NamespacedName{Namespace: "ns", Name: "a"}
 )
 
+// testRecorder keeps what the manager's timers did.
+type testRecorder struct {
+	activated []string
+	expired   []roundFailure
+}
+
+// testManager returns a manager on a fake clock at t0, and what its timers do.
+func testManager() (*manager, *fakeClock, *testRecorder) {
+	c := newFakeClock(t0)
+	r := &testRecorder{}
+	m := newManager(testBackoffBase, testBackoffMax, c, hooks{
+		activate: func(pods []*v1.Pod) {
+			for _, p := range pods {
+				r.activated = append(r.activated, p.Name)
+			}
+		},
+		expired: func(_ types.NamespacedName, f roundFailure) { r.expired = append(r.expired, f) },
+	})
+	return m, c, r
+}
+
 // step is one call into the manager, at t0+at, the way the plugin makes it.
 type step struct {
 	at  time.Duration
-	op  string // permit (Reserve then Permit), unreserve, unschedulable (PostFilter), forget
+	op  string // permit (Reserve then Permit), unreserve, unschedulable (PostFilter), stale (PostFilter on a snapshot that still shows a released pod), forget
 	pod *v1.Pod
 }
 
-// result holds what a step returned.
+// result holds what a step returned, and what the manager's timers did before it.
 type result struct {
 	Permit        *permitVerdict
 	Unreserve     *unreserveResult
 	Unschedulable *memberOutcome
+	Expired       []roundFailure
 }
 
-func permitted(v permitVerdict) result             { return result{Permit: &v} }
-func unreserved(r unreserveResult) result          { return result{Unreserve: &r} }
-func unschedulable(v memberOutcome) result         { return result{Unschedulable: &v} }
-func released(f roundFailure) *roundFailure        { return &f }
-func uidList(pods ...*v1.Pod) []types.UID          { return sets.List(uids(pods)) }
-func boundSet(pods ...*v1.Pod) sets.Set[types.UID] { return uids(pods) }
+func permitted(v permitVerdict) result     { return result{Permit: &v} }
+func unreserved(r unreserveResult) result  { return result{Unreserve: &r} }
+func unschedulable(v memberOutcome) result { return result{Unschedulable: &v} }
+func uidList(pods ...*v1.Pod) []types.UID  { return sets.List(uids(pods)) }
+func failed(f roundFailure) memberOutcome  { return memberOutcome{Verdict: verdictFail, Failure: f} }
+func expired(f ...roundFailure) result     { return result{Expired: f} }
+func (r result) and(o result) result       { o.Expired = r.Expired; return o }
 
-func run(m *manager, steps []step, minMember int32, bound sets.Set[types.UID]) []result {
+// noRelease is a snapshot that shows no released pod; staleFor one that shows every released pod
+// on a node that turned the member away.
+func noRelease(types.UID, string) (bool, bool) { return false, false }
+func staleFor(types.UID, string) (bool, bool)  { return true, true }
+
+func run(steps []step, minMember int32, bound []*v1.Pod) []result {
+	m, c, rec := testManager()
+	for _, p := range bound {
+		key, _ := groupOf(p)
+		m.PodChanged(key, p.UID, p)
+	}
 	var got []result
 	for _, s := range steps {
 		key, _ := groupOf(s.pod)
-		now := t0.Add(s.at)
+		c.Step(t0.Add(s.at).Sub(c.Now()))
+		var r result
 		switch s.op {
 		case "permit":
-			m.Reserve(key, s.pod)
-			got = append(got, permitted(m.Permit(key, s.pod, bound, minMember, testTimeout, now)))
+			m.Reserve(key, s.pod, "node")
+			r = permitted(m.Permit(key, s.pod, minMember, testTimeout))
 		case "unreserve":
-			got = append(got, unreserved(m.Unreserve(key, s.pod.UID, now)))
+			r = unreserved(m.Unreserve(key, s.pod, minMember, noRelease))
 		case "unschedulable":
-			got = append(got, unschedulable(m.MemberUnschedulable(key, s.pod, bound, minMember, now)))
+			r = unschedulable(m.MemberFailed(key, s.pod, minMember, noRelease))
+		case "stale":
+			r = unschedulable(m.MemberFailed(key, s.pod, minMember, staleFor))
 		case "forget":
-			m.Forget(key, s.pod.UID, now)
-			got = append(got, result{})
+			m.PodChanged(key, s.pod.UID, nil)
 		}
+		r.Expired, rec.expired = rec.expired, nil
+		got = append(got, r)
 	}
 	return got
 }
 
+func boundTo(p *v1.Pod) *v1.Pod { return onNode(p, "node") }
+
 func TestManagerRounds(t *testing.T) {
+	lostA1 := unreserveResult{Outcome: failed(roundFailure{Backoff: testBackoffBase}), Lost: true}
 	tests := []struct {
 		name      string
 		minMember int32
-		bound     sets.Set[types.UID]
+		bound     []*v1.Pod
 		steps     []step
 		want      []result
 	}{
@@ -116,14 +155,14 @@ func TestManagerRounds(t *testing.T) {
 		{
 			name:      "bound members count toward quorum",
 			minMember: 3,
-			bound:     boundSet(b1, b2),
+			bound:     []*v1.Pod{boundTo(a2), boundTo(a3)},
 			steps:     []step{{0, "permit", a1}},
 			want:      []result{permitted(permitVerdict{})},
 		},
 		{
 			name:      "a member both bound and reserved counts once",
 			minMember: 3,
-			bound:     boundSet(a1),
+			bound:     []*v1.Pod{boundTo(a1)},
 			steps:     []step{{0, "permit", a1}, {time.Second, "permit", a2}, {2 * time.Second, "permit", a3}},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
@@ -146,7 +185,7 @@ func TestManagerRounds(t *testing.T) {
 			steps:     []step{{0, "permit", a1}, {time.Second, "unreserve", a1}, {2 * time.Second, "forget", a1}, {20 * time.Second, "permit", a2}},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unreserved(unreserveResult{Failed: released(roundFailure{Backoff: testBackoffBase})}),
+				unreserved(lostA1),
 				{},
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 			},
@@ -163,32 +202,33 @@ func TestManagerRounds(t *testing.T) {
 			},
 		},
 		{
-			name:      "a member arriving at the round's deadline is refused",
-			minMember: 3,
-			steps:     []step{{0, "permit", a1}, {testTimeout, "permit", a2}},
-			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Refused: parkedBackoff}),
-			},
-		},
-		{
-			name:      "a waiting member that times out releases the others",
+			name:      "the round's timer releases every waiting member at its deadline",
 			minMember: 3,
 			steps:     []step{{0, "permit", a1}, {5 * time.Second, "permit", a2}, {testTimeout, "unreserve", a1}, {testTimeout, "unreserve", a2}},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: 5 * time.Second}),
-				unreserved(unreserveResult{Failed: released(roundFailure{Released: uidList(a2), Backoff: testBackoffBase}), TimedOut: true}),
+				expired(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase}).and(unreserved(unreserveResult{})),
 				unreserved(unreserveResult{}),
 			},
 		},
 		{
-			name:      "a member lost before Permit ends the round of those waiting",
+			name:      "a waiting member lost before its round ends releases the others",
+			minMember: 3,
+			steps:     []step{{0, "permit", a1}, {5 * time.Second, "permit", a2}, {6 * time.Second, "unreserve", a1}},
+			want: []result{
+				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(permitVerdict{Wait: 5 * time.Second}),
+				unreserved(unreserveResult{Outcome: failed(roundFailure{Released: uidList(a2), Backoff: testBackoffBase}), Lost: true}),
+			},
+		},
+		{
+			name:      "a member turned down in its own cycle, reserved or not, is judged as a member that fits nowhere",
 			minMember: 3,
 			steps:     []step{{0, "permit", a1}, {time.Second, "unreserve", a2}},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unreserved(unreserveResult{Failed: released(roundFailure{Released: uidList(a1), Backoff: testBackoffBase})}),
+				unreserved(unreserveResult{Outcome: failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase})}),
 			},
 		},
 		{
@@ -210,7 +250,7 @@ func TestManagerRounds(t *testing.T) {
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: 9 * time.Second}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase}}),
+				unschedulable(failed(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase})),
 				permitted(permitVerdict{Refused: parkedBackoff}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 			},
@@ -235,64 +275,62 @@ func TestManagerRounds(t *testing.T) {
 			},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(a1), Backoff: 2 * time.Second}}),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 2 * time.Second})),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(a1), Backoff: 4 * time.Second}}),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 4 * time.Second})),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(a1), Backoff: 8 * time.Second}}),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 8 * time.Second})),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(a1), Backoff: 8 * time.Second}}),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 8 * time.Second})),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Allow: uidList(a1), QuorumWait: time.Second}),
 				unreserved(unreserveResult{}),
 				unreserved(unreserveResult{}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(a1), Backoff: 2 * time.Second}}),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 2 * time.Second})),
 			},
 		},
 		{
-			name:      "a failure just after another group's release is retried, not held against the group",
+			name:      "a failure on a snapshot that still shows released room keeps the round",
 			minMember: 2,
 			steps: []step{
 				{0, "permit", a1}, {100 * time.Millisecond, "permit", b1},
 				{200 * time.Millisecond, "unschedulable", a2}, // A lets go
 				{250 * time.Millisecond, "unreserve", a1},     // A's release reaches the framework
-				{500 * time.Millisecond, "unschedulable", b2}, // B may only see a stale snapshot
-				{1250 * time.Millisecond, "permit", b2},       // retried once settled: B completes
+				{260 * time.Millisecond, "stale", b2},         // B's cycle still saw a1
+				{300 * time.Millisecond, "permit", b2},        // retried: B completes
 			},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(a1), Backoff: testBackoffBase}}),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase})),
 				unreserved(unreserveResult{}),
-				unschedulable(memberOutcome{Verdict: verdictRetry, RetryAt: t0.Add(1250 * time.Millisecond)}),
-				permitted(permitVerdict{Allow: uidList(b1), QuorumWait: 1150 * time.Millisecond}),
+				unschedulable(memberOutcome{Verdict: verdictRetry}),
+				permitted(permitVerdict{Allow: uidList(b1), QuorumWait: 200 * time.Millisecond}),
 			},
 		},
 		{
-			name:      "a failure once the release has settled ends the round",
+			name:      "a failure right after another group's release, on a snapshot that no longer shows it, ends the round",
 			minMember: 2,
 			steps: []step{
 				{0, "permit", a1}, {100 * time.Millisecond, "permit", b1},
 				{200 * time.Millisecond, "unschedulable", a2},
 				{250 * time.Millisecond, "unreserve", a1},
-				{1250 * time.Millisecond, "unschedulable", b2},
+				{260 * time.Millisecond, "unschedulable", b2},
 			},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(a1), Backoff: testBackoffBase}}),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase})),
 				unreserved(unreserveResult{}),
-				unschedulable(memberOutcome{Verdict: verdictFail, Failure: roundFailure{Released: uidList(b1), Backoff: testBackoffBase}}),
+				unschedulable(failed(roundFailure{Released: uidList(b1), Backoff: testBackoffBase})),
 			},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newManager(testBackoffBase, testBackoffMax, testSettle)
-			got := run(m, tc.steps, tc.minMember, tc.bound)
-			// Deadline has a test of its own.
-			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(permitVerdict{}, "Deadline")); diff != "" {
+			got := run(tc.steps, tc.minMember, tc.bound)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("results (-want +got):\n%s", diff)
 			}
 		})
@@ -342,12 +380,12 @@ func TestManagerParking(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newManager(testBackoffBase, testBackoffMax, testSettle)
+			m, _, _ := testManager()
 			for _, c := range tc.prior {
-				m.Admit(keyA, a1, t0, c)
+				m.Admit(keyA, a1, c)
 			}
 			var got admitted
-			got.Reason, got.OK, got.Newly = m.Admit(keyA, a1, t0, tc.check)
+			got.Reason, got.OK, got.Newly = m.Admit(keyA, a1, tc.check)
 			got.ParkedAfter, got.ParkedNow = m.ParkedReason(keyA, a1.UID)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -369,7 +407,7 @@ func TestManagerWake(t *testing.T) {
 		name      string
 		setup     func(m *manager)
 		reasons   []parkReason
-		ready     func() bool
+		ready     func(groupView) bool
 		want      []string
 		wantAfter []string
 	}{
@@ -382,7 +420,7 @@ func TestManagerWake(t *testing.T) {
 				m.Park(types.NamespacedName{Namespace: "ns", Name: "b"}, b1, parkedTooFew)
 			},
 			reasons:   []parkReason{parkedTooFew},
-			ready:     func() bool { return true },
+			ready:     func(groupView) bool { return true },
 			want:      []string{"a1", "a2"},
 			wantAfter: []string{"a3"},
 		},
@@ -397,14 +435,14 @@ func TestManagerWake(t *testing.T) {
 			name:      "wakes nothing while not ready, and keeps the pods parked",
 			setup:     func(m *manager) { m.Park(keyA, a1, parkedTooFew); m.Park(keyA, a2, parkedTooFew) },
 			reasons:   []parkReason{parkedTooFew},
-			ready:     func() bool { return false },
+			ready:     func(groupView) bool { return false },
 			want:      nil,
 			wantAfter: []string{"a1", "a2"},
 		},
 		{
 			name:  "readiness is not computed when nobody waits for it",
 			setup: func(m *manager) { m.Park(keyA, a1, parkedBackoff) },
-			ready: func() bool {
+			ready: func(groupView) bool {
 				t.Error("readiness computed with no pod parked for the reason")
 				return true
 			},
@@ -417,7 +455,7 @@ func TestManagerWake(t *testing.T) {
 			setup: func(m *manager) {
 				m.Park(keyA, a1, parkedTooFew)
 				m.Park(keyA, a2, parkedTooFew)
-				m.Forget(keyA, a2.UID, t0)
+				m.PodChanged(keyA, a2.UID, nil)
 			},
 			reasons:   []parkReason{parkedTooFew},
 			want:      []string{"a1"},
@@ -426,12 +464,12 @@ func TestManagerWake(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newManager(testBackoffBase, testBackoffMax, testSettle)
+			m, _, _ := testManager()
 			tc.setup(m)
-			if diff := cmp.Diff(tc.want, names(m.Wake(keyA, t0, tc.ready, tc.reasons...)), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tc.want, names(m.Wake(keyA, tc.ready, tc.reasons...)), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("woken (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.wantAfter, names(m.Wake(keyA, t0, nil, allReasons...)), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tc.wantAfter, names(m.Wake(keyA, nil, allReasons...)), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("still parked (-want +got):\n%s", diff)
 			}
 		})
@@ -439,61 +477,95 @@ func TestManagerWake(t *testing.T) {
 }
 
 func TestManagerDrop(t *testing.T) {
-	m := newManager(testBackoffBase, testBackoffMax, testSettle)
-	m.Reserve(keyA, a1)
-	m.Permit(keyA, a1, nil, 3, testTimeout, t0)
-	m.Reserve(keyA, a2)
-	m.Permit(keyA, a2, nil, 3, testTimeout, t0)
-	if diff := cmp.Diff(uidList(a1, a2), m.Drop(keyA, t0)); diff != "" {
+	m, _, _ := testManager()
+	for _, p := range []*v1.Pod{a1, a2} {
+		m.Reserve(keyA, p, "node")
+		m.Permit(keyA, p, 3, testTimeout)
+	}
+	if diff := cmp.Diff(uidList(a1, a2), m.Drop(keyA)); diff != "" {
 		t.Errorf("released (-want +got):\n%s", diff)
 	}
 	if r, ok := m.ParkedReason(keyA, a1.UID); !ok || r != parkedNotFound {
-		t.Errorf("a released member is parked until its PodGroup returns: got %v, %v", r, ok)
+		t.Errorf("a released member is parked %v (%v), want until its PodGroup is back", r, ok)
 	}
-	// No backoff: a recreated PodGroup may start at once.
-	if v := m.Permit(keyA, a3, nil, 3, testTimeout, t0); v.Refused != 0 {
-		t.Errorf("Permit after Drop refused: %+v", v)
+	m.Reserve(keyA, a3, "node")
+	if v := m.Permit(keyA, a3, 3, testTimeout); v.Refused != 0 {
+		t.Errorf("a dropped group stands aside: %+v", v)
 	}
 }
 
 func TestManagerForgetsEmptyGroups(t *testing.T) {
-	m := newManager(testBackoffBase, testBackoffMax, testSettle)
-	m.Reserve(keyA, a1)
-	m.Permit(keyA, a1, nil, 1, testTimeout, t0)
-	m.Forget(keyA, a1.UID, t0)
+	m, c, _ := testManager()
+	m.Reserve(keyA, a1, "node")
+	m.Permit(keyA, a1, 1, testTimeout)
+	m.PodChanged(keyA, a1.UID, nil)
 	if len(m.groups) != 0 {
-		t.Errorf("a group with no pods left is still tracked: %+v", m.groups)
+		t.Errorf("a group with nothing left is kept: %+v", m.groups[keyA])
 	}
 
-	// A group whose rounds failed is kept, so that its backoff keeps growing.
-	m.Reserve(keyA, a1)
-	m.Permit(keyA, a1, nil, 2, testTimeout, t0)
-	m.MemberUnschedulable(keyA, a2, nil, 2, t0.Add(time.Second))
-	m.Unreserve(keyA, a1.UID, t0.Add(time.Second))
-	m.Forget(keyA, a1.UID, t0.Add(time.Minute))
-	m.Forget(keyA, a2.UID, t0.Add(time.Minute))
-	if len(m.groups) != 1 {
+	// A group that failed a round is kept while its backoff grows, and dropped once its pods go.
+	m.Reserve(keyA, a1, "node")
+	m.Permit(keyA, a1, 2, testTimeout)
+	c.Step(time.Second)
+	m.MemberFailed(keyA, a2, 2, noRelease)
+	m.Unreserve(keyA, a1, 2, noRelease)
+	c.Step(time.Minute)
+	m.PodChanged(keyA, a1.UID, nil)
+	m.PodChanged(keyA, a2.UID, nil)
+	if len(m.groups) == 0 {
 		t.Errorf("a group with failed rounds was dropped")
 	}
 }
 
-// The first waiter's round gets a deadline, and Expire ends exactly that round: once, and never a
-// later one.
-func TestManagerExpire(t *testing.T) {
-	m := newManager(testBackoffBase, testBackoffMax, testSettle)
-	m.Reserve(keyA, a1)
-	v := m.Permit(keyA, a1, nil, 2, testTimeout, t0)
-	if want := t0.Add(testTimeout); !v.FirstWaiter || !v.Deadline.Equal(want) {
-		t.Fatalf("first waiter: %+v, want a round with deadline %v", v, want)
+// Every member parked for a time has a wake-up that fires, whichever path parked it and in
+// whatever order the timers and the parking come.
+func TestManagerWakesEveryTimedPark(t *testing.T) {
+	m, c, rec := testManager()
+	m.Reserve(keyA, a1, "node")
+	m.Permit(keyA, a1, 3, testTimeout)
+	c.Step(time.Second)
+	m.MemberFailed(keyA, a2, 3, noRelease) // a1 released, a2 parked: backoff until t0+3s
+	c.Step(time.Second)
+	m.Reserve(keyA, a3, "node")
+	if v := m.Permit(keyA, a3, 3, testTimeout); v.Refused != parkedBackoff {
+		t.Fatalf("Permit during the backoff: %+v", v)
 	}
-	if f := m.Expire(keyA, t0.Add(time.Hour), t0.Add(testTimeout)); f != nil {
-		t.Errorf("Expire with another round's deadline released %v", f.Released)
+	m.Admit(keyA, a1Again, func(g groupView) (parkReason, bool) { return parkedBackoff, g.BackoffRemaining() == 0 })
+	c.Step(testBackoffBase)
+	if diff := cmp.Diff([]string{"a1", "a1", "a2", "a3"}, rec.activated, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("woken at the end of the backoff (-want +got):\n%s", diff)
 	}
-	f := m.Expire(keyA, v.Deadline, v.Deadline)
-	if f == nil || cmp.Diff(uidList(a1), f.Released) != "" {
-		t.Fatalf("Expire of the round: %+v, want a1 released", f)
+	for _, p := range []*v1.Pod{a1, a1Again, a2, a3} {
+		if r, ok := m.ParkedReason(keyA, p.UID); ok {
+			t.Errorf("%s (%s) still parked for %v after its backoff", p.Name, p.UID, r)
+		}
 	}
-	if f := m.Expire(keyA, v.Deadline, v.Deadline); f != nil {
-		t.Errorf("a second Expire of the same round released %v again", f.Released)
+
+	// A member parked for backoff after the timer fired gets a timer of its own.
+	rec.activated = nil
+	m.Reserve(keyA, a1, "node")
+	m.Permit(keyA, a1, 3, testTimeout)
+	m.MemberFailed(keyA, a2, 3, noRelease)
+	c.Step(testBackoffBase * 2)
+	rec.activated = nil
+	m.Park(keyA, a3, parkedBackoff) // a backoff already over: woken at once
+	c.Step(0)
+	if diff := cmp.Diff([]string{"a3"}, rec.activated); diff != "" {
+		t.Errorf("woken (-want +got):\n%s", diff)
+	}
+}
+
+// Lowering minMember lets waiting members through when they now make quorum.
+func TestManagerReevaluate(t *testing.T) {
+	m, _, _ := testManager()
+	for _, p := range []*v1.Pod{a1, a2} {
+		m.Reserve(keyA, p, "node")
+		m.Permit(keyA, p, 3, testTimeout)
+	}
+	if v := m.Reevaluate(keyA, 3); len(v.Allow) != 0 {
+		t.Errorf("allowed %v without quorum", v.Allow)
+	}
+	if diff := cmp.Diff(uidList(a1, a2), m.Reevaluate(keyA, 2).Allow); diff != "" {
+		t.Errorf("allowed (-want +got):\n%s", diff)
 	}
 }

@@ -68,17 +68,6 @@ func schedulable(pod *v1.Pod) bool {
 	return live(pod) && len(pod.Spec.SchedulingGates) == 0
 }
 
-// ready counts the group's pods that can be scheduled or already are.
-func (m members) ready(key types.NamespacedName) int32 {
-	var n int32
-	for _, pod := range m.of(key) {
-		if schedulable(pod) {
-			n++
-		}
-	}
-	return n
-}
-
 // bound returns the group's live pods that are bound to a node.
 func (m members) bound(key types.NamespacedName) []*v1.Pod {
 	var pods []*v1.Pod

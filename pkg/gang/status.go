@@ -98,15 +98,17 @@ func statusPatch(s groupStatus) ([]byte, error) {
 // Its pod informer watches only pods that carry the pod-group label, finished ones included: the
 // scheduler's own pod informer drops pods that have finished, which the counts need.
 //
-// When several scheduler replicas run, each writes the same status computed from the same
-// objects, so they do not fight; only the replica that schedules knows scheduleStartTime, and
-// the others keep whatever the PodGroup shows.
+// Only the leader writes: the writer starts when the process runs its first scheduling cycle
+// (lead), which a standby replica never does. Until then changes are only queued.
 type statusWriter struct {
 	client     versioned.Interface
 	podGroups  schedlisters.PodGroupLister
 	pods       members
 	queue      workqueue.TypedRateLimitingInterface[types.NamespacedName]
 	batchDelay time.Duration
+	// leading is closed when this process starts scheduling.
+	leading  chan struct{}
+	leadOnce sync.Once
 
 	mu sync.Mutex
 	// started holds, for groups whose PodGroup shows no scheduleStartTime yet, when the
@@ -127,6 +129,7 @@ func newStatusWriter(client versioned.Interface, podGroups schedlisters.PodGroup
 		podGroups:  podGroups,
 		pods:       members{indexer: pods.GetIndexer()},
 		batchDelay: batchDelay,
+		leading:    make(chan struct{}),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
 			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "berth_gang_podgroup_status"}),
@@ -219,12 +222,22 @@ func (w *statusWriter) wrote(key types.NamespacedName, s groupStatus) {
 	w.scheduled[key] = s.Scheduled
 }
 
-// run writes statuses until ctx ends.
+// lead lets the writer start: this process schedules, so it is the leader.
+func (w *statusWriter) lead() {
+	w.leadOnce.Do(func() { close(w.leading) })
+}
+
+// run writes statuses, once this process leads, until ctx ends.
 func (w *statusWriter) run(ctx context.Context) {
 	go func() {
 		<-ctx.Done()
 		w.queue.ShutDown()
 	}()
+	select {
+	case <-w.leading:
+	case <-ctx.Done():
+		return
+	}
 	for w.next(ctx) {
 	}
 }

@@ -1,0 +1,196 @@
+package gang
+
+import (
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+)
+
+// The tests in this file each pin one rule of how a round ends: from facts the plugin can see, not
+// from a clock; with one state for the whole process; and with no member left out of a verdict.
+
+// onNode returns pod as the scheduler's snapshot shows it once assumed on node.
+func onNode(pod *v1.Pod, node string) *v1.Pod {
+	p := pod.DeepCopy()
+	p.Spec.NodeName = node
+	return p
+}
+
+// rejectedOn says node could not take the pod for want of room, as NodeResourcesFit says it.
+func rejectedOn(nodes ...string) fwk.NodeToStatusReader {
+	m := framework.NewDefaultNodeToStatus()
+	for _, n := range nodes {
+		m.Set(n, fwk.NewStatus(fwk.Unschedulable, "Insufficient cpu"))
+	}
+	return m
+}
+
+// stillWaiting fails the test if done yields a verdict within a short while.
+func stillWaiting(t *testing.T, what string, done <-chan *fwk.Status) {
+	t.Helper()
+	select {
+	case s := <-done:
+		t.Fatalf("%s got a verdict, want it still waiting: %v", what, s)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// A group that cannot complete ends its round at once, even right after another group released
+// room: the failing cycle's snapshot did not hold the released pods, so the release cannot have
+// caused the failure. Waiting for a quiet second would keep the round open for as long as some
+// group somewhere releases every second.
+func TestAFailureThatNoReleaseExplainsEndsTheRound(t *testing.T) {
+	b3 := member("b", "b3", "uid-b3")
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3), podGroup("b", 3)}, a1, a2, a3, b1, b2, b3)
+	_, doneA := h.waitAtPermit(a1)
+	_, doneB := h.waitAtPermit(b1)
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, rejectedOn("node")) // A lets go
+	verdict(t, doneA)
+
+	// The next cycle's snapshot no longer holds a1: B's failure is B's own.
+	h.sees(onNode(b1, "node"))
+	_, got := h.pl.PostFilter(h.ctx, framework.NewCycleState(), b2, rejectedOn("node"))
+	if got.Code() != fwk.Unschedulable {
+		t.Errorf("PostFilter: %v", got)
+	}
+	if s := verdict(t, doneB); s.IsSuccess() {
+		t.Errorf("B's waiting member was let through: %v", s)
+	}
+}
+
+// A failure that a release may explain (the failing cycle still saw the released pod on a node
+// that turned the member away) keeps the round, and the member is tried again once the release
+// shows.
+func TestAFailureThatAReleaseExplainsKeepsTheRound(t *testing.T) {
+	b3 := member("b", "b3", "uid-b3")
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3), podGroup("b", 3)}, a1, a2, a3, b1, b2, b3)
+	_, doneA := h.waitAtPermit(a1)
+	_, doneB := h.waitAtPermit(b1)
+	h.sees(onNode(a1, "node"), onNode(b1, "node"))
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, rejectedOn("node")) // A lets go
+	verdict(t, doneA)
+	h.pl.Unreserve(h.ctx, nil, a1, "node")
+
+	// This cycle began before a1 was forgotten.
+	_, got := h.pl.PostFilter(h.ctx, framework.NewCycleState(), b2, rejectedOn("node"))
+	if got.Code() != fwk.Unschedulable {
+		t.Errorf("PostFilter: %v", got)
+	}
+	stillWaiting(t, "b1", doneB)
+	if reason, ok := h.pl.groups.ParkedReason(keyB, b2.UID); !ok || reason != parkedRetry {
+		t.Errorf("b2 parked %v (%v), want parked to retry", reason, ok)
+	}
+	h.fh.RejectWaitingPod(b1.UID)
+}
+
+// Two profiles that both enable Gang share one group state: a group's members reach quorum
+// whichever profile placed them.
+func TestTwoProfilesShareOneGroupState(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 2)}, a1, a2)
+	second := h.secondProfile()
+	_, done := h.waitAtPermit(a1)
+	if st := second.Reserve(h.ctx, framework.NewCycleState(), a2, "node"); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	if st, _ := second.Permit(h.ctx, framework.NewCycleState(), a2, "node"); !st.IsSuccess() {
+		t.Errorf("the member that completes the group, in the second profile: %v", st)
+	}
+	if s := verdict(t, done); !s.IsSuccess() {
+		t.Errorf("the member waiting in the first profile: %v", s)
+	}
+}
+
+// A member told to wait is counted in its group's round before the framework parks it at Permit.
+// A round that ends in between must still reject it, not leave it waiting out its timer.
+func TestAMemberReleasedBeforeItIsParkedIsRejected(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	if st := h.pl.Reserve(h.ctx, framework.NewCycleState(), a1, "node"); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	st, timeout := h.pl.Permit(h.ctx, framework.NewCycleState(), a1, "node")
+	if !st.IsWait() {
+		t.Fatalf("Permit(a1): %v", st)
+	}
+	// The PodGroup is deleted before the framework parks a1.
+	if err := h.pgs.SchedulingV1alpha1().PodGroups("ns").Delete(h.ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the deletion in the informer", func() bool {
+		_, err := h.pl.podGroups.PodGroups("ns").Get("a")
+		return err != nil
+	})
+	h.fh.AddWaitingPod(a1, map[string]time.Duration{Name: timeout})
+	done := make(chan *fwk.Status, 1)
+	go func() { done <- h.fh.WaitOnPermit(h.ctx, a1) }()
+	if s := verdict(t, done); s.IsSuccess() {
+		t.Errorf("a1 of a deleted group was let through")
+	}
+}
+
+// Unreserve for a member whose Reserve never ran (another plugin's Reserve failed first) is that
+// member failing, judged like a Filter failure: here the failing cycle still saw another group's
+// released pod, so the round goes on.
+func TestUnreserveWithoutReserveIsJudgedLikeAnyFailure(t *testing.T) {
+	b3 := member("b", "b3", "uid-b3")
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3), podGroup("b", 3)}, a1, a2, a3, b1, b2, b3)
+	_, doneA := h.waitAtPermit(a1)
+	_, doneB := h.waitAtPermit(b1)
+	h.sees(onNode(a1, "node"), onNode(b1, "node"))
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, rejectedOn("node")) // A lets go
+	verdict(t, doneA)
+	h.pl.Unreserve(h.ctx, nil, a1, "node")
+
+	h.pl.Unreserve(h.ctx, framework.NewCycleState(), b2, "node") // b2 never reached Gang's Reserve
+	stillWaiting(t, "b1", doneB)
+	h.fh.RejectWaitingPod(b1.UID)
+}
+
+// Lowering minMember lets members already waiting at Permit through when they now make quorum.
+func TestLoweringMinMemberLetsWaitingMembersGo(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	_, done1 := h.waitAtPermit(a1)
+	_, done2 := h.waitAtPermit(a2)
+	if _, err := h.pgs.SchedulingV1alpha1().PodGroups("ns").Update(h.ctx, podGroup("a", 2), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, done := range []<-chan *fwk.Status{done1, done2} {
+		if s := verdict(t, done); !s.IsSuccess() {
+			t.Errorf("a%d: %v", i+1, s)
+		}
+	}
+}
+
+var keyB = types.NamespacedName{Namespace: "ns", Name: "b"}
+
+// secondProfile builds Gang for a second profile of the same scheduler: its own framework, on the
+// scheduler's one informer factory and one map of waiting pods.
+func (h *harness) secondProfile() *Gang {
+	h.t.Helper()
+	fh, err := frameworkruntime.NewFramework(h.ctx, nil, nil,
+		frameworkruntime.WithClientSet(h.kube),
+		frameworkruntime.WithInformerFactory(h.factory),
+		h.waiting,
+		frameworkruntime.WithPodActivator(h.activator),
+		frameworkruntime.WithEventRecorder(h.recorder),
+		frameworkruntime.WithSnapshotSharedLister(h.snapshot),
+	)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	args, err := gangArgs(nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	pl, err := newGang(h.ctx, args, fh, h.pgs, testTimings)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return pl
+}

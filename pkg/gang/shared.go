@@ -1,0 +1,300 @@
+package gang
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
+	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
+)
+
+// core is Gang's state for one scheduler process: the group state machine, the PodGroup
+// informer, the status writer and the informer handlers that wake parked pods. A plugin factory
+// runs once per profile; every profile that enables Gang shares the core, as it shares the
+// scheduler's informers, queue and map of pods waiting at Permit, so a group's members count
+// toward one quorum whichever profile placed them, and one status writer serves them all.
+type core struct {
+	logger klog.Logger
+	// handle is the first profile's. What the core asks of it (activating pods, finding a pod
+	// waiting at Permit) is the scheduler's, not the profile's.
+	handle    fwk.Handle
+	groups    *manager
+	podGroups schedlisters.PodGroupLister
+	members   members
+	status    *statusWriter
+	// podEvents is the pod handler's registration: its counts are complete once it has synced.
+	podEvents cache.ResourceEventHandlerRegistration
+	// rejectMu serializes Rejects of waiting pods (see reject).
+	rejectMu sync.Mutex
+}
+
+// cores holds each scheduler's core, keyed by the informer factory its profiles share.
+var cores = struct {
+	sync.Mutex
+	byFactory map[informers.SharedInformerFactory]*core
+}{byFactory: map[informers.SharedInformerFactory]*core{}}
+
+// sharedCore returns the core of h's scheduler, building it on the first call. It lives as long
+// as ctx, the scheduler's.
+func sharedCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
+	cores.Lock()
+	defer cores.Unlock()
+	factory := h.SharedInformerFactory()
+	if c, ok := cores.byFactory[factory]; ok {
+		return c, nil
+	}
+	c, err := newCore(ctx, h, client, t)
+	if err != nil {
+		return nil, err
+	}
+	cores.byFactory[factory] = c
+	context.AfterFunc(ctx, func() {
+		cores.Lock()
+		defer cores.Unlock()
+		delete(cores.byFactory, factory)
+	})
+	return c, nil
+}
+
+func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
+	// Without the CRD, the informer below would never sync and the scheduler would hang at start.
+	if _, err := client.SchedulingV1alpha1().PodGroups("").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		return nil, fmt.Errorf("listing PodGroups (is the CRD podgroups.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
+	}
+	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
+	if err := addGroupIndex(podInformer); err != nil {
+		return nil, err
+	}
+	pgFactory := externalversions.NewSharedInformerFactory(client, 0)
+	pgInformer := pgFactory.Scheduling().V1alpha1().PodGroups()
+	statusFactory := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }),
+		informers.WithTransform(statusFields))
+	statusPods := statusFactory.Core().V1().Pods().Informer()
+	status, err := newStatusWriter(client, pgInformer.Lister(), statusPods, t.statusBatch)
+	if err != nil {
+		return nil, err
+	}
+	c := &core{
+		logger:    klog.FromContext(ctx).WithValues("plugin", Name),
+		handle:    h,
+		podGroups: pgInformer.Lister(),
+		members:   members{indexer: podInformer.GetIndexer()},
+		status:    status,
+	}
+	c.groups = newManager(t.backoffBase, t.backoffMax, t.clock, hooks{
+		activate: c.activate,
+		expired: func(key types.NamespacedName, f roundFailure) {
+			c.release(key, f, failedTimeout, fmt.Sprintf(
+				"pod group %s did not reach minMember within its schedule timeout; all its waiting members were released", key))
+		},
+	})
+	if _, err := pgInformer.Informer().AddEventHandler(c.podGroupHandler()); err != nil {
+		return nil, err
+	}
+	if c.podEvents, err = podInformer.AddEventHandler(c.podHandler()); err != nil {
+		return nil, err
+	}
+	pgFactory.Start(ctx.Done())
+	statusFactory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), pgInformer.Informer().HasSynced, statusPods.HasSynced) {
+		return nil, fmt.Errorf("%s: PodGroup and pod informers did not sync: %w", Name, context.Cause(ctx))
+	}
+	go status.run(ctx)
+	RegisterMetrics()
+	return c, nil
+}
+
+// podGroupHandler wakes a group's parked pods when its PodGroup appears or its spec changes, lets
+// its waiting members through when a lower minMember completes it, and releases them when it is
+// deleted.
+//
+// This, not a queue event, is how PodGroup changes reach the queue. The scheduler can watch a
+// custom resource for EventsToRegister ("podgroups.v1alpha1.scheduling.x-k8s.io" makes it start a
+// dynamic informer), but that informer keeps a second copy of every PodGroup and delivers its
+// events in no order relative to this plugin's informer: a pod requeued by it could meet a lister
+// that does not show the PodGroup yet, and be gated again with nothing left to wake it. These
+// handlers run after this informer's cache holds the change, and manager.Admit/Wake make parking
+// and waking atomic.
+func (c *core) podGroupHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
+				key := keyOf(pg)
+				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
+				c.status.enqueue(key)
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			old, ok1 := oldObj.(*v1alpha1.PodGroup)
+			cur, ok2 := newObj.(*v1alpha1.PodGroup)
+			if !ok1 || !ok2 {
+				return
+			}
+			key := keyOf(cur)
+			if !equality.Semantic.DeepEqual(old.Spec, cur.Spec) {
+				c.allow(c.groups.Reevaluate(key, minMemberOf(cur)))
+				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
+			}
+			c.status.enqueue(key)
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
+				key := keyOf(pg)
+				c.reject(key, c.groups.Drop(key), fmt.Sprintf("pod group %s was deleted", key))
+				c.status.enqueue(key)
+			}
+		},
+	}
+}
+
+// podHandler, on the scheduler's own pod informer, keeps the groups' counts of ready and bound
+// members, and wakes a group's parked pods when a member arrives or loses its scheduling gates.
+// Unscheduled-pod Add events reach plugins' queueing hints only with the GenericWorkload feature
+// gate, so the queue alone would never requeue pods waiting for their siblings.
+func (c *core) podHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if pod, ok := obj.(*v1.Pod); ok {
+				if key, ok := groupOf(pod); ok {
+					c.groups.PodChanged(key, pod.UID, pod)
+					c.wakeIfReady(key)
+				}
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			old, ok1 := oldObj.(*v1.Pod)
+			cur, ok2 := newObj.(*v1.Pod)
+			if !ok1 || !ok2 {
+				return
+			}
+			oldKey, wasMember := groupOf(old)
+			key, isMember := groupOf(cur)
+			if wasMember && oldKey != key {
+				c.groups.PodChanged(oldKey, old.UID, nil)
+			}
+			if isMember {
+				c.groups.PodChanged(key, cur.UID, cur)
+				if oldKey != key || !schedulable(old) {
+					c.wakeIfReady(key)
+				}
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if pod, ok := obj.(*v1.Pod); ok {
+				if key, ok := groupOf(pod); ok {
+					c.groups.PodChanged(key, pod.UID, nil)
+				}
+			}
+		},
+	}
+}
+
+// wokenByPodGroup are the reasons a PodGroup appearing or changing may lift. A group that
+// stands aside waits for its timer whatever changes.
+var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResources}
+
+// wakeIfReady wakes the group's pods waiting for siblings once minMember of its pods can be
+// scheduled.
+func (c *core) wakeIfReady(key types.NamespacedName) {
+	c.activate(c.groups.Wake(key, func(g groupView) bool {
+		pg, err := c.podGroups.PodGroups(key.Namespace).Get(key.Name)
+		return err == nil && g.Ready() >= minMemberOf(pg)
+	}, parkedTooFew))
+}
+
+// activate moves pods to the active queue; the queue runs PreEnqueue on them again.
+func (c *core) activate(pods []*v1.Pod) {
+	if len(pods) == 0 {
+		return
+	}
+	m := make(map[string]*v1.Pod, len(pods))
+	for _, p := range pods {
+		m[p.Namespace+"/"+p.Name] = p
+	}
+	c.handle.Activate(c.logger, m)
+}
+
+// allow lets through the waiting members of a round that reached quorum.
+func (c *core) allow(v permitVerdict) {
+	for _, uid := range v.Allow {
+		if wp := c.handle.GetWaitingPod(uid); wp != nil {
+			wp.Allow(Name)
+		}
+	}
+	if len(v.Allow) > 0 {
+		quorumWait.Observe(v.QuorumWait.Seconds())
+	}
+}
+
+// reject rejects the given members of key's group waiting at Permit; the framework then runs
+// every plugin's Unreserve for them.
+//
+// A member that Gang's Permit told to wait joins the framework's waiting pods only once the
+// scheduling cycle has run the remaining Permit plugins. A member released in between is rejected
+// as soon as it shows up there; it cannot be let through, since its group's round is over, and it
+// leaves the manager's reservations only through its Unreserve.
+//
+// Rejections are serialized, and Gang ends its rounds with its own timer rather than the
+// framework's: in 1.37.1 two Rejects of one waiting pod at once race inside the framework
+// (waitingPod.stopWithStatus writes under a read lock), and a group's members share a deadline, so
+// their framework timers would fire together with the release each of them triggers.
+func (c *core) reject(key types.NamespacedName, waiting []types.UID, msg string) {
+	var late []types.UID
+	c.rejectMu.Lock()
+	for _, uid := range waiting {
+		if wp := c.handle.GetWaitingPod(uid); wp != nil {
+			wp.Reject(Name, msg)
+		} else {
+			late = append(late, uid)
+		}
+	}
+	c.rejectMu.Unlock()
+	for _, uid := range late {
+		go c.rejectWhenParked(key, uid, msg)
+	}
+}
+
+// rejectWhenParked rejects a released member once the framework parks it at Permit, or gives up
+// when its reservation is gone (another plugin's Permit turned it down, or it was deleted). Both
+// follow within the member's scheduling cycle.
+func (c *core) rejectWhenParked(key types.NamespacedName, uid types.UID, msg string) {
+	for c.groups.Holds(key, uid) {
+		c.rejectMu.Lock()
+		wp := c.handle.GetWaitingPod(uid)
+		if wp != nil {
+			wp.Reject(Name, msg)
+		}
+		c.rejectMu.Unlock()
+		if wp != nil {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// release rejects the members a failed round gave up; the manager wakes the group when its
+// backoff ends.
+func (c *core) release(key types.NamespacedName, f roundFailure, reason, msg string) {
+	failedRounds.WithLabelValues(reason).Inc()
+	c.logger.V(2).Info("Pod group round failed", "podGroup", key, "reason", reason, "released", len(f.Released), "backoff", f.Backoff)
+	c.reject(key, f.Released, msg)
+}
