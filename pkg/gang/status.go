@@ -31,13 +31,19 @@ import (
 //
 // Failed and Finished follow scheduler-plugins' own PodGroup controller, so a PodGroup reads the
 // same under either. A scheduleStartTime already set is kept.
+//
+// The phase never moves backwards (see forward): the writer's cache may lag behind what a
+// previous leader, or this one, already wrote.
 func computeStatus(pg *v1alpha1.PodGroup, pods []*v1.Pod, started time.Time) groupStatus {
 	s := v1alpha1.PodGroupStatus{ScheduleStartTime: pg.Status.ScheduleStartTime}
 	if s.ScheduleStartTime.IsZero() && !started.IsZero() {
 		s.ScheduleStartTime = metav1.NewTime(started)
 	}
-	var bound int32
+	var bound, live int32
 	for _, pod := range pods {
+		if pod.Status.Phase != v1.PodSucceeded && pod.Status.Phase != v1.PodFailed {
+			live++
+		}
 		if pod.Spec.NodeName != "" {
 			bound++
 		}
@@ -63,7 +69,33 @@ func computeStatus(pg *v1alpha1.PodGroup, pods []*v1.Pod, started time.Time) gro
 	default:
 		s.Phase = v1alpha1.PodGroupPending
 	}
+	s.Phase = forward(pg.Status.Phase, s.Phase, live+s.Succeeded+s.Failed >= minMember)
 	return groupStatus{PodGroupStatus: s, Scheduled: bound}
+}
+
+// phaseRank orders the phases a group goes through; Finished and Failed are final.
+var phaseRank = map[v1alpha1.PodGroupPhase]int{
+	v1alpha1.PodGroupPending:    1,
+	v1alpha1.PodGroupScheduling: 2,
+	v1alpha1.PodGroupRunning:    3,
+	v1alpha1.PodGroupFailed:     4,
+	v1alpha1.PodGroupFinished:   4,
+}
+
+// forward returns the phase to write when the PodGroup shows cur and the pods say computed: never
+// an earlier one, and nothing after a final phase. A group that no longer has minMember pods (whole)
+// was torn down, as when its job restarts: like scheduler-plugins' controller, it is Pending again,
+// unless it had finished.
+func forward(cur, computed v1alpha1.PodGroupPhase, whole bool) v1alpha1.PodGroupPhase {
+	switch {
+	case phaseRank[cur] == 4:
+		return cur
+	case !whole:
+		return computed
+	case phaseRank[computed] < phaseRank[cur]:
+		return cur
+	}
+	return computed
 }
 
 // groupStatus is what Gang shows on a PodGroup: v1alpha1's status, plus Scheduled, the number of

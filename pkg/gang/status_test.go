@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -158,6 +159,36 @@ func TestStatusWriterSync(t *testing.T) {
 			want: written(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFinished, Succeeded: 1}),
 		},
 		{
+			name: "a phase is never written backwards from a cache that lags behind it",
+			pg: func() *v1alpha1.PodGroup {
+				pg := podGroup("a", 2)
+				pg.Status = v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning, Running: 2}
+				return pg
+			}(),
+			// The writer's cache still shows the members bound but not yet running.
+			pods: []runtime.Object{phased("p1", "n1", v1.PodPending), phased("p2", "n1", v1.PodPending)},
+			want: written(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning}),
+		},
+		{
+			name: "a finished group stays Finished when its pods go away",
+			pg: func() *v1alpha1.PodGroup {
+				pg := podGroup("a", 1)
+				pg.Status = v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFinished, Succeeded: 1}
+				return pg
+			}(),
+			want: written(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFinished}),
+		},
+		{
+			name: "a running group whose pods are gone, as after a job restart, is Pending again",
+			pg: func() *v1alpha1.PodGroup {
+				pg := podGroup("a", 2)
+				pg.Status = v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning, Running: 2}
+				return pg
+			}(),
+			pods: []runtime.Object{phased("p1", "", v1.PodPending)},
+			want: written(v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending}),
+		},
+		{
 			name: "pods of other groups do not count",
 			pg:   podGroup("a", 1),
 			pods: []runtime.Object{
@@ -246,5 +277,46 @@ func TestStatusWriterIgnoresDeletedPodGroups(t *testing.T) {
 	}
 	if !w.startedAt(keyA).IsZero() {
 		t.Errorf("kept the start time of a deleted PodGroup")
+	}
+}
+
+// A standby replica, which never runs a scheduling cycle, writes nothing; the leader writes once
+// it schedules.
+func TestStatusWriterWritesOnlyWhenLeading(t *testing.T) {
+	disableWatchList(t)
+	_, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pgClient := pgfake.NewSimpleClientset(podGroup("a", 1))
+	pgInformers := externalversions.NewSharedInformerFactory(pgClient, 0)
+	lister := pgInformers.Scheduling().V1alpha1().PodGroups().Lister()
+	podInformer := informers.NewSharedInformerFactory(kubefake.NewClientset(), 0).Core().V1().Pods().Informer()
+	w, err := newStatusWriter(pgClient, lister, podInformer, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgInformers.Start(ctx.Done())
+	go podInformer.Run(ctx.Done())
+	pgInformers.WaitForCacheSync(ctx.Done())
+	cache.WaitForCacheSync(ctx.Done(), podInformer.HasSynced)
+	pgClient.ClearActions()
+	go w.run(ctx)
+	w.enqueue(keyA)
+	time.Sleep(100 * time.Millisecond)
+	for _, a := range pgClient.Actions() {
+		if _, ok := a.(clienttesting.PatchAction); ok {
+			t.Fatalf("a standby wrote status: %v", a)
+		}
+	}
+	w.lead()
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		for _, a := range pgClient.Actions() {
+			if _, ok := a.(clienttesting.PatchAction); ok {
+				return true, nil
+			}
+		}
+		return false, nil
+	}); err != nil {
+		t.Errorf("the leader wrote no status: %v", err)
 	}
 }
