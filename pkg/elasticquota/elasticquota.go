@@ -1,0 +1,288 @@
+// Package elasticquota is the ElasticQuota plugin: one ElasticQuota (scheduler-plugins' CRD,
+// scheduling.x-k8s.io/v1alpha1) per namespace bounds what the namespace's pods hold (max) and
+// guarantees them a share (min) that other namespaces may borrow while it is idle. The accounting
+// is package quota's ledger; reclaiming what was borrowed is berth's preemption plugin, which asks
+// package quota which pods are borrowed.
+//
+// In call order: PreFilter admits a pod (a pod group: all of its minMember members) against its
+// quota or parks it until something that could admit it happens; Filter re-checks during
+// preemption's dry run, where AddPod and RemovePod give victims' quota back; Reserve holds the
+// quota in the ledger and Unreserve gives it back. The status writer (status.go) shows the
+// ledger in status.used.
+package elasticquota
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/quota"
+)
+
+var (
+	_ fwk.PreFilterPlugin     = &ElasticQuota{}
+	_ fwk.PreFilterExtensions = &ElasticQuota{}
+	_ fwk.FilterPlugin        = &ElasticQuota{}
+	_ fwk.ReservePlugin       = &ElasticQuota{}
+	_ fwk.EnqueueExtensions   = &ElasticQuota{}
+	_ fwk.SignPlugin          = &ElasticQuota{}
+)
+
+const (
+	// Name of the plugin in the registry and in scheduler configurations.
+	Name = "ElasticQuota"
+
+	preFilterStateKey = "PreFilter" + Name
+	signerKey         = "berth.dev/ElasticQuota"
+
+	// The ElasticQuota client has its own rate limit, so status writes never eat into the budget
+	// the scheduler's client needs for binding.
+	clientQPS, clientBurst = 10, 20
+	statusPeriod           = time.Second
+)
+
+var metav1ListOne = metav1.ListOptions{Limit: 1}
+
+// ElasticQuota admits pods against their namespace's ElasticQuota.
+type ElasticQuota struct {
+	*shared
+}
+
+// New builds the plugin. It takes no args: GPU memory is counted under GPUShare's default
+// resource name, aliyun.com/gpu-mem.
+func New(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	client, err := clientFor(h)
+	if err != nil {
+		return nil, err
+	}
+	return newPlugin(ctx, h, client, statusPeriod)
+}
+
+func clientFor(h fwk.Handle) (versioned.Interface, error) {
+	if h.KubeConfig() == nil {
+		return nil, fmt.Errorf("%s needs the scheduler's kubeconfig to build an ElasticQuota client", Name)
+	}
+	cfg := rest.CopyConfig(h.KubeConfig())
+	cfg.QPS, cfg.Burst = clientQPS, clientBurst
+	client, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the ElasticQuota client: %w", err)
+	}
+	return client, nil
+}
+
+func newPlugin(ctx context.Context, h fwk.Handle, client versioned.Interface, period time.Duration) (*ElasticQuota, error) {
+	s, err := sharedFor(ctx, h, client, configv1.DefaultMemoryResource, period)
+	if err != nil {
+		return nil, err
+	}
+	return &ElasticQuota{shared: s}, nil
+}
+
+// Name returns the plugin's name.
+func (*ElasticQuota) Name() string { return Name }
+
+// preFilterState is the pod's request, what admitting it takes (its whole group's share, for the
+// first members of a group), and its quota as the ledger had it. Preemption's dry run changes the
+// view's use as it removes and adds pods of the same namespace.
+type preFilterState struct {
+	request quota.Vector
+	need    quota.Vector
+	group   string
+	view    *quota.View
+}
+
+// Clone copies the view's use, which AddPod and RemovePod change.
+func (s *preFilterState) Clone() fwk.StateData {
+	c := *s
+	c.view = s.view.Clone()
+	return &c
+}
+
+func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
+	c, err := state.Read(preFilterStateKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading %q from cycleState: %w", preFilterStateKey, err)
+	}
+	s, ok := c.(*preFilterState)
+	if !ok {
+		return nil, fmt.Errorf("invalid PreFilter state, got type %T", c)
+	}
+	return s, nil
+}
+
+// PreFilter skips pods whose namespace has no quota, admits a pod whose request fits its quota's
+// max, and otherwise parks it, with a message naming quota, resource, use, request and limit,
+// until a pod of its namespace gives resources back or the quota changes.
+//
+// A member of a pod group that does not yet hold minMember members is admitted only if the
+// members still missing fit as well (each asking what this one asks), so a group that cannot
+// fit its quota holds none of it.
+func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	pl.scheduling.Store(true)
+	if err := pl.waitForSync(ctx); err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	group := groupOf(pod)
+	view, ok := pl.ledger.ViewOf(pod.Namespace, group)
+	if !ok {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	request, err := quota.RequestOf(pod, pl.gpuMemory)
+	if err != nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+	}
+	s := &preFilterState{request: request, need: request, group: group, view: view}
+	if missing := pl.missingMembers(pod, group, view.GroupHeld); missing > 1 {
+		s.need = request.Scaled(int64(missing))
+	}
+	state.Write(preFilterStateKey, s)
+	if e := s.exceeded(); e != nil {
+		code := fwk.Unschedulable
+		if view.Spec.Fits(nil, s.need) != nil {
+			// More than max even with nothing else running: preemption cannot help, a new max can.
+			code = fwk.UnschedulableAndUnresolvable
+		}
+		if !pl.ledger.Park(pod, view) {
+			// Something was given back since the view was taken: try again at once.
+			pl.wake([]*v1.Pod{pod})
+		}
+		return nil, fwk.NewStatus(code, e.Error())
+	}
+	return nil, nil
+}
+
+// missingMembers is how many members group still needs to hold quota to reach minMember, this
+// pod included; 1 for a pod of no group or a group that has its quorum.
+func (pl *ElasticQuota) missingMembers(pod *v1.Pod, group string, held int) int {
+	if group == "" {
+		return 1
+	}
+	pg, err := pl.podGroups.PodGroups(pod.Namespace).Get(group)
+	if err != nil {
+		return 1
+	}
+	return max(int(pg.Spec.MinMember)-held, 1)
+}
+
+// exceeded is why the pod's need does not fit its quota's max, or nil.
+func (s *preFilterState) exceeded() *quota.Exceeded {
+	e := s.view.Spec.Fits(s.view.Used, s.need)
+	if e != nil && s.need[e.Resource] != s.request[e.Resource] {
+		e.Group = s.group
+	}
+	return e
+}
+
+// PreFilterExtensions gives preemption's dry run the quota of pods it removes.
+func (pl *ElasticQuota) PreFilterExtensions() fwk.PreFilterExtensions { return pl }
+
+// AddPod counts podInfoToAdd against the quota when it is in the pod's namespace.
+func (pl *ElasticQuota) AddPod(_ context.Context, state fwk.CycleState, pod *v1.Pod, podInfoToAdd fwk.PodInfo, _ fwk.NodeInfo) *fwk.Status {
+	return pl.adjust(state, pod, podInfoToAdd.GetPod(), 1)
+}
+
+// RemovePod gives podInfoToRemove's quota back when it is in the pod's namespace.
+func (pl *ElasticQuota) RemovePod(_ context.Context, state fwk.CycleState, pod *v1.Pod, podInfoToRemove fwk.PodInfo, _ fwk.NodeInfo) *fwk.Status {
+	return pl.adjust(state, pod, podInfoToRemove.GetPod(), -1)
+}
+
+func (pl *ElasticQuota) adjust(state fwk.CycleState, pod, other *v1.Pod, sign int64) *fwk.Status {
+	if other.Namespace != pod.Namespace {
+		return nil
+	}
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	req, err := quota.RequestOf(other, pl.gpuMemory)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	s.view.Used.Add(req, sign)
+	return nil
+}
+
+// Filter passes every node while the pod's need fits its quota. In a scheduling cycle PreFilter
+// has decided that already; in preemption's dry run, victims of its own namespace may have given
+// quota back. It changes nothing.
+func (pl *ElasticQuota) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ fwk.NodeInfo) *fwk.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if e := s.exceeded(); e != nil {
+		return fwk.NewStatus(fwk.Unschedulable, e.Error())
+	}
+	return nil
+}
+
+// Reserve holds the pod's request in the ledger. The ledger checks max again under its lock, so
+// no two pods can both take the last of a quota.
+func (pl *ElasticQuota) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) *fwk.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		// No quota in the pod's namespace: PreFilter skipped it, and the informer records it
+		// once it is bound.
+		return nil
+	}
+	if err := pl.ledger.Reserve(pod, s.group, s.request); err != nil {
+		return fwk.NewStatus(fwk.Unschedulable, err.Error())
+	}
+	return nil
+}
+
+// Unreserve gives the pod's reservation back (also when a pod group's round failed), and retries
+// the pods waiting for it.
+func (pl *ElasticQuota) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+	pl.wake(pl.ledger.Unreserve(pod.UID))
+}
+
+// EventsToRegister: a pod turned away for quota can be let in when a pod of its namespace ends or
+// shrinks. Those are the only cluster events that give quota back; a quota's own change reaches
+// parked pods through the ledger (see shared.wake), as do the releases these events stand for.
+func (pl *ElasticQuota) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: isSchedulableAfterPodChange},
+	}, nil
+}
+
+// isSchedulableAfterPodChange queues the pod when the pod that ended or shrank is in its namespace.
+func isSchedulableAfterPodChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	old, cur, err := schedutil.As[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	changed := old
+	if changed == nil {
+		changed = cur
+	}
+	if changed.Namespace != pod.Namespace {
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("A pod of the same quota gave resources back", "pod", klog.KObj(pod), "other", klog.KObj(changed))
+	return fwk.Queue, nil
+}
+
+// SignPod keeps pods of different quotas, or asking different amounts, out of one batch. Pods of
+// namespaces without a quota are not constrained.
+func (pl *ElasticQuota) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	if _, ok := pl.ledger.ViewOf(pod.Namespace, ""); !ok {
+		return nil, nil
+	}
+	request, err := quota.RequestOf(pod, pl.gpuMemory)
+	if err != nil {
+		return nil, fwk.NewStatus(fwk.Unschedulable, err.Error())
+	}
+	return []fwk.SignFragment{{Key: signerKey, Value: pod.Namespace + request.String() + groupOf(pod)}}, nil
+}

@@ -1,0 +1,225 @@
+package elasticquota
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2/ktesting"
+	fwk "k8s.io/kube-scheduler/framework"
+	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	eqfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
+
+	// Wires client-go's feature gates to utilfeature.DefaultFeatureGate, as in kube-scheduler.
+	_ "k8s.io/kubernetes/pkg/features"
+)
+
+type env struct {
+	ctx      context.Context
+	pl       *ElasticQuota
+	recorder *events.FakeRecorder
+}
+
+func newEnv(t *testing.T, pods []*v1.Pod, crs ...runtime.Object) *env {
+	t.Helper()
+	// The generated ElasticQuota fake cannot stream a watch list: list, then watch.
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(clientfeatures.WatchListClient), false)
+	schedmetrics.Register()
+	logger, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	var objs []runtime.Object
+	for _, p := range pods {
+		objs = append(objs, p)
+	}
+	cs := fake.NewClientset(objs...)
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	recorder := events.NewFakeRecorder(100)
+	var pl *ElasticQuota
+	newPl := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		p, err := newPlugin(ctx, h, eqfake.NewSimpleClientset(crs...), time.Hour)
+		pl = p
+		return p, err
+	}
+	queue := internalqueue.NewSchedulingQueue(nil, factory)
+	_, err := tf.NewFramework(ctx, []tf.RegisterPluginFunc{
+		tf.RegisterQueueSortPlugin(queuesort.Name, queuesort.New),
+		tf.RegisterPluginAsExtensions(Name, newPl, "PreFilter", "Filter", "Reserve"),
+		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
+	}, "",
+		frameworkruntime.WithClientSet(cs),
+		frameworkruntime.WithInformerFactory(factory),
+		frameworkruntime.WithEventRecorder(recorder),
+		frameworkruntime.WithPodNominator(queue),
+		frameworkruntime.WithPodActivator(queue),
+		frameworkruntime.WithLogger(logger),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	if err := pl.waitForSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return &env{ctx: ctx, pl: pl, recorder: recorder}
+}
+
+func elasticQuota(ns, name string, min, max v1.ResourceList) *v1alpha1.ElasticQuota {
+	return &v1alpha1.ElasticQuota{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: metav1.Now()},
+		Spec:       v1alpha1.ElasticQuotaSpec{Min: min, Max: max},
+	}
+}
+
+func cpu(s string) v1.ResourceList { return v1.ResourceList{v1.ResourceCPU: mustParse(s)} }
+
+func podOf(ns, name, cpu string) *st.PodWrapper {
+	return st.MakePod().Namespace(ns).Name(name).UID(ns + "-" + name).Req(map[v1.ResourceName]string{"cpu": cpu})
+}
+
+func (e *env) preFilter(t *testing.T, pod *v1.Pod) (fwk.CycleState, *fwk.Status) {
+	t.Helper()
+	state := framework.NewCycleState()
+	_, status := e.pl.PreFilter(e.ctx, state, pod, nil)
+	return state, status
+}
+
+func TestAdmission(t *testing.T) {
+	bound := podOf("a", "bound", "1500m").Node("n1").Obj()
+	e := newEnv(t, []*v1.Pod{bound}, elasticQuota("a", "q", nil, cpu("2")))
+
+	_, status := e.preFilter(t, podOf("free", "p", "64").Obj())
+	if !status.IsSkip() {
+		t.Errorf("namespace without quota: %v, want Skip", status)
+	}
+	state, status := e.preFilter(t, podOf("a", "p", "1").Obj())
+	if status.Code() != fwk.Unschedulable || status.Message() != "quota a/q: cpu used 1500m, requested 1, max 2" {
+		t.Errorf("over max: %v, want Unschedulable naming quota, resource, used, requested and max", status)
+	}
+	if _, status := e.preFilter(t, podOf("a", "huge", "3").Obj()); status.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Errorf("more than max on its own: %v, want UnschedulableAndUnresolvable", status)
+	}
+
+	// Preemption's dry run removes the bound pod: its quota comes back, and Filter passes.
+	pod := podOf("a", "p", "1").Obj()
+	boundInfo, _ := framework.NewPodInfo(bound)
+	if s := e.pl.RemovePod(e.ctx, state, pod, boundInfo, nil); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	if s := e.pl.Filter(e.ctx, state, pod, nil); !s.IsSuccess() {
+		t.Errorf("Filter after the dry run removed the bound pod: %v", s)
+	}
+	clone := state.Clone()
+	if s := e.pl.AddPod(e.ctx, clone, pod, boundInfo, nil); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	if s := e.pl.Filter(e.ctx, clone, pod, nil); s.IsSuccess() {
+		t.Error("Filter after the bound pod was added back: want Unschedulable")
+	}
+	if s := e.pl.Filter(e.ctx, state, pod, nil); !s.IsSuccess() {
+		t.Errorf("a clone's AddPod changed the original state: %v", s)
+	}
+
+	// Reserve checks again under the ledger's lock: the dry run's view is not the ledger.
+	if s := e.pl.Reserve(e.ctx, state, pod, "n1"); s.IsSuccess() {
+		t.Error("Reserve over max succeeded")
+	}
+	small := podOf("a", "small", "500m").Obj()
+	sstate, status := e.preFilter(t, small)
+	if !status.IsSuccess() {
+		t.Fatalf("500m fits: %v", status)
+	}
+	if s := e.pl.Reserve(e.ctx, sstate, small, "n1"); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	if _, status := e.preFilter(t, podOf("a", "more", "100m").Obj()); status.IsSuccess() {
+		t.Error("the reservation does not count")
+	}
+	e.pl.Unreserve(e.ctx, sstate, small, "n1")
+	if _, status := e.preFilter(t, podOf("a", "more", "100m").Obj()); !status.IsSuccess() {
+		t.Errorf("after Unreserve: %v", status)
+	}
+}
+
+func TestGroupAdmittedWhole(t *testing.T) {
+	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 3}}
+	e := newEnv(t, nil, elasticQuota("a", "q", nil, cpu("2")), pg)
+	member := podOf("a", "g-0", "1").Label(v1alpha1.PodGroupLabel, "g").Obj()
+	_, status := e.preFilter(t, member)
+	want := "quota a/q: cpu used 0, requested for pod group g 3, max 2"
+	if status.Code() != fwk.UnschedulableAndUnresolvable || status.Message() != want {
+		t.Errorf("3 members of 1 cpu under max 2: %v, want %q", status, want)
+	}
+	// A plain pod of the same size is admitted: it is the group that does not fit.
+	if _, status := e.preFilter(t, podOf("a", "plain", "1").Obj()); !status.IsSuccess() {
+		t.Errorf("plain pod: %v", status)
+	}
+}
+
+func TestInvalidQuotasAreReported(t *testing.T) {
+	old := elasticQuota("a", "old", cpu("4"), cpu("2"))
+	old.CreationTimestamp = metav1.NewTime(time.Unix(1000, 0))
+	young := elasticQuota("a", "young", nil, cpu("1"))
+	e := newEnv(t, nil, old, young)
+	// The oldest is enforced, its min lowered to its max.
+	if _, status := e.preFilter(t, podOf("a", "p", "2").Obj()); !status.IsSuccess() {
+		t.Errorf("2 cpu under the oldest quota's max 2: %v", status)
+	}
+	var got []string
+	for len(got) < 2 {
+		select {
+		case ev := <-e.recorder.Events:
+			got = append(got, ev)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("events %q, want two warnings", got)
+		}
+	}
+	joined := strings.Join(got, "\n")
+	for _, want := range []string{
+		"Warning InvalidElasticQuota invalid quantities: min cpu 4 is above max 2, lowered to max",
+		"Warning InvalidElasticQuota namespace a has 2 ElasticQuotas; berth enforces only the oldest, old, and ignores this one",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("events %q lack %q", got, want)
+		}
+	}
+}
+
+func TestQueueingHint(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	pod := podOf("a", "p", "1").Obj()
+	for _, tc := range []struct {
+		other *v1.Pod
+		want  fwk.QueueingHint
+	}{
+		{podOf("a", "same", "1").Node("n1").Obj(), fwk.Queue},
+		{podOf("b", "other", "1").Node("n1").Obj(), fwk.QueueSkip},
+	} {
+		if got, err := isSchedulableAfterPodChange(logger, pod, tc.other, nil); err != nil || got != tc.want {
+			t.Errorf("pod %s/%s deleted: %v (%v), want %v", tc.other.Namespace, tc.other.Name, got, err, tc.want)
+		}
+	}
+}
+
+func mustParse(s string) resource.Quantity { return resource.MustParse(s) }

@@ -1,0 +1,233 @@
+package elasticquota
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
+	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/quota"
+)
+
+// syncTimeout bounds how long PreFilter waits, once, for the ledger to take in every existing
+// pod and ElasticQuota.
+const syncTimeout = 30 * time.Second
+
+// shared is the quota state of one scheduler process, whatever its number of profiles: the ledger,
+// kept current from the scheduler's pod informer and an ElasticQuota informer, and the status
+// writer. Profiles of one scheduler share its informer factory, which tells schedulers apart.
+type shared struct {
+	ledger    *quota.Ledger
+	gpuMemory v1.ResourceName
+	quotas    schedlisters.ElasticQuotaLister
+	podGroups schedlisters.PodGroupLister
+	handle    fwk.Handle
+	logger    klog.Logger
+	synced    []cache.InformerSynced
+	ready     atomic.Bool
+	// scheduling is set by the first scheduling cycle. A scheduler schedules only while it leads,
+	// so this is what keeps a standby replica from writing status.
+	scheduling atomic.Bool
+	status     *statusWriter
+}
+
+var processState = struct {
+	sync.Mutex
+	m map[informers.SharedInformerFactory]*shared
+}{m: map[informers.SharedInformerFactory]*shared{}}
+
+// sharedFor returns the scheduler's quota state, building it with the first profile's handle.
+func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, gpuMemory v1.ResourceName, statusPeriod time.Duration) (*shared, error) {
+	factory := h.SharedInformerFactory()
+	if factory == nil {
+		return nil, fmt.Errorf("%s needs the scheduler's informer factory", Name)
+	}
+	processState.Lock()
+	defer processState.Unlock()
+	if s, ok := processState.m[factory]; ok {
+		return s, nil
+	}
+	// Without the CRD the informer would never sync and the scheduler would hang at start.
+	if _, err := client.SchedulingV1alpha1().ElasticQuotas("").List(ctx, metav1ListOne); err != nil {
+		return nil, fmt.Errorf("listing ElasticQuotas (is the CRD elasticquotas.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
+	}
+	eqFactory := externalversions.NewSharedInformerFactory(client, 0)
+	eqInformer := eqFactory.Scheduling().V1alpha1().ElasticQuotas()
+	pgInformer := eqFactory.Scheduling().V1alpha1().PodGroups()
+	s := &shared{
+		ledger:    quota.NewLedger(),
+		gpuMemory: gpuMemory,
+		quotas:    eqInformer.Lister(),
+		podGroups: pgInformer.Lister(),
+		handle:    h,
+		logger:    klog.LoggerWithName(klog.FromContext(ctx), Name),
+	}
+	s.status = newStatusWriter(client, s, statusPeriod)
+	podReg, err := factory.Core().V1().Pods().Informer().AddEventHandler(s.podHandler())
+	if err != nil {
+		return nil, err
+	}
+	eqReg, err := eqInformer.Informer().AddEventHandler(s.quotaHandler())
+	if err != nil {
+		return nil, err
+	}
+	_ = pgInformer.Informer()
+	s.synced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced, pgInformer.Informer().HasSynced}
+	eqFactory.Start(ctx.Done())
+	go s.status.run(ctx)
+	processState.m[factory] = s
+	context.AfterFunc(ctx, func() {
+		processState.Lock()
+		defer processState.Unlock()
+		delete(processState.m, factory)
+	})
+	return s, nil
+}
+
+// waitForSync returns once the ledger holds every pod bound and every ElasticQuota that existed
+// at start-up: a restarted scheduler admits nothing before it knows what is in use.
+func (s *shared) waitForSync(ctx context.Context) error {
+	if s.ready.Load() {
+		return nil
+	}
+	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, syncTimeout, true, func(context.Context) (bool, error) {
+		for _, synced := range s.synced {
+			if !synced() {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the quota ledger has not taken in the existing pods and ElasticQuotas: %w", err)
+	}
+	s.ready.Store(true)
+	return nil
+}
+
+// podHandler keeps the ledger's bound pods current. A reservation is the plugin's own business;
+// the informer tells when it became a binding, and when a pod finishes or goes.
+func (s *shared) podHandler() cache.ResourceEventHandler {
+	observe := func(pod *v1.Pod) {
+		if pod.Spec.NodeName == "" {
+			return
+		}
+		if pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+			s.wake(s.ledger.Forget(pod.UID))
+			return
+		}
+		req, err := quota.RequestOf(pod, s.gpuMemory)
+		if err != nil {
+			// GPUShare reports the malformed request; the pod holds what else it asks for.
+			req, _ = quota.RequestOf(withoutGPU(pod, s.gpuMemory), s.gpuMemory)
+		}
+		s.wake(s.ledger.Bound(pod, groupOf(pod), req))
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if pod, ok := obj.(*v1.Pod); ok {
+				observe(pod)
+			}
+		},
+		UpdateFunc: func(_, obj any) {
+			if pod, ok := obj.(*v1.Pod); ok {
+				observe(pod)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if pod, ok := obj.(*v1.Pod); ok {
+				s.wake(s.ledger.Forget(pod.UID))
+			}
+		},
+	}
+}
+
+// withoutGPU is pod without its GPU memory limits, for a pod whose GPU request is malformed.
+func withoutGPU(pod *v1.Pod, gpuMemory v1.ResourceName) *v1.Pod {
+	p := pod.DeepCopy()
+	for i := range p.Spec.Containers {
+		delete(p.Spec.Containers[i].Resources.Limits, gpuMemory)
+	}
+	for i := range p.Spec.InitContainers {
+		delete(p.Spec.InitContainers[i].Resources.Limits, gpuMemory)
+	}
+	delete(p.Annotations, "berth.dev/gpu-count")
+	return p
+}
+
+// quotaHandler sets a namespace's quota in the ledger whenever one of its ElasticQuotas changes,
+// and reports what is wrong with them.
+func (s *shared) quotaHandler() cache.ResourceEventHandler {
+	update := func(obj any) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		eq, ok := obj.(*v1alpha1.ElasticQuota)
+		if !ok {
+			return
+		}
+		all, err := s.quotas.ElasticQuotas(eq.Namespace).List(labels.Everything())
+		if err != nil {
+			s.logger.Error(err, "Listing ElasticQuotas", "namespace", eq.Namespace)
+			return
+		}
+		spec, problems := quota.SpecOf(all)
+		for _, p := range problems {
+			s.report(p)
+		}
+		s.wake(s.ledger.SetQuota(eq.Namespace, spec))
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    update,
+		UpdateFunc: func(_, obj any) { update(obj) },
+		DeleteFunc: update,
+	}
+}
+
+// report puts a problem with an ElasticQuota where its owner looks: a Warning event on it.
+func (s *shared) report(p quota.Problem) {
+	s.logger.Info("ElasticQuota is invalid", "elasticQuota", klog.KObj(p.Quota), "problem", p.Message)
+	recorder := s.handle.EventRecorder()
+	if recorder == nil {
+		return
+	}
+	eq := p.Quota.DeepCopy()
+	// The recorder finds the object's kind in its TypeMeta: the scheduler's scheme does not know it.
+	eq.APIVersion, eq.Kind = v1alpha1.SchemeGroupVersion.String(), "ElasticQuota"
+	recorder.Eventf(eq, nil, v1.EventTypeWarning, "InvalidElasticQuota", "Scheduling", "%s", p.Message)
+}
+
+// wake moves pods that waited for quota back to the active queue. This, rather than a queue
+// event, is how a release reaches them: it runs after the ledger took the release in, so the
+// retried pod cannot meet a ledger that does not show it yet.
+func (s *shared) wake(pods []*v1.Pod) {
+	if len(pods) == 0 {
+		return
+	}
+	m := make(map[string]*v1.Pod, len(pods))
+	for _, p := range pods {
+		m[p.Namespace+"/"+p.Name] = p
+	}
+	s.handle.Activate(s.logger, m)
+}
+
+// groupOf is the pod group (Gang's PodGroups) a pod belongs to, or "".
+func groupOf(pod *v1.Pod) string {
+	return pod.Labels[v1alpha1.PodGroupLabel]
+}

@@ -1,0 +1,60 @@
+package elasticquota
+
+import (
+	"context"
+	"iter"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/preemption"
+	"github.com/berth-sched/berth/pkg/quota"
+)
+
+// VictimRule is the quota rule of berth's preemption (see quota.Reclaim): a quota below its min
+// reclaims what others borrowed, and quotas are otherwise closed to each other. It reads the
+// ledger the ElasticQuota plugin keeps for this scheduler.
+func VictimRule(ctx context.Context, h fwk.Handle) (preemption.Rule, error) {
+	client, err := clientFor(h)
+	if err != nil {
+		return nil, err
+	}
+	s, err := sharedFor(ctx, h, client, configv1.DefaultMemoryResource, statusPeriod)
+	if err != nil {
+		return nil, err
+	}
+	return &victimRule{s}, nil
+}
+
+type victimRule struct{ *shared }
+
+// ForPreemptor returns nil for a preemptor whose namespace has no quota: it preempts by priority.
+func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) preemption.Judge {
+	request, err := quota.RequestOf(preemptor, r.gpuMemory)
+	if err != nil {
+		return nil
+	}
+	reclaim := r.ledger.ReclaimFor(preemptor, request, r.gpuMemory)
+	if reclaim == nil {
+		return nil
+	}
+	return judge{reclaim}
+}
+
+type judge struct{ r *quota.Reclaim }
+
+func (judge) Together(*v1.Pod) []*v1.Pod { return nil }
+
+func (j judge) Verdict(pods []*v1.Pod) preemption.Verdict {
+	switch j.r.Judge(pods) {
+	case quota.Forbidden:
+		return preemption.Never
+	case quota.Borrowed:
+		return preemption.Allowed
+	default:
+		return preemption.NoSay
+	}
+}
+
+func (j judge) Tally() preemption.Tally { return j.r.Lenders() }

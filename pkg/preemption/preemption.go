@@ -1,0 +1,482 @@
+// Package preemption is berth's one PostFilter plugin: upstream's preemption evaluator
+// (k8s.io/kubernetes/pkg/scheduler/framework/preemption) with an Interface that answers "which
+// pods may be victims, and which must go together" by asking the victim rules of other concerns
+// (package elasticquota's reclaim of borrowed quota, package gang's whole groups). With no rule
+// having a say it chooses exactly what DefaultPreemption chooses, and it replaces DefaultPreemption
+// in berth's profiles.
+package preemption
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math/rand"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	policy "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+	kubeschedulerv1 "k8s.io/kube-scheduler/config/v1"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	configv1 "k8s.io/kubernetes/pkg/scheduler/apis/config/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+)
+
+// Name of the plugin in the registry and in scheduler configurations.
+const Name = "BerthPreemption"
+
+const attemptKey = "PostFilter" + Name
+
+var (
+	_ fwk.PostFilterPlugin  = &Preemption{}
+	_ fwk.PreEnqueuePlugin  = &Preemption{}
+	_ fwk.EnqueueExtensions = &Preemption{}
+	_ preemption.Interface  = &Preemption{}
+)
+
+// Preemption is the PostFilter plugin.
+type Preemption struct {
+	fh        fwk.Handle
+	fts       feature.Features
+	args      config.DefaultPreemptionArgs
+	rules     []Rule
+	executor  *preemption.Executor
+	evaluator *preemption.Evaluator
+	// offset picks where the dry run starts among the candidate nodes; tests fix it.
+	offset func(n int32) int32
+}
+
+// Factory returns the plugin's factory, with the victim rules of rules in every profile. Its args
+// are DefaultPreemption's (DefaultPreemptionArgs), with the same defaults.
+func Factory(rules ...RuleFactory) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		var rs []Rule
+		for _, f := range rules {
+			r, err := f(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, r)
+		}
+		return New(obj, h, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate), rs...)
+	}
+}
+
+// New builds the plugin from DefaultPreemptionArgs (nil means the defaults) and rules.
+func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rules ...Rule) (*Preemption, error) {
+	args, err := argsFrom(obj)
+	if err != nil {
+		return nil, err
+	}
+	pl := &Preemption{fh: h, fts: fts, args: *args, rules: rules, offset: rand.Int31n}
+	pl.executor = preemption.NewExecutor(h, fts)
+	pl.evaluator = preemption.NewEvaluator(Name, h, pl, pl.executor)
+	return pl, nil
+}
+
+func argsFrom(obj runtime.Object) (*config.DefaultPreemptionArgs, error) {
+	if obj == nil {
+		v1args := &kubeschedulerv1.DefaultPreemptionArgs{}
+		configv1.SetDefaults_DefaultPreemptionArgs(v1args)
+		args := &config.DefaultPreemptionArgs{
+			MinCandidateNodesPercentage: *v1args.MinCandidateNodesPercentage,
+			MinCandidateNodesAbsolute:   *v1args.MinCandidateNodesAbsolute,
+		}
+		return args, nil
+	}
+	args, ok := obj.(*config.DefaultPreemptionArgs)
+	if !ok {
+		return nil, fmt.Errorf("want args of type DefaultPreemptionArgs, got %T", obj)
+	}
+	if err := validation.ValidateDefaultPreemptionArgs(nil, args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+// Name returns the plugin's name.
+func (*Preemption) Name() string { return Name }
+
+// attempt is one preemption attempt's Judges, written to the cycle state before the dry run.
+type attempt struct {
+	judges []Judge
+}
+
+// Clone returns the attempt itself: it never changes.
+func (a *attempt) Clone() fwk.StateData { return a }
+
+// PostFilter asks every rule for its Judge of pod, then runs upstream's evaluator.
+func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	defer metrics.PreemptionAttempts.Inc()
+	a := &attempt{}
+	for _, r := range pl.rules {
+		if j := r.ForPreemptor(pod, pl.placed()); j != nil {
+			a.judges = append(a.judges, j)
+		}
+	}
+	state.Write(attemptKey, a)
+	result, status := pl.evaluator.Preempt(ctx, state, pod, m)
+	if msg := status.Message(); msg != "" {
+		return result, fwk.NewStatus(status.Code(), "preemption: "+msg)
+	}
+	return result, status
+}
+
+// placed yields every pod on a node in the cycle's snapshot.
+func (pl *Preemption) placed() iter.Seq[*v1.Pod] {
+	return func(yield func(*v1.Pod) bool) {
+		nodes, err := pl.fh.SnapshotSharedLister().NodeInfos().List()
+		if err != nil {
+			return
+		}
+		for _, n := range nodes {
+			for _, pi := range n.GetPods() {
+				if !yield(pi.GetPod()) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func attemptOf(state fwk.CycleState) *attempt {
+	c, err := state.Read(attemptKey)
+	if err != nil {
+		return &attempt{}
+	}
+	a, _ := c.(*attempt)
+	if a == nil {
+		return &attempt{}
+	}
+	return a
+}
+
+// PreEnqueue keeps a pod whose preemption is still being carried out (asynchronous preemption)
+// out of the queue, as DefaultPreemption does.
+func (pl *Preemption) PreEnqueue(_ context.Context, p *v1.Pod) *fwk.Status {
+	if pl.fts.EnableAsyncPreemption && pl.executor.IsPodRunningPreemption(p.GetUID()) {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "waiting for the preemption for this pod to be finished")
+	}
+	return nil
+}
+
+// EventsToRegister: as DefaultPreemption, the plugins whose failures preemption resolves decide
+// when a pod is retried; PreEnqueue's gate lifts when the preemption's deletions are done.
+func (pl *Preemption) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	if !pl.fts.EnableAsyncPreemption {
+		return nil, nil
+	}
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: func(klog.Logger, *v1.Pod, any, any) (fwk.QueueingHint, error) {
+			return fwk.QueueSkip, nil
+		}},
+	}, nil
+}
+
+// GetOffsetAndNumCandidates is DefaultPreemption's: a random start, and at least
+// minCandidateNodesPercentage of the nodes or minCandidateNodesAbsolute of them.
+func (pl *Preemption) GetOffsetAndNumCandidates(numNodes int32) (int32, int32) {
+	n := (numNodes * pl.args.MinCandidateNodesPercentage) / 100
+	n = max(n, pl.args.MinCandidateNodesAbsolute)
+	return pl.offset(numNodes), min(n, numNodes)
+}
+
+// CandidatesToVictimsMap is DefaultPreemption's.
+func (pl *Preemption) CandidatesToVictimsMap(candidates []preemption.Candidate) map[string]*extenderv1.Victims {
+	m := make(map[string]*extenderv1.Victims, len(candidates))
+	for _, c := range candidates {
+		m[c.Name()] = c.Victims()
+	}
+	return m
+}
+
+// OrderedScoreFuncs returns nil: the evaluator's own order of candidates (fewest PDB violations,
+// lowest highest priority, ...), which counts every pod of a group that goes whole.
+func (pl *Preemption) OrderedScoreFuncs(context.Context, map[string]*extenderv1.Victims) []func(string) int64 {
+	return nil
+}
+
+// PodEligibleToPreemptOthers is DefaultPreemption's: not with preemptionPolicy Never, and not
+// while a pod it may preempt on its nominated node is still terminating from an earlier
+// preemption.
+func (pl *Preemption) PodEligibleToPreemptOthers(_ context.Context, pod *v1.Pod, nominatedNodeStatus *fwk.Status) (bool, string) {
+	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
+		return false, "not eligible due to preemptionPolicy=Never."
+	}
+	nomNodeName := pod.Status.NominatedNodeName
+	if nomNodeName == "" || nominatedNodeStatus.Code() == fwk.UnschedulableAndUnresolvable {
+		return true, ""
+	}
+	if nodeInfo, _ := pl.fh.MutableSnapshotSharedLister().NodeInfos().Get(nomNodeName); nodeInfo != nil {
+		priority := corev1helpers.PodPriority(pod)
+		for _, p := range nodeInfo.GetPods() {
+			if corev1helpers.PodPriority(p.GetPod()) < priority && preemption.PodTerminatingByPreemption(p.GetPod()) {
+				return false, "not eligible due to a terminating pod on the nominated node."
+			}
+		}
+	}
+	return true, ""
+}
+
+// victim is one unit of eviction: a pod, or pods that go together.
+type victim struct {
+	preemption.Victim
+}
+
+// SelectVictimsOnNode is DefaultPreemption's algorithm with the Judges asked at three points:
+// which pods go together (a unit is offered whole, with its pods on other nodes), which units
+// may be victims (Never vetoes, Allowed waives the priority rule), and which set of them a
+// Tally accepts (offered least important first). Then, as upstream: remove every accepted victim,
+// check that the preemptor fits, and reprieve victims most important first, PDB-violating ones
+// before the others.
+func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.CycleState, preemptor *v1.Pod, nodeInfo fwk.NodeInfo,
+	allPossibleVictims []*preemption.DomainVictim, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
+	logger := klog.FromContext(ctx)
+	judges := attemptOf(cycleState).judges
+	mainNode := nodeInfo.Node().Name
+	nodes := map[string]fwk.NodeInfo{mainNode: nodeInfo}
+
+	change := func(v *victim, add bool) error {
+		for _, pi := range v.Pods() {
+			name := pi.GetPod().Spec.NodeName
+			ni, ok := nodes[name]
+			if !ok {
+				var err error
+				if ni, err = pl.fh.SnapshotSharedLister().NodeInfos().Get(name); err != nil {
+					return err
+				}
+				nodes[name] = ni
+			}
+			// Only the main node's NodeInfo changes, Filter runs only there; other nodes' pods
+			// go through the PreFilter extensions, which keep their own account (quota, spread).
+			var status *fwk.Status
+			if add {
+				if name == mainNode {
+					ni.AddPodInfo(pi)
+				}
+				status = pl.fh.RunPreFilterExtensionAddPod(ctx, cycleState, preemptor, pi, ni)
+			} else {
+				if name == mainNode {
+					if err := ni.RemovePod(logger, pi.GetPod()); err != nil {
+						return err
+					}
+				}
+				status = pl.fh.RunPreFilterExtensionRemovePod(ctx, cycleState, preemptor, pi, ni)
+			}
+			if !status.IsSuccess() {
+				return status.AsError()
+			}
+		}
+		return nil
+	}
+
+	potential, err := pl.potentialVictims(preemptor, allPossibleVictims, judges)
+	if err != nil {
+		return nil, 0, fwk.AsStatus(err)
+	}
+	if len(potential) == 0 {
+		return nil, 0, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "No preemption victims found for incoming pod")
+	}
+	for _, v := range potential {
+		if err := change(v, false); err != nil {
+			return nil, 0, fwk.AsStatus(err)
+		}
+	}
+	if status := pl.fh.RunFilterPluginsWithNominatedPods(ctx, cycleState, preemptor, nodeInfo); !status.IsSuccess() {
+		return nil, 0, status
+	}
+	sort.Slice(potential, func(i, j int) bool { return preemption.MoreImportantVictim(potential[i], potential[j]) })
+
+	violating, nonViolating := preemption.FilterVictimsWithPDBViolation(potential, pdbs)
+	var victims []*victim
+	reprieve := func(v *victim) (bool, error) {
+		if err := change(v, true); err != nil {
+			return false, err
+		}
+		fits := pl.fh.RunFilterPluginsWithNominatedPods(ctx, cycleState, preemptor, nodeInfo).IsSuccess()
+		if !fits {
+			if err := change(v, false); err != nil {
+				return false, err
+			}
+			victims = append(victims, v)
+		}
+		return fits, nil
+	}
+	numViolating := 0
+	for _, vv := range violating {
+		fits, err := reprieve(vv.Victim)
+		if err != nil {
+			return nil, 0, fwk.AsStatus(err)
+		}
+		if !fits {
+			numViolating += vv.ViolateCount
+		}
+	}
+	for _, v := range nonViolating {
+		if _, err := reprieve(v); err != nil {
+			return nil, 0, fwk.AsStatus(err)
+		}
+	}
+	if len(violating) != 0 && len(nonViolating) != 0 {
+		sort.Slice(victims, func(i, j int) bool { return preemption.MoreImportantVictim(victims[i], victims[j]) })
+	}
+	var pods []*v1.Pod
+	for _, v := range victims {
+		for _, pi := range v.Pods() {
+			pods = append(pods, pi.GetPod())
+		}
+	}
+	return pods, numViolating, nil
+}
+
+// potentialVictims turns the pods on the node into units (whole groups where a Judge says pods
+// go together), keeps those that may be victims, and, when a Judge keeps a Tally, the set the
+// Tallies accept, least important first. Without Judges it is DefaultPreemption's list.
+func (pl *Preemption) potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges []Judge) ([]*victim, error) {
+	priority := corev1helpers.PodPriority(preemptor)
+	seen := map[types.UID]bool{}
+	var out []*victim
+	for _, dv := range all {
+		v := &victim{Victim: dv.Victim}
+		if len(judges) > 0 {
+			grouped, err := together(dv, judges, seen)
+			if err != nil {
+				return nil, err
+			}
+			if grouped == nil {
+				continue
+			}
+			v = grouped
+		}
+		if eligible(v, priority, judges) {
+			out = append(out, v)
+		}
+	}
+	var tallies []Tally
+	for _, j := range judges {
+		if t := j.Tally(); t != nil {
+			tallies = append(tallies, t)
+		}
+	}
+	if len(tallies) == 0 {
+		return out, nil
+	}
+	sort.SliceStable(out, func(i, j int) bool { return preemption.MoreImportantVictim(out[j], out[i]) })
+	accepted := out[:0]
+	for _, v := range out {
+		pods := podsOf(v)
+		ok := true
+		for _, t := range tallies {
+			if !t.Take(pods) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			accepted = append(accepted, v)
+		}
+	}
+	return accepted, nil
+}
+
+// together returns dv as a unit with every pod a Judge says goes with it, or nil when one of its
+// pods was already offered in another unit.
+func together(dv *preemption.DomainVictim, judges []Judge, seen map[types.UID]bool) (*victim, error) {
+	pods := podsOf(dv)
+	grouped := false
+	for _, j := range judges {
+		for _, p := range pods {
+			if more := j.Together(p); len(more) > 0 {
+				pods = mergePods(pods, more)
+				grouped = true
+			}
+		}
+	}
+	for _, p := range pods {
+		if seen[p.UID] {
+			return nil, nil
+		}
+	}
+	for _, p := range pods {
+		seen[p.UID] = true
+	}
+	if !grouped {
+		return &victim{Victim: dv.Victim}, nil
+	}
+	infos := make([]fwk.PodInfo, 0, len(pods))
+	var priority int32
+	for i, p := range pods {
+		pi, err := podInfo(p, dv)
+		if err != nil {
+			return nil, err
+		}
+		infos = append(infos, pi)
+		if pr := corev1helpers.PodPriority(p); i == 0 || pr > priority {
+			priority = pr
+		}
+	}
+	v, err := preemption.NewVictim(infos, priority, fwk.PodGroupKeyType)
+	if err != nil {
+		return nil, err
+	}
+	return &victim{Victim: v}, nil
+}
+
+func eligible(v *victim, priority int32, judges []Judge) bool {
+	allowed := false
+	if len(judges) > 0 {
+		pods := podsOf(v)
+		for _, j := range judges {
+			switch j.Verdict(pods) {
+			case Never:
+				return false
+			case Allowed:
+				allowed = true
+			}
+		}
+	}
+	return allowed || v.Priority() < priority
+}
+
+func podsOf(v preemption.Victim) []*v1.Pod {
+	pods := make([]*v1.Pod, 0, len(v.Pods()))
+	for _, pi := range v.Pods() {
+		pods = append(pods, pi.GetPod())
+	}
+	return pods
+}
+
+func mergePods(a, b []*v1.Pod) []*v1.Pod {
+	have := make(map[types.UID]bool, len(a))
+	for _, p := range a {
+		have[p.UID] = true
+	}
+	for _, p := range b {
+		if !have[p.UID] {
+			have[p.UID] = true
+			a = append(a, p)
+		}
+	}
+	return a
+}
+
+// podInfo is p's PodInfo: the snapshot's when p is one of dv's pods, a new one for a pod on
+// another node.
+func podInfo(p *v1.Pod, dv *preemption.DomainVictim) (fwk.PodInfo, error) {
+	for _, pi := range dv.Pods() {
+		if pi.GetPod().UID == p.UID {
+			return pi, nil
+		}
+	}
+	return framework.NewPodInfo(p)
+}

@@ -1,0 +1,52 @@
+package preemption
+
+import (
+	"context"
+	"iter"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// Rule is a victim rule of another concern (a quota's borrowers, a group that goes whole). The
+// core asks it once per preemption attempt for a Judge of that preemptor.
+type Rule interface {
+	// ForPreemptor returns the rule's Judge for one attempt of preemptor, or nil when the rule
+	// has no say about it. placed yields every pod on a node in this cycle's snapshot.
+	ForPreemptor(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) Judge
+}
+
+// RuleFactory builds a Rule for one scheduler profile.
+type RuleFactory func(ctx context.Context, h fwk.Handle) (Rule, error)
+
+// Verdict is a Judge's answer about one victim.
+type Verdict int
+
+const (
+	// NoSay leaves the victim to the other rules and, failing those, to priority: a victim must
+	// have lower priority than the preemptor.
+	NoSay Verdict = iota
+	// Never forbids taking the victim, whatever its priority.
+	Never
+	// Allowed lets the victim be taken even when its priority is not lower (a quota reclaiming what
+	// was lent), unless another Judge says Never.
+	Allowed
+)
+
+// Judge answers one preemption attempt's questions about victims. It is asked from the dry runs
+// of many nodes at once and must not change after ForPreemptor returned it.
+type Judge interface {
+	// Together returns the pods that must be evicted together with pod, pod included, or nil
+	// when pod goes alone.
+	Together(pod *v1.Pod) []*v1.Pod
+	// Verdict judges a victim: pods that go together, all in one namespace.
+	Verdict(victim []*v1.Pod) Verdict
+	// Tally returns a fresh count for one node's dry run, or nil if the Judge keeps none.
+	Tally() Tally
+}
+
+// Tally bounds a set of victims as a whole, for one node's dry run: victims are offered least
+// important first, and one that Take refuses is kept.
+type Tally interface {
+	Take(victim []*v1.Pod) bool
+}

@@ -1,0 +1,142 @@
+package quota
+
+import (
+	v1 "k8s.io/api/core/v1"
+)
+
+// Reclaim is one preemption attempt's quota rule, for a preemptor of a namespace with a quota:
+//   - victims of its own namespace, and of namespaces without a quota, are left to priority;
+//   - if its request is within its quota's min, it may take pods of other quotas that borrow
+//     (use more than their min), whatever their priority, but never so many that a lender goes
+//     below its own min;
+//   - otherwise it takes nothing from other quotas.
+//
+// It reads a copy of the ledger taken when the attempt starts, so dry runs on many nodes can
+// ask it at once.
+type Reclaim struct {
+	namespace string
+	reclaims  bool
+	gpuMemory v1.ResourceName
+	// lendable is, per namespace with a quota, what it uses above its min.
+	lendable map[string]Vector
+	// named is, per namespace with a quota, the resources its quota names.
+	named map[string]*Spec
+}
+
+// ReclaimFor returns the quota rule for preemptor, asking request, or nil when preemptor's
+// namespace has no quota (then no quota rule applies to it).
+func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName) *Reclaim {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	own, ok := l.namespaces[preemptor.Namespace]
+	if !ok || own.spec == nil {
+		return nil
+	}
+	r := &Reclaim{
+		namespace: preemptor.Namespace,
+		reclaims:  own.spec.WithinMin(own.used, request),
+		gpuMemory: gpuMemory,
+		lendable:  map[string]Vector{},
+		named:     map[string]*Spec{},
+	}
+	for ns, a := range l.namespaces {
+		if a.spec != nil && ns != preemptor.Namespace {
+			r.named[ns] = a.spec
+			if r.reclaims {
+				r.lendable[ns] = a.spec.Lendable(a.used)
+			}
+		}
+	}
+	return r
+}
+
+// Decision is the rule's answer about one victim.
+type Decision int
+
+const (
+	// Priority leaves the victim to priority.
+	Priority Decision = iota
+	// Forbidden keeps the victim.
+	Forbidden
+	// Borrowed lets the victim go whatever its priority: it holds what its quota borrowed.
+	Borrowed
+)
+
+// Judge decides about a victim: pods that go together, all in one namespace.
+func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
+	if len(pods) == 0 || pods[0].Namespace == r.namespace {
+		return Priority
+	}
+	spec, ok := r.named[pods[0].Namespace]
+	if !ok || !holdsNamed(spec, pods, r.gpuMemory) {
+		// Outside every quota, or holding nothing its quota counts.
+		return Priority
+	}
+	if r.reclaims {
+		return Borrowed
+	}
+	return Forbidden
+}
+
+func holdsNamed(spec *Spec, pods []*v1.Pod, gpuMemory v1.ResourceName) bool {
+	for _, p := range pods {
+		req, err := RequestOf(p, gpuMemory)
+		if err != nil {
+			continue
+		}
+		for name, x := range req {
+			if x > 0 && spec.names(name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Lenders counts, for one node's dry run, what each lender still has to give.
+type Lenders struct {
+	r    *Reclaim
+	left map[string]Vector
+}
+
+// Lenders starts a count for one dry run.
+func (r *Reclaim) Lenders() *Lenders {
+	return &Lenders{r: r, left: map[string]Vector{}}
+}
+
+// Take accepts pods (one victim, all in one namespace) if their quota can give all they hold
+// without going below its min, and counts them; victims outside other quotas always pass.
+func (t *Lenders) Take(pods []*v1.Pod) bool {
+	if len(pods) == 0 {
+		return true
+	}
+	ns := pods[0].Namespace
+	spec, ok := t.r.named[ns]
+	if !ok || ns == t.r.namespace {
+		return true
+	}
+	left, ok := t.left[ns]
+	if !ok {
+		left = t.r.lendable[ns].Clone()
+	}
+	need := Vector{}
+	for _, p := range pods {
+		req, err := RequestOf(p, t.r.gpuMemory)
+		if err != nil {
+			return false
+		}
+		need.Add(req, 1)
+	}
+	for name, x := range need {
+		if x > 0 && spec.names(name) && left[name] < x {
+			return false
+		}
+	}
+	for name, x := range need {
+		if spec.names(name) {
+			left[name] -= x
+		}
+	}
+	t.left[ns] = left
+	return true
+}

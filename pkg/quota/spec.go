@@ -1,0 +1,82 @@
+package quota
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+)
+
+// Spec is one namespace's quota as berth enforces it.
+type Spec struct {
+	// Name is the ElasticQuota's namespace/name, as messages show it.
+	Name string
+	// Min is what the quota is guaranteed; a resource it leaves out (and max names) is guaranteed 0.
+	Min Vector
+	// Max bounds what the quota's pods hold; a resource it leaves out is not limited.
+	Max Vector
+}
+
+// names reports whether the quota names resource in min or max: resources it names in neither
+// are outside the quota.
+func (s *Spec) names(resource v1.ResourceName) bool {
+	_, inMin := s.Min[resource]
+	_, inMax := s.Max[resource]
+	return inMin || inMax
+}
+
+// Problem is what is wrong with an ElasticQuota, and what berth does about it.
+type Problem struct {
+	Quota   *v1alpha1.ElasticQuota
+	Message string
+}
+
+// SpecOf reads one namespace's ElasticQuotas. berth enforces one per namespace, deterministically
+// chosen: the oldest, ties broken by name. Its problems are repaired by fixed rules, each reported:
+//   - a negative quantity counts as 0 (a negative max forbids the resource);
+//   - a min above max is lowered to max;
+//   - every other ElasticQuota of the namespace is ignored, and says so.
+//
+// SpecOf returns nil when quotas is empty.
+func SpecOf(quotas []*v1alpha1.ElasticQuota) (*Spec, []Problem) {
+	if len(quotas) == 0 {
+		return nil, nil
+	}
+	sorted := append([]*v1alpha1.ElasticQuota(nil), quotas...)
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+	eq := sorted[0]
+	var problems []Problem
+	for _, other := range sorted[1:] {
+		problems = append(problems, Problem{Quota: other, Message: fmt.Sprintf(
+			"namespace %s has %d ElasticQuotas; berth enforces only the oldest, %s, and ignores this one",
+			eq.Namespace, len(sorted), eq.Name)})
+	}
+	minV, minProblems := VectorOf(eq.Spec.Min)
+	maxV, maxProblems := VectorOf(eq.Spec.Max)
+	var notes []string
+	for _, p := range minProblems {
+		notes = append(notes, "min: "+p)
+	}
+	for _, p := range maxProblems {
+		notes = append(notes, "max: "+p)
+	}
+	for name, lo := range minV {
+		if hi, ok := maxV[name]; ok && lo > hi {
+			notes = append(notes, fmt.Sprintf("min %s %s is above max %s, lowered to max", name, format(name, lo), format(name, hi)))
+			minV[name] = hi
+		}
+	}
+	if len(notes) > 0 {
+		sort.Strings(notes)
+		problems = append(problems, Problem{Quota: eq, Message: "invalid quantities: " + strings.Join(notes, "; ")})
+	}
+	return &Spec{Name: eq.Namespace + "/" + eq.Name, Min: minV, Max: maxV}, problems
+}

@@ -1,0 +1,148 @@
+// Package quota is berth's ElasticQuota ledger: what every pod holds, by UID, per namespace, and
+// each namespace's quota (min and max) as the scheduler enforces it. It knows no scheduling
+// framework types: the ElasticQuota plugin (package elasticquota) and the quota victim rule of
+// berth's preemption (package preemption) are built on it.
+//
+// The model, in full in docs/quota.md:
+//   - A quota names resources in min and max. A pod of its namespace is admitted while
+//     used + request <= max for every resource max names; a resource max leaves out is not limited.
+//   - What a quota uses above min is borrowed: it may be reclaimed by a pod of a quota that is
+//     below its min, never taking the lender below its own min.
+//   - A resource the quota names in neither min nor max is outside the quota altogether.
+package quota
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/berth-sched/berth/pkg/gpu"
+)
+
+// PodsResource counts pods: every pod requests one.
+const PodsResource = v1.ResourcePods
+
+// Vector is an amount of each resource, in thousandths of the resource's unit (cpu in millicores,
+// memory in thousandths of a byte, GPU memory in thousandths of the node's unit), so every
+// resource is added and compared the same way. A missing entry is zero.
+type Vector map[v1.ResourceName]int64
+
+// maxMilli caps quantities so that sums of a cluster's worth of them cannot overflow int64.
+const maxMilli = math.MaxInt64 / 1024
+
+// VectorOf converts a ResourceList. It reports the resources it had to clamp: negative amounts
+// become 0, amounts beyond what int64 milli-units hold become the largest it keeps.
+func VectorOf(list v1.ResourceList) (Vector, []string) {
+	v := make(Vector, len(list))
+	var problems []string
+	for name, q := range list {
+		switch {
+		case q.Sign() < 0:
+			problems = append(problems, fmt.Sprintf("%s %s is negative, counted as 0", name, q.String()))
+			v[name] = 0
+		case q.AsApproximateFloat64()*1000 >= float64(maxMilli):
+			problems = append(problems, fmt.Sprintf("%s %s is too large, counted as %s", name, q.String(), format(name, maxMilli)))
+			v[name] = maxMilli
+		default:
+			v[name] = q.MilliValue()
+		}
+	}
+	sort.Strings(problems)
+	return v, problems
+}
+
+// RequestOf is what a pod holds against its quota: its requests as the scheduler counts them
+// (containers, init containers, overhead), one pod, and GPU memory counted as GPUShare counts it,
+// from container limits of gpuMemory.
+func RequestOf(pod *v1.Pod, gpuMemory v1.ResourceName) (Vector, error) {
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	v := make(Vector, len(reqs)+2)
+	for name, q := range reqs {
+		if q.Sign() > 0 {
+			v[name] = min(q.MilliValue(), maxMilli)
+		}
+	}
+	v[PodsResource] = 1000
+	g, err := gpu.RequestOf(pod, gpuMemory)
+	if err != nil {
+		return nil, err
+	}
+	if g.Total > 0 {
+		v[gpuMemory] = min(g.Total, maxMilli/1000) * 1000
+	} else {
+		delete(v, gpuMemory)
+	}
+	return v, nil
+}
+
+// Add adds w to v, scaled by n.
+func (v Vector) Add(w Vector, n int64) {
+	for name, x := range w {
+		v[name] += x * n
+	}
+}
+
+// Clone returns a copy of v.
+func (v Vector) Clone() Vector {
+	c := make(Vector, len(v))
+	for name, x := range v {
+		c[name] = x
+	}
+	return c
+}
+
+// Scaled returns v times n.
+func (v Vector) Scaled(n int64) Vector {
+	c := make(Vector, len(v))
+	c.Add(v, n)
+	return c
+}
+
+// String lists v's non-zero entries in name order, in the resources' own units.
+func (v Vector) String() string {
+	names := make([]string, 0, len(v))
+	for name, x := range v {
+		if x != 0 {
+			names = append(names, string(name))
+		}
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for i, name := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(name + ": " + format(v1.ResourceName(name), v[v1.ResourceName(name)]))
+	}
+	return "{" + b.String() + "}"
+}
+
+// ResourceList converts v back into quantities.
+func (v Vector) ResourceList() v1.ResourceList {
+	list := make(v1.ResourceList, len(v))
+	for name, x := range v {
+		list[name] = quantity(name, x)
+	}
+	return list
+}
+
+func quantity(name v1.ResourceName, milli int64) resource.Quantity {
+	f := resource.DecimalSI
+	if name == v1.ResourceMemory || name == v1.ResourceEphemeralStorage || strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix) {
+		f = resource.BinarySI
+	}
+	if milli%1000 == 0 {
+		return *resource.NewQuantity(milli/1000, f)
+	}
+	return *resource.NewMilliQuantity(milli, f)
+}
+
+func format(name v1.ResourceName, milli int64) string {
+	q := quantity(name, milli)
+	return q.String()
+}
