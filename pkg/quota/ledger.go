@@ -25,13 +25,18 @@ type holding struct {
 	request   Vector
 	// bound is set once the pod is seen bound; a reservation not yet bound can be undone.
 	bound bool
+	// terminating is set once the pod is being deleted: it still holds its resources, but they
+	// are on their way back and cannot be lent again.
+	terminating bool
 }
 
 // account is one namespace's use, its quota (nil when it has none), and the pods waiting for quota.
 type account struct {
-	used  Vector
-	spec  *Spec
-	holds int
+	used Vector
+	// leaving is what terminating pods hold.
+	leaving Vector
+	spec    *Spec
+	holds   int
 	// groups counts, per pod group, the members that hold resources.
 	groups map[string]int
 	// generation changes whenever something that could admit a waiting pod happens: a pod of
@@ -48,7 +53,7 @@ func NewLedger() *Ledger {
 func (l *Ledger) account(ns string) *account {
 	a, ok := l.namespaces[ns]
 	if !ok {
-		a = &account{used: Vector{}, groups: map[string]int{}}
+		a = &account{used: Vector{}, leaving: Vector{}, groups: map[string]int{}}
 		l.namespaces[ns] = a
 	}
 	return a
@@ -231,11 +236,18 @@ func (l *Ledger) Bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 	defer l.mu.Unlock()
 	h, ok := l.pods[pod.UID]
 	if !ok {
-		l.hold(pod.UID, &holding{namespace: pod.Namespace, group: group, request: request, bound: true}, l.account(pod.Namespace))
+		h = &holding{namespace: pod.Namespace, group: group, request: request, bound: true}
+		l.hold(pod.UID, h, l.account(pod.Namespace))
+		l.markLeaving(h, pod)
 		return nil
 	}
 	h.bound = true
 	a := l.account(h.namespace)
+	defer l.markLeaving(h, pod)
+	if h.terminating {
+		a.leaving.Add(h.request, -1)
+		defer a.leaving.Add(request, 1)
+	}
 	shrank := false
 	for name, x := range h.request {
 		if request[name] < x {
@@ -263,6 +275,15 @@ func (l *Ledger) Forget(uid types.UID) []*v1.Pod {
 	return l.release(uid, h)
 }
 
+// markLeaving records that a pod being deleted holds what it holds only until it is gone.
+func (l *Ledger) markLeaving(h *holding, pod *v1.Pod) {
+	if pod.DeletionTimestamp == nil || h.terminating {
+		return
+	}
+	h.terminating = true
+	l.account(h.namespace).leaving.Add(h.request, 1)
+}
+
 func (l *Ledger) hold(uid types.UID, h *holding, a *account) {
 	l.pods[uid] = h
 	a.used.Add(h.request, 1)
@@ -276,9 +297,14 @@ func (l *Ledger) release(uid types.UID, h *holding) []*v1.Pod {
 	delete(l.pods, uid)
 	a := l.account(h.namespace)
 	a.used.Add(h.request, -1)
-	for name, x := range a.used {
-		if x == 0 {
-			delete(a.used, name)
+	if h.terminating {
+		a.leaving.Add(h.request, -1)
+	}
+	for _, v := range []Vector{a.used, a.leaving} {
+		for name, x := range v {
+			if x == 0 {
+				delete(v, name)
+			}
 		}
 	}
 	a.holds--

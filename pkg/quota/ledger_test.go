@@ -275,6 +275,19 @@ func TestReclaim(t *testing.T) {
 	if !r.Lenders().Take([]*v1.Pod{cpuPod("b", "v", "3")}) {
 		t.Error("a fresh tally refused what b can lend")
 	}
+	// b0 (2 cpu) is being deleted: what it holds is on its way back and is not lent again.
+	b0 := cpuPod("b", "b0", "2")
+	now := metav1.Now()
+	b0.DeletionTimestamp = &now
+	req, _ = RequestOf(b0, gpuMem)
+	l.Bound(b0, "", req)
+	if l.ReclaimFor(cpuPod("a", "p", "2"), vec("cpu", "2"), gpuMem).Lenders().Take([]*v1.Pod{cpuPod("b", "v", "2")}) {
+		t.Error("b lends 3 cpu, 2 of them already leaving: taking 2 more would take it below its min")
+	}
+	l.Forget(b0.UID)
+	if l.namespaces["b"].leaving[v1.ResourceCPU] != 0 {
+		t.Errorf("leaving after the pod went: %v", l.namespaces["b"].leaving)
+	}
 	// Beyond its min a quota reclaims nothing.
 	over := l.ReclaimFor(cpuPod("a", "p", "4"), vec("cpu", "4"), gpuMem)
 	if got := over.Judge([]*v1.Pod{cpuPod("b", "b0", "2")}); got != Forbidden {

@@ -43,7 +43,11 @@ func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.Reso
 		if a.spec != nil && ns != preemptor.Namespace {
 			r.named[ns] = a.spec
 			if r.reclaims {
-				r.lendable[ns] = a.spec.Lendable(a.used)
+				// What terminating pods hold is already on its way back: lending it again
+				// would let two preemptors take the same borrowed share.
+				staying := a.used.Clone()
+				staying.Add(a.leaving, -1)
+				r.lendable[ns] = a.spec.Lendable(staying)
 			}
 		}
 	}
