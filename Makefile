@@ -21,10 +21,11 @@ export BERTH_BIN_DIR := $(BIN)
 
 all: build
 
-## build: bin/berth-scheduler and bin/berth-extender.
+## build: bin/berth-scheduler, bin/berth-extender and the kubectl plugin bin/kubectl-berth.
 build:
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-scheduler ./cmd/berth-scheduler
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-extender ./cmd/berth-extender
+	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-berth ./cmd/kubectl-berth
 
 ## binaries: berth plus the upstream parts the tests and the demo run as real processes:
 ## etcd, kube-apiserver and the stock kube-scheduler, all from vendor/.

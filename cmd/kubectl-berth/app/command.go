@@ -1,0 +1,168 @@
+// Package app is the kubectl-berth command: `kubectl berth gpus|gangs|quotas`, a kubectl plugin
+// that prints what berth recorded in a cluster (pkg/inspect), with kubectl's own connection flags.
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/inspect"
+)
+
+// options are the flags every subcommand shares.
+type options struct {
+	config        *genericclioptions.ConfigFlags
+	streams       genericiooptions.IOStreams
+	output        string
+	allNamespaces bool
+}
+
+// NewCommand is `kubectl berth` writing to streams.
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &options{config: genericclioptions.NewConfigFlags(true), streams: streams}
+	cmd := &cobra.Command{
+		Use:   "kubectl-berth",
+		Short: "Show how berth shares GPUs, places gangs and lends quota",
+		Long: `kubectl berth reads what berth (or the gpushare scheduler extender, or scheduler-plugins) recorded
+on nodes, pods, PodGroups and ElasticQuotas, and prints it per GPU, per gang and per quota.
+It needs only read access to those objects.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl berth"},
+	}
+	// kubectl completes plugins' flags itself; a plugin's own completion command is noise.
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	o.config.AddFlags(cmd.PersistentFlags())
+	cmd.PersistentFlags().StringVarP(&o.output, "output", "o", "", "output format: one of "+strings.Join(inspect.Formats, ", ")+"; a table if not set")
+	cmd.AddCommand(o.gpusCommand(), o.gangsCommand(), o.quotasCommand())
+	return cmd
+}
+
+func (o *options) gpusCommand() *cobra.Command {
+	res := gpu.Resources{Memory: configv1.DefaultMemoryResource, Count: configv1.DefaultCountResource}
+	cmd := &cobra.Command{
+		Use:   "gpus [NODE]",
+		Short: "Per node and GPU: memory used and free, and the pods sharing it",
+		Long: `Per node and GPU: memory used and free, and the pods sharing it, with totals per node and for the
+cluster. A pod's GPUs are read from its annotations: berth.dev/gpu-devices, or the gpushare extender's
+ALIYUN_COM_GPU_MEM_IDX and ALIYUN_COM_GPU_MEM_POD. Memory is in the unit the nodes report it in.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: o.run(func(ctx context.Context, c *clients, args []string) (inspect.Report, error) {
+			node := ""
+			if len(args) == 1 {
+				node = args[0]
+			}
+			return inspect.ListGPUs(ctx, c.core, res, node)
+		}),
+	}
+	cmd.Flags().Var(resourceName{&res.Memory}, "memory-resource", "the extended resource that carries GPU memory, as GPUShare's memoryResource")
+	cmd.Flags().Var(resourceName{&res.Count}, "count-resource", "the extended resource that carries the number of GPUs, as GPUShare's countResource")
+	return cmd
+}
+
+func (o *options) gangsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "gangs",
+		Short: "PodGroups: phase, members placed and waiting, and why they wait",
+		Long: `PodGroups (scheduling.x-k8s.io/v1alpha1) with their phase and members placed, running, finished and
+waiting, then each waiting member with the scheduler's latest reason: its newest FailedScheduling or
+GangWaiting event, or its PodScheduled condition.`,
+		Args: cobra.NoArgs,
+		RunE: o.run(func(ctx context.Context, c *clients, _ []string) (inspect.Report, error) {
+			return inspect.ListGangs(ctx, c.core, c.groups, c.namespace)
+		}),
+	}
+	o.allNamespacesFlag(cmd)
+	return cmd
+}
+
+func (o *options) quotasCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "quotas",
+		Short: "ElasticQuotas: min, max, used and borrowed, per resource",
+		Long: `ElasticQuotas (scheduling.x-k8s.io/v1alpha1) per resource: min (guaranteed), max (the limit), used,
+and borrowed, what is used above min.`,
+		Args: cobra.NoArgs,
+		RunE: o.run(func(ctx context.Context, c *clients, _ []string) (inspect.Report, error) {
+			return inspect.ListQuotas(ctx, c.groups, c.namespace)
+		}),
+	}
+	o.allNamespacesFlag(cmd)
+	return cmd
+}
+
+func (o *options) allNamespacesFlag(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "list across all namespaces")
+}
+
+// clients are what a subcommand reads the cluster with.
+type clients struct {
+	core   kubernetes.Interface
+	groups versioned.Interface
+	// namespace is the one to list in: the flag's, the kubeconfig context's, or all with -A.
+	namespace string
+}
+
+// run is a subcommand's RunE: it checks the output format before reading anything, so that a
+// typo costs no API calls, then reads the report and prints it.
+func (o *options) run(read func(context.Context, *clients, []string) (inspect.Report, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if o.output != "" && !slices.Contains(inspect.Formats, o.output) {
+			return fmt.Errorf("unknown output format %q: use one of %s", o.output, strings.Join(inspect.Formats, ", "))
+		}
+		cfg, err := o.config.ToRESTConfig()
+		if err != nil {
+			return err
+		}
+		c := &clients{}
+		if c.core, err = kubernetes.NewForConfig(cfg); err != nil {
+			return err
+		}
+		if c.groups, err = versioned.NewForConfig(cfg); err != nil {
+			return err
+		}
+		if !o.allNamespaces {
+			if c.namespace, _, err = o.config.ToRawKubeConfigLoader().Namespace(); err != nil {
+				return err
+			}
+		}
+		r, err := read(cmd.Context(), c, args)
+		if err != nil {
+			return err
+		}
+		return inspect.Print(o.streams.Out, r, o.output)
+	}
+}
+
+// resourceName is a pflag.Value for a resource name.
+type resourceName struct{ name *v1.ResourceName }
+
+func (r resourceName) String() string {
+	if r.name == nil {
+		return ""
+	}
+	return string(*r.name)
+}
+
+func (r resourceName) Set(s string) error {
+	if s == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	*r.name = v1.ResourceName(s)
+	return nil
+}
+
+func (r resourceName) Type() string { return "resource" }

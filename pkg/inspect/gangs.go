@@ -1,0 +1,254 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+)
+
+// Gangs is PodGroups (scheduling.x-k8s.io/v1alpha1) and how far their members have got.
+type Gangs struct {
+	Groups []Gang `json:"groups"`
+	// AllNamespaces adds the namespace to the table, as kubectl does with -A.
+	AllNamespaces bool `json:"-"`
+}
+
+// Gang is one PodGroup. The phase is what the scheduler last wrote on the PodGroup; the counts are
+// read from the member pods, so they are current even when the status lags.
+type Gang struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Phase is the PodGroup's status.phase; empty while no scheduler has written it, and for a
+	// group whose PodGroup does not exist (Missing).
+	Phase     v1alpha1.PodGroupPhase `json:"phase"`
+	MinMember int32                  `json:"minMember"`
+	// Missing is set when pods name the group but its PodGroup does not exist.
+	Missing bool `json:"missing,omitempty"`
+	// Members counts the pods labelled with the group, finished ones included.
+	Members int `json:"members"`
+	// Placed counts members bound to a node (finished ones included).
+	Placed    int `json:"placed"`
+	Running   int `json:"running"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+	// Waiting are the members not bound to a node, with why.
+	Waiting []WaitingPod `json:"waiting"`
+}
+
+// WaitingPod is a member no node has been given, and the scheduler's latest word on it.
+type WaitingPod struct {
+	Name string `json:"name"`
+	// Reason is the reason of the latest FailedScheduling or GangWaiting event about the pod, or of
+	// its PodScheduled=False condition, whichever is newer; empty if the scheduler has said nothing.
+	Reason  string      `json:"reason"`
+	Message string      `json:"message"`
+	Since   metav1.Time `json:"since,omitempty"`
+}
+
+// waitingReasons are the event reasons that say why a pod is not placed: the scheduler's own, and
+// Gang's for a pod held before scheduling (which reaches no pod condition).
+var waitingReasons = map[string]bool{"FailedScheduling": true, "GangWaiting": true}
+
+// GangsOf builds the report from PodGroups, pods (those without the pod-group label are ignored)
+// and events (only those about waiting pods are read).
+func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event) *Gangs {
+	latest := latestEvents(events)
+	byKey := map[types.NamespacedName]*Gang{}
+	r := &Gangs{}
+	for i := range groups {
+		pg := &groups[i]
+		byKey[types.NamespacedName{Namespace: pg.Namespace, Name: pg.Name}] = &Gang{
+			Namespace: pg.Namespace, Name: pg.Name, Phase: pg.Status.Phase, MinMember: pg.Spec.MinMember, Waiting: []WaitingPod{},
+		}
+	}
+	for i := range pods {
+		p := &pods[i]
+		name, ok := p.Labels[v1alpha1.PodGroupLabel]
+		if !ok || name == "" {
+			continue
+		}
+		key := types.NamespacedName{Namespace: p.Namespace, Name: name}
+		g := byKey[key]
+		if g == nil {
+			g = &Gang{Namespace: p.Namespace, Name: name, Missing: true, Waiting: []WaitingPod{}}
+			byKey[key] = g
+		}
+		g.Members++
+		switch p.Status.Phase {
+		case v1.PodRunning:
+			g.Running++
+		case v1.PodSucceeded:
+			g.Succeeded++
+		case v1.PodFailed:
+			g.Failed++
+		}
+		if p.Spec.NodeName != "" {
+			g.Placed++
+			continue
+		}
+		g.Waiting = append(g.Waiting, whyWaiting(p, latest[p.UID]))
+	}
+	for _, g := range byKey {
+		sort.Slice(g.Waiting, func(i, j int) bool { return g.Waiting[i].Name < g.Waiting[j].Name })
+		r.Groups = append(r.Groups, *g)
+	}
+	sort.Slice(r.Groups, func(i, j int) bool {
+		if r.Groups[i].Namespace != r.Groups[j].Namespace {
+			return r.Groups[i].Namespace < r.Groups[j].Namespace
+		}
+		return r.Groups[i].Name < r.Groups[j].Name
+	})
+	if r.Groups == nil {
+		r.Groups = []Gang{}
+	}
+	return r
+}
+
+// latestEvents is, per pod, the newest event that says why it is not placed.
+func latestEvents(events []eventsv1.Event) map[types.UID]*eventsv1.Event {
+	latest := map[types.UID]*eventsv1.Event{}
+	for i := range events {
+		e := &events[i]
+		if e.Regarding.Kind != "Pod" || !waitingReasons[e.Reason] {
+			continue
+		}
+		if old, ok := latest[e.Regarding.UID]; !ok || !eventTime(e).Before(eventTime(old)) {
+			latest[e.Regarding.UID] = e
+		}
+	}
+	return latest
+}
+
+// eventTime is when an event was last seen: a repeated event counts from its latest repetition.
+func eventTime(e *eventsv1.Event) time.Time {
+	switch {
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	case !e.DeprecatedLastTimestamp.IsZero():
+		return e.DeprecatedLastTimestamp.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// whyWaiting is the scheduler's latest word on a pod without a node: its newest event, or its
+// PodScheduled=False condition if that is newer (a pod's condition keeps the message of the last
+// attempt, an event series only its first message).
+func whyWaiting(p *v1.Pod, e *eventsv1.Event) WaitingPod {
+	w := WaitingPod{Name: p.Name}
+	if e != nil {
+		w.Reason, w.Message, w.Since = e.Reason, e.Note, metav1.NewTime(eventTime(e))
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type != v1.PodScheduled || c.Status != v1.ConditionFalse {
+			continue
+		}
+		at := c.LastTransitionTime
+		if c.LastProbeTime.After(at.Time) {
+			at = c.LastProbeTime
+		}
+		if e == nil || at.After(w.Since.Time) {
+			w.Reason, w.Message, w.Since = c.Reason, c.Message, at
+		}
+	}
+	return w
+}
+
+// ListGangs reads the report from the cluster, in namespace ns (all namespaces if empty).
+func ListGangs(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, ns string) (*Gangs, error) {
+	pgs, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing PodGroups (is the %s CRD installed?): %w", v1alpha1.SchemeGroupVersion, err)
+	}
+	pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.PodGroupLabel})
+	if err != nil {
+		return nil, fmt.Errorf("listing pods: %w", err)
+	}
+	events, err := client.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing events: %w", err)
+	}
+	r := GangsOf(pgs.Items, pods.Items, events.Items)
+	r.AllNamespaces = ns == metav1.NamespaceAll
+	return r, nil
+}
+
+// WriteTable prints one row per group, then each waiting member with the scheduler's reason. Wide
+// adds failed members and when the reason was given.
+func (r *Gangs) WriteTable(w io.Writer, wide bool) error {
+	if len(r.Groups) == 0 {
+		_, err := fmt.Fprintln(w, "No pod groups found.")
+		return err
+	}
+	header := []string{"NAME", "PHASE", "MINMEMBER", "MEMBERS", "PLACED", "RUNNING", "SUCCEEDED", "WAITING"}
+	if wide {
+		header = append(header, "FAILED")
+	}
+	if r.AllNamespaces {
+		header = append([]string{"NAMESPACE"}, header...)
+	}
+	t := newTable(w, header...)
+	waiting := 0
+	for _, g := range r.Groups {
+		phase, minMember := string(g.Phase), strconv.Itoa(int(g.MinMember))
+		if g.Missing {
+			phase, minMember = "<no PodGroup>", "<none>"
+		}
+		cells := []string{g.Name, orNone(phase), minMember, strconv.Itoa(g.Members), strconv.Itoa(g.Placed),
+			strconv.Itoa(g.Running), strconv.Itoa(g.Succeeded), strconv.Itoa(len(g.Waiting))}
+		if wide {
+			cells = append(cells, strconv.Itoa(g.Failed))
+		}
+		if r.AllNamespaces {
+			cells = append([]string{g.Namespace}, cells...)
+		}
+		t.row(cells...)
+		waiting += len(g.Waiting)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if waiting == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	header = []string{"WAITING POD", "GROUP", "REASON", "MESSAGE"}
+	if wide {
+		header = append(header, "SINCE")
+	}
+	t = newTable(w, header...)
+	for _, g := range r.Groups {
+		group := g.Name
+		if r.AllNamespaces {
+			group = g.Namespace + "/" + g.Name
+		}
+		for _, p := range g.Waiting {
+			reason, message := p.Reason, p.Message
+			if reason == "" {
+				reason, message = "<none>", "not tried by a scheduler yet"
+			}
+			cells := []string{p.Name, group, reason, message}
+			if wide {
+				since := "<none>"
+				if !p.Since.IsZero() {
+					since = p.Since.UTC().Format(time.RFC3339)
+				}
+				cells = append(cells, since)
+			}
+			t.row(cells...)
+		}
+	}
+	return t.flush()
+}

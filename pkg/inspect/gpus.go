@@ -1,0 +1,277 @@
+// Package inspect reads what berth (or the gpushare scheduler extender, or scheduler-plugins)
+// recorded in a cluster and turns it into reports for people: which pods share each GPU, how far
+// each gang has got and why its members wait, how much of each ElasticQuota is used and borrowed.
+// It reads only the API objects, never a scheduler's memory, so what it shows is what any client
+// of the cluster can check. kubectl-berth and the demo print these reports.
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/berth-sched/berth/pkg/gpu"
+)
+
+// GPUs is every GPU of the nodes looked at and the pods holding its memory. Memory is in the unit
+// the nodes report their GPU memory resource in (GiB with the gpushare device plugin's default).
+type GPUs struct {
+	Nodes []NodeGPUs `json:"nodes"`
+	Total Usage      `json:"total"`
+	// Problems are what could not be read (malformed annotations, a bound GPU pod that names no
+	// devices, a device the node does not have), one sentence each. A GPU whose pods hold more
+	// than it has is not a problem of reading: it shows as Used above Capacity.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Usage sums memory over GPUs.
+type Usage struct {
+	GPUs     int   `json:"gpus"`
+	Capacity int64 `json:"capacity"`
+	Used     int64 `json:"used"`
+	Free     int64 `json:"free"`
+}
+
+func (u *Usage) add(o Usage) {
+	u.GPUs += o.GPUs
+	u.Capacity += o.Capacity
+	u.Used += o.Used
+	u.Free += o.Free
+}
+
+// NodeGPUs is one node's GPUs.
+type NodeGPUs struct {
+	Name string `json:"name"`
+	// SizesFrom says where the GPUs' sizes come from: the node's capacity split evenly, or the
+	// berth.dev/gpu-memory annotation.
+	SizesFrom string `json:"sizesFrom"`
+	GPUs      []GPU  `json:"gpus"`
+	Total     Usage  `json:"total"`
+}
+
+// GPU is one device and the pods sharing it.
+type GPU struct {
+	Index    int     `json:"index"`
+	Capacity int64   `json:"capacity"`
+	Used     int64   `json:"used"`
+	Free     int64   `json:"free"`
+	Pods     []Share `json:"pods"`
+}
+
+// Share is the memory one pod holds on one GPU.
+type Share struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Memory    int64  `json:"memory"`
+}
+
+// GPUsOf builds the report from Node objects and the pods bound to them. A pod's devices come from
+// its annotations, berth's (berth.dev/gpu-devices) or the gpushare extender's
+// (ALIYUN_COM_GPU_MEM_IDX and _POD); pods that have finished hold nothing. Nodes without GPUs are
+// left out.
+func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
+	r := &GPUs{Nodes: []NodeGPUs{}}
+	byName := make(map[string]*NodeGPUs, len(nodes))
+	sorted := make([]*v1.Node, len(nodes))
+	for i := range nodes {
+		sorted[i] = &nodes[i]
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, n := range sorted {
+		caps, err := gpu.DevicesOf(n, res)
+		if err != nil {
+			r.Problems = append(r.Problems, fmt.Sprintf("node %s: %v", n.Name, err))
+		}
+		if len(caps) == 0 {
+			continue
+		}
+		v := NodeGPUs{Name: n.Name, SizesFrom: fmt.Sprintf("%s / %s", res.Memory, res.Count)}
+		if a, ok := n.Annotations[gpu.NodeGPUMemoryAnnotation]; ok && err == nil {
+			v.SizesFrom = fmt.Sprintf("annotation %s=%q", gpu.NodeGPUMemoryAnnotation, a)
+		}
+		for i, c := range caps {
+			v.GPUs = append(v.GPUs, GPU{Index: i, Capacity: c, Pods: []Share{}})
+		}
+		r.Nodes = append(r.Nodes, v)
+	}
+	for i := range r.Nodes {
+		byName[r.Nodes[i].Name] = &r.Nodes[i]
+	}
+
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
+		}
+		a, ok, err := gpu.AssignmentOf(p)
+		if err != nil {
+			r.Problems = append(r.Problems, fmt.Sprintf("pod %s/%s: %v; not counted", p.Namespace, p.Name, err))
+			continue
+		}
+		if !ok {
+			if req, err := gpu.RequestOf(p, res.Memory); err == nil && req.Total > 0 {
+				r.Problems = append(r.Problems, fmt.Sprintf("pod %s/%s on %s asks for %d %s but names no devices (annotation %s); not counted",
+					p.Namespace, p.Name, p.Spec.NodeName, req.Total, res.Memory, gpu.PodGPUDevicesAnnotation))
+			}
+			continue
+		}
+		n := byName[p.Spec.NodeName]
+		if n == nil {
+			// A node that was not asked about, or one without GPUs (reported below if asked about).
+			if _, asked := nodeNamed(sorted, p.Spec.NodeName); asked {
+				r.Problems = append(r.Problems, fmt.Sprintf("pod %s/%s holds GPUs %s on %s, which reports no GPUs", p.Namespace, p.Name, a, p.Spec.NodeName))
+			}
+			continue
+		}
+		for _, s := range a {
+			if s.Index >= len(n.GPUs) {
+				r.Problems = append(r.Problems, fmt.Sprintf("pod %s/%s holds GPU %d of %s, which has %d GPUs", p.Namespace, p.Name, s.Index, n.Name, len(n.GPUs)))
+				continue
+			}
+			g := &n.GPUs[s.Index]
+			g.Pods = append(g.Pods, Share{Namespace: p.Namespace, Name: p.Name, Memory: s.Memory})
+			g.Used += s.Memory
+		}
+	}
+
+	for i := range r.Nodes {
+		n := &r.Nodes[i]
+		for j := range n.GPUs {
+			g := &n.GPUs[j]
+			// Largest share first: the pods that matter most for what is left.
+			sort.SliceStable(g.Pods, func(a, b int) bool {
+				if g.Pods[a].Memory != g.Pods[b].Memory {
+					return g.Pods[a].Memory > g.Pods[b].Memory
+				}
+				return g.Pods[a].Namespace+"/"+g.Pods[a].Name < g.Pods[b].Namespace+"/"+g.Pods[b].Name
+			})
+			g.Free = max(g.Capacity-g.Used, 0)
+			n.Total.add(Usage{GPUs: 1, Capacity: g.Capacity, Used: g.Used, Free: g.Free})
+		}
+		r.Total.add(n.Total)
+	}
+	return r
+}
+
+func nodeNamed(nodes []*v1.Node, name string) (*v1.Node, bool) {
+	for _, n := range nodes {
+		if n.Name == name {
+			return n, true
+		}
+	}
+	return nil, false
+}
+
+// ListGPUs reads the report from the cluster: every node's GPUs, or only node's if it is not
+// empty. A named node that does not exist or has no GPUs is an error.
+func ListGPUs(ctx context.Context, client kubernetes.Interface, res gpu.Resources, node string) (*GPUs, error) {
+	// Finished pods hold no GPU memory: leave them on the server.
+	selectors := []fields.Selector{
+		fields.OneTermNotEqualSelector("status.phase", string(v1.PodSucceeded)),
+		fields.OneTermNotEqualSelector("status.phase", string(v1.PodFailed)),
+	}
+	var nodes []v1.Node
+	if node == "" {
+		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("listing nodes: %w", err)
+		}
+		nodes = list.Items
+	} else {
+		n, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("getting node: %w", err)
+		}
+		nodes = []v1.Node{*n}
+		selectors = append(selectors, fields.OneTermEqualSelector("spec.nodeName", node))
+	}
+	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(selectors...).String()})
+	if err != nil {
+		return nil, fmt.Errorf("listing pods: %w", err)
+	}
+	r := GPUsOf(nodes, pods.Items, res)
+	if node != "" && len(r.Nodes) == 0 {
+		why := fmt.Sprintf("its capacity has no %s and %s", res.Count, res.Memory)
+		if len(r.Problems) > 0 {
+			why = strings.Join(r.Problems, "; ")
+		}
+		return nil, fmt.Errorf("node %s has no GPUs: %s", node, why)
+	}
+	return r, nil
+}
+
+// WriteTable prints one row per GPU, a total per node and one for all nodes. Wide adds a bar of
+// each GPU's use and where each node's GPU sizes come from.
+func (r *GPUs) WriteTable(w io.Writer, wide bool) error {
+	header := []string{"NODE", "GPU", "USED/TOTAL", "FREE", "PODS"}
+	if wide {
+		header = []string{"NODE", "GPU", "USED/TOTAL", "FREE", "USE", "PODS"}
+	}
+	t := newTable(w, header...)
+	row := func(node, gpuCol string, used, capacity, free int64, pods string) {
+		cells := []string{node, gpuCol, fmt.Sprintf("%d/%d", used, capacity), strconv.FormatInt(free, 10)}
+		if wide {
+			cells = append(cells, Bar(used, capacity, 20))
+		}
+		t.row(append(cells, pods)...)
+	}
+	for _, n := range r.Nodes {
+		for i, g := range n.GPUs {
+			name := ""
+			if i == 0 {
+				name = n.Name
+			}
+			row(name, strconv.Itoa(g.Index), g.Used, g.Capacity, g.Free, sharesText(g.Pods))
+		}
+		sizes := ""
+		if wide {
+			sizes = "sizes from " + n.SizesFrom
+		}
+		row("", "total", n.Total.Used, n.Total.Capacity, n.Total.Free, sizes)
+	}
+	row("TOTAL", plural(r.Total.GPUs, "GPU"), r.Total.Used, r.Total.Capacity, r.Total.Free, percent(r.Total.Used, r.Total.Capacity))
+	if err := t.flush(); err != nil {
+		return err
+	}
+	return writeProblems(w, r.Problems)
+}
+
+// sharesText is a GPU's pods as "ns/name (memory)".
+func sharesText(shares []Share) string {
+	parts := make([]string, len(shares))
+	for i, s := range shares {
+		parts[i] = fmt.Sprintf("%s/%s (%d)", s.Namespace, s.Name, s.Memory)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func percent(used, total int64) string {
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d%% used", used*100/total)
+}
+
+// Bar draws used out of total as a text bar of width characters.
+func Bar(used, total int64, width int) string {
+	filled := 0
+	if total > 0 {
+		filled = int(min(used, total) * int64(width) / total)
+	}
+	return "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "]"
+}

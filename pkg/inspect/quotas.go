@@ -1,0 +1,154 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+)
+
+// Quotas is ElasticQuotas (scheduling.x-k8s.io/v1alpha1) and how much of each is used.
+type Quotas struct {
+	Quotas []Quota `json:"quotas"`
+	// AllNamespaces adds the namespace to the table, as kubectl does with -A.
+	AllNamespaces bool `json:"-"`
+}
+
+// Quota is one ElasticQuota, per resource it names in min, max or used.
+type Quota struct {
+	Namespace string          `json:"namespace"`
+	Name      string          `json:"name"`
+	Resources []QuotaResource `json:"resources"`
+}
+
+// QuotaResource is one resource of a quota. Min and Max are nil when the quota does not set them
+// (no guarantee; no limit); Used is nil while nothing has reported use.
+type QuotaResource struct {
+	Name v1.ResourceName    `json:"name"`
+	Min  *resource.Quantity `json:"min,omitempty"`
+	Max  *resource.Quantity `json:"max,omitempty"`
+	Used *resource.Quantity `json:"used,omitempty"`
+	// Borrowed is what is used above min: capacity lent by other quotas' unused min, which they
+	// may take back by preemption.
+	Borrowed resource.Quantity `json:"borrowed"`
+}
+
+// QuotasOf builds the report from ElasticQuota objects.
+func QuotasOf(quotas []v1alpha1.ElasticQuota) *Quotas {
+	r := &Quotas{Quotas: []Quota{}}
+	for i := range quotas {
+		q := &quotas[i]
+		names := map[v1.ResourceName]bool{}
+		for _, l := range []v1.ResourceList{q.Spec.Min, q.Spec.Max, q.Status.Used} {
+			for name := range l {
+				names[name] = true
+			}
+		}
+		sorted := make([]v1.ResourceName, 0, len(names))
+		for name := range names {
+			sorted = append(sorted, name)
+		}
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+		out := Quota{Namespace: q.Namespace, Name: q.Name, Resources: []QuotaResource{}}
+		for _, name := range sorted {
+			res := QuotaResource{Name: name, Min: quantity(q.Spec.Min, name), Max: quantity(q.Spec.Max, name), Used: quantity(q.Status.Used, name)}
+			if res.Used != nil {
+				res.Borrowed = res.Used.DeepCopy()
+				if res.Min != nil {
+					res.Borrowed.Sub(*res.Min)
+				}
+				if res.Borrowed.Sign() < 0 {
+					res.Borrowed = *resource.NewQuantity(0, res.Used.Format)
+				}
+			}
+			out.Resources = append(out.Resources, res)
+		}
+		r.Quotas = append(r.Quotas, out)
+	}
+	sort.Slice(r.Quotas, func(i, j int) bool {
+		if r.Quotas[i].Namespace != r.Quotas[j].Namespace {
+			return r.Quotas[i].Namespace < r.Quotas[j].Namespace
+		}
+		return r.Quotas[i].Name < r.Quotas[j].Name
+	})
+	return r
+}
+
+func quantity(l v1.ResourceList, name v1.ResourceName) *resource.Quantity {
+	q, ok := l[name]
+	if !ok {
+		return nil
+	}
+	return &q
+}
+
+// ListQuotas reads the report from the cluster, in namespace ns (all namespaces if empty).
+func ListQuotas(ctx context.Context, groups versioned.Interface, ns string) (*Quotas, error) {
+	list, err := groups.SchedulingV1alpha1().ElasticQuotas(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing ElasticQuotas (is the %s CRD installed?): %w", v1alpha1.SchemeGroupVersion, err)
+	}
+	r := QuotasOf(list.Items)
+	r.AllNamespaces = ns == metav1.NamespaceAll
+	return r, nil
+}
+
+// WriteTable prints one row per quota and resource. Wide adds how much of min is used.
+func (r *Quotas) WriteTable(w io.Writer, wide bool) error {
+	if len(r.Quotas) == 0 {
+		_, err := fmt.Fprintln(w, "No elastic quotas found.")
+		return err
+	}
+	header := []string{"NAME", "RESOURCE", "MIN", "MAX", "USED", "BORROWED"}
+	if wide {
+		header = append(header, "USED/MIN")
+	}
+	if r.AllNamespaces {
+		header = append([]string{"NAMESPACE"}, header...)
+	}
+	t := newTable(w, header...)
+	for _, q := range r.Quotas {
+		for i, res := range q.Resources {
+			name, ns := "", ""
+			if i == 0 {
+				name, ns = q.Name, q.Namespace
+			}
+			cells := []string{name, string(res.Name), quantityText(res.Min), quantityText(res.Max), quantityText(res.Used), res.Borrowed.String()}
+			if wide {
+				cells = append(cells, usedOfMin(res))
+			}
+			if r.AllNamespaces {
+				cells = append([]string{ns}, cells...)
+			}
+			t.row(cells...)
+		}
+		if len(q.Resources) == 0 {
+			cells := []string{q.Name, "<none>"}
+			if r.AllNamespaces {
+				cells = append([]string{q.Namespace}, cells...)
+			}
+			t.row(cells...)
+		}
+	}
+	return t.flush()
+}
+
+func quantityText(q *resource.Quantity) string {
+	if q == nil {
+		return "<none>"
+	}
+	return q.String()
+}
+
+func usedOfMin(res QuotaResource) string {
+	if res.Used == nil || res.Min == nil || res.Min.IsZero() {
+		return "<none>"
+	}
+	return fmt.Sprintf("%d%%", res.Used.MilliValue()*100/res.Min.MilliValue())
+}
