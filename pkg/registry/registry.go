@@ -12,18 +12,23 @@ import (
 	// Registers berth's args kinds (GPUShareArgs, GangArgs, NodeResourcesAllocatableArgs) into
 	// kube-scheduler's config scheme.
 	_ "github.com/berth-sched/berth/pkg/apis/config/scheme"
+	"github.com/berth-sched/berth/pkg/elasticquota"
 	"github.com/berth-sched/berth/pkg/gang"
 	"github.com/berth-sched/berth/pkg/gpushare"
 	"github.com/berth-sched/berth/pkg/podstate"
+	"github.com/berth-sched/berth/pkg/preemption"
 	"github.com/berth-sched/berth/pkg/qossort"
 )
 
 // Registry returns berth's out-of-tree plugins by name.
 func Registry() frameworkruntime.Registry {
 	return frameworkruntime.Registry{
-		qossort.Name:  qossort.New,
-		gpushare.Name: gpushare.New,
-		gang.Name:     gang.New,
+		qossort.Name:      qossort.New,
+		gpushare.Name:     gpushare.New,
+		gang.Name:         gang.New,
+		elasticquota.Name: elasticquota.New,
+		// One preemption plugin, with the victim rules of quotas and groups.
+		preemption.Name: preemption.Factory(elasticquota.VictimRule, gang.VictimRule),
 		// Registered, not in Profile: see docs/scoring.md.
 		allocatable.Name: allocatable.New,
 		podstate.Name:    podstate.New,
@@ -33,8 +38,9 @@ func Registry() frameworkruntime.Registry {
 // Profile is berth's scheduling profile under schedulerName, as an item of a
 // KubeSchedulerConfiguration's `profiles:` list. The manifests ship the same plugins (a test holds
 // them to it): QOSSort sorts the queue, GPUShare and Gang join the default plugins at every point
-// they serve, and GPUShare binds before DefaultBinder so that a GPU pod's devices are written onto
-// it before it is bound.
+// they serve, ElasticQuota enforces quotas, BerthPreemption replaces DefaultPreemption (it is
+// DefaultPreemption plus the quota and group victim rules), and GPUShare binds before
+// DefaultBinder so that a GPU pod's devices are written onto it before it is bound.
 func Profile(schedulerName string) string {
 	return fmt.Sprintf(`- schedulerName: %s
   plugins:
@@ -42,7 +48,8 @@ func Profile(schedulerName string) string {
       enabled: [{name: QOSSort}]
       disabled: [{name: "*"}]
     multiPoint:
-      enabled: [{name: GPUShare}, {name: Gang}]
+      enabled: [{name: GPUShare}, {name: Gang}, {name: ElasticQuota}, {name: BerthPreemption}]
+      disabled: [{name: DefaultPreemption}]
     bind:
       enabled: [{name: GPUShare}]
 `, schedulerName)

@@ -1,0 +1,249 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	"github.com/berth-sched/berth/test/harness"
+)
+
+type quotaEnv struct {
+	*harness.Cluster
+	eq pgclient.Interface
+}
+
+func startQuotaEnv(t *testing.T, nodes ...*v1.Node) *quotaEnv {
+	t.Helper()
+	c := harness.StartCluster(t)
+	eq, err := pgclient.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		c.CreateNode(t, n)
+	}
+	return &quotaEnv{Cluster: c, eq: eq}
+}
+
+func (e *quotaEnv) quota(t *testing.T, ns string, min, max v1.ResourceList) {
+	t.Helper()
+	q := &v1alpha1.ElasticQuota{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quota"},
+		Spec:       v1alpha1.ElasticQuotaSpec{Min: min, Max: max},
+	}
+	if _, err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Create(context.Background(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *quotaEnv) setMax(t *testing.T, ns string, max v1.ResourceList) {
+	t.Helper()
+	q, err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Get(context.Background(), "quota", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Spec.Max = max
+	if _, err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Update(context.Background(), q, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func cpuList(cpu string) v1.ResourceList {
+	return v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}
+}
+
+func cpuPod(ns, name, cpu string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       v1.PodSpec{Containers: []v1.Container{harness.Container("c", cpu, "16Mi")}},
+	}
+}
+
+func (e *quotaEnv) deletePod(t *testing.T, ns, name string) {
+	t.Helper()
+	zero := int64(0)
+	if err := e.Client.CoreV1().Pods(ns).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pod over its quota's max waits and says why; deleting a pod of the same quota lets it in at
+// once, every time; status.used shows what the scheduler holds.
+func TestQuotaOverMaxWaitsSaysWhyAndIsRequeuedByARelease(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "32", "64Gi", nil))
+	ns := e.Namespace(t, "team-a")
+	e.quota(t, ns, nil, cpuList("2"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+
+	const tries = 10
+	var waits []time.Duration
+	for try := range tries {
+		a, b, c := fmt.Sprint("a", try), fmt.Sprint("b", try), fmt.Sprint("c", try)
+		e.CreatePod(t, cpuPod(ns, a, "1"))
+		e.CreatePod(t, cpuPod(ns, b, "1"))
+		e.CreatePod(t, cpuPod(ns, c, "1"))
+		pods := e.Settled(t, ns, time.Minute)
+		if harness.Bound(pods) != 2 {
+			t.Fatalf("try %d: %d pods bound under max cpu 2, want 2", try, harness.Bound(pods))
+		}
+		var pending *v1.Pod
+		for i := range pods {
+			if pods[i].Spec.NodeName == "" {
+				pending = &pods[i]
+			}
+		}
+		want := "quota team-a/quota: cpu used 2, requested 1, max 2"
+		if msg := harness.Unschedulable(pending); !strings.Contains(msg, want) {
+			t.Fatalf("try %d: pending pod says %q, want it to contain %q", try, msg, want)
+		}
+		freed := pods[0].Name
+		if freed == pending.Name {
+			freed = pods[1].Name
+		}
+		start := time.Now()
+		e.deletePod(t, ns, freed)
+		e.WaitForPods(t, ns, 30*time.Second, "the waiting pod bound", func(p []v1.Pod) bool {
+			for i := range p {
+				if p[i].Name == pending.Name {
+					return p[i].Spec.NodeName != ""
+				}
+			}
+			return false
+		})
+		waits = append(waits, time.Since(start))
+		if try == 0 {
+			// status.used is what the ledger holds: 2 cpu, and the resources the quota names only.
+			err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+				q, err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Get(ctx, "quota", metav1.GetOptions{})
+				if err != nil {
+					return false, nil
+				}
+				used := q.Status.Used[v1.ResourceCPU]
+				return len(q.Status.Used) == 1 && used.Cmp(resource.MustParse("2")) == 0, nil
+			})
+			if err != nil {
+				q, _ := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Get(context.Background(), "quota", metav1.GetOptions{})
+				t.Fatalf("status.used = %v, want {cpu: 2}", q.Status.Used)
+			}
+		}
+		for _, p := range e.WaitForPods(t, ns, time.Minute, "list", func([]v1.Pod) bool { return true }) {
+			e.deletePod(t, ns, p.Name)
+		}
+		e.WaitForPods(t, ns, time.Minute, "namespace empty", func(p []v1.Pod) bool { return len(p) == 0 })
+	}
+	t.Logf("a release let the waiting pod in after %v", waits)
+}
+
+// Borrowing and reclaim in a full cluster across two nodes (scheduler-plugins #683): team-b
+// borrows the whole cluster; team-a, below its min, takes back what it is guaranteed with pods
+// that need room on both nodes, and team-b keeps its own min.
+func TestQuotaBorrowAndReclaimAcrossNodes(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil), harness.Node("n2", "4", "64Gi", nil))
+	e.ActAsKubelet(t)
+	a, b := e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
+	e.quota(t, a, cpuList("6"), cpuList("8"))
+	e.quota(t, b, cpuList("2"), cpuList("8"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+
+	// team-b borrows: 8 cpu, 6 above its min, out of team-a's idle min.
+	for i := range 8 {
+		e.CreatePod(t, cpuPod(b, fmt.Sprint("b", i), "1"))
+	}
+	e.WaitForPods(t, b, time.Minute, "team-b borrowing the whole cluster", func(p []v1.Pod) bool { return harness.Bound(p) == 8 })
+
+	// team-a's two 3-cpu pods fit on no node: each needs three of team-b's pods gone on one node.
+	e.CreatePod(t, cpuPod(a, "a0", "3"))
+	e.CreatePod(t, cpuPod(a, "a1", "3"))
+	pods := e.WaitForPods(t, a, 2*time.Minute, "team-a reclaiming its min", func(p []v1.Pod) bool { return harness.Bound(p) == 2 })
+	if pods[0].Spec.NodeName == pods[1].Spec.NodeName {
+		t.Errorf("both 3-cpu pods on %s", pods[0].Spec.NodeName)
+	}
+	left := e.WaitForPods(t, b, time.Minute, "team-b's victims gone", func(p []v1.Pod) bool { return len(p) == 2 })
+	if harness.Bound(left) != 2 {
+		t.Errorf("team-b keeps %d bound pods, want its min of 2", harness.Bound(left))
+	}
+}
+
+// A GPU-memory quota counts aliyun.com/gpu-mem from container limits, as GPUShare does.
+func TestQuotaOfGPUMemory(t *testing.T) {
+	e := startQuotaEnv(t, harness.GPUNode("gpu", 2, 16))
+	ns := e.Namespace(t, "gpu-team")
+	e.quota(t, ns, nil, v1.ResourceList{"aliyun.com/gpu-mem": resource.MustParse("8")})
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.CreatePod(t, harness.GPUPod(ns, "g0", 6))
+	e.CreatePod(t, harness.GPUPod(ns, "g1", 6))
+	pods := e.Settled(t, ns, time.Minute)
+	if harness.Bound(pods) != 1 {
+		t.Fatalf("%d GPU pods of 6 bound under a max of 8, want 1", harness.Bound(pods))
+	}
+	for i := range pods {
+		if pods[i].Spec.NodeName == "" {
+			want := "aliyun.com/gpu-mem used 6, requested 6, max 8"
+			if msg := harness.Unschedulable(&pods[i]); !strings.Contains(msg, want) {
+				t.Errorf("pending GPU pod says %q, want %q", msg, want)
+			}
+		}
+	}
+}
+
+// A pod group is admitted against its quota as a whole: a group that does not fit holds none of
+// it, and raising max lets the whole group in.
+func TestQuotaAdmitsAGroupWhole(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "32", "64Gi", nil))
+	ns := e.Namespace(t, "team-g")
+	e.quota(t, ns, nil, cpuList("2"))
+	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 3}}
+	if _, err := e.eq.SchedulingV1alpha1().PodGroups(ns).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	for i := range 3 {
+		p := cpuPod(ns, fmt.Sprint("g", i), "1")
+		p.Labels = map[string]string{v1alpha1.PodGroupLabel: "g"}
+		e.CreatePod(t, p)
+	}
+	pods := e.Settled(t, ns, time.Minute)
+	if harness.Bound(pods) != 0 {
+		t.Fatalf("%d members bound of a group that does not fit its quota", harness.Bound(pods))
+	}
+	if msg := harness.Unschedulable(&pods[0]); !strings.Contains(msg, "requested for pod group g 3, max 2") {
+		t.Errorf("member says %q, want the group's request", msg)
+	}
+	// No member holds quota: a plain pod of the namespace gets all of it.
+	e.CreatePod(t, cpuPod(ns, "plain", "2"))
+	e.WaitForPods(t, ns, time.Minute, "plain pod bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
+	e.deletePod(t, ns, "plain")
+	e.setMax(t, ns, cpuList("3"))
+	e.WaitForPods(t, ns, time.Minute, "the group bound whole", func(p []v1.Pod) bool { return harness.Bound(p) == 3 })
+}
+
+// A restarted scheduler rebuilds the ledger from the API before it admits anything.
+func TestQuotaLedgerRebuiltOnRestart(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "32", "64Gi", nil))
+	ns := e.Namespace(t, "team-r")
+	e.quota(t, ns, nil, cpuList("2"))
+	stop := e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.CreatePod(t, cpuPod(ns, "r0", "1"))
+	e.CreatePod(t, cpuPod(ns, "r1", "1"))
+	e.WaitForPods(t, ns, time.Minute, "two bound", func(p []v1.Pod) bool { return harness.Bound(p) == 2 })
+	stop()
+	e.CreatePod(t, cpuPod(ns, "r2", "1"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	pods := e.Settled(t, ns, time.Minute)
+	if harness.Bound(pods) != 2 {
+		t.Fatalf("%d bound after the restart, want 2", harness.Bound(pods))
+	}
+	if msg := harness.Unschedulable(harness.Pod(pods, "r2")); !strings.Contains(msg, "cpu used 2, requested 1, max 2") {
+		t.Errorf("r2 says %q", msg)
+	}
+}
