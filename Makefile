@@ -14,10 +14,13 @@ UPSTREAM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 GOFLAGS_BUILD := -mod=vendor
 TEST_TIMEOUT ?= 30m
+# kwok plays the kubelet of the demo's simulated nodes. Not in go.mod (it pins other Kubernetes
+# libraries): `make kwok` installs it from the Go module proxy, once.
+KWOK_VERSION := v0.7.0
 
 export BERTH_BIN_DIR := $(BIN)
 
-.PHONY: all build binaries test unit integration demo bench verify codegen clean
+.PHONY: all build binaries kwok test unit integration demo bench verify codegen clean
 
 all: build
 
@@ -28,11 +31,16 @@ build:
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-berth ./cmd/kubectl-berth
 
 ## binaries: berth plus the upstream parts the tests and the demo run as real processes:
-## etcd, kube-apiserver and the stock kube-scheduler, all from vendor/.
-binaries: build
+## etcd, kube-apiserver and the stock kube-scheduler, all from vendor/, and kwok.
+binaries: build kwok
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/etcd go.etcd.io/etcd/server/v3
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
+
+## kwok: bin/kwok at $(KWOK_VERSION), for the demo and its tests.
+kwok: $(BIN)/kwok
+$(BIN)/kwok:
+	GOBIN=$(BIN) GOFLAGS= $(GO) install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
 
 ## test: every unit and integration test, with the race detector.
 test: binaries

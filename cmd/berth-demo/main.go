@@ -1,7 +1,8 @@
 // berth-demo shows berth at work on a machine with no cluster: it starts a throwaway control
-// plane on loopback and berth-scheduler as a real process, submits small workloads, and reports
-// where every pod landed and why the others wait. It exits non-zero if what it shows contradicts
-// what berth promises, so it doubles as a smoke test. Run it with `make demo`.
+// plane on loopback, kwok as the nodes' kubelets and berth-scheduler as real processes, submits
+// small workloads that run and finish, and reports where every pod landed and why the others
+// wait. It exits non-zero if what it shows contradicts what berth promises, so it doubles as a
+// smoke test. Run it with `make demo`.
 package main
 
 import (
@@ -29,10 +30,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("berth-demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := demo.Options{Out: stdout}
-	fs.StringVar(&o.BinDir, "bin-dir", "./bin", "directory with etcd, kube-apiserver and berth-scheduler (`make binaries`)")
+	fs.StringVar(&o.BinDir, "bin-dir", "./bin", "directory with etcd, kube-apiserver, kwok and berth-scheduler (`make binaries`)")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the work dir (logs, scheduler config, control plane files) and print its path")
 	fs.StringVar(&o.SVG, "svg", demo.DefaultSVG, "where to draw the GPUs and the pods sharing them (SVG); empty for no picture")
-	fs.StringVar(&o.PodGroupCRD, "podgroup-crd", demo.DefaultPodGroupCRD, "the PodGroup CRD to install before the scheduler starts")
+	fs.StringVar(&o.CRDs, "crds", demo.DefaultCRDs, "the directory of berth's CRDs, installed before the scheduler starts")
 	scenarios := fs.String("scenarios", strings.Join(demo.ScenarioNames(), ","), "comma-separated scenarios to run")
 	if err := fs.Parse(args); err != nil {
 		return 2

@@ -33,24 +33,25 @@ func TestMain(m *testing.M) {
 var (
 	workDirLine = regexp.MustCompile(`\(work dir (\S+)\)`)
 	cpLine      = regexp.MustCompile(`etcd pid (\d+), kube-apiserver pid (\d+)`)
+	kwokLine    = regexp.MustCompile(`started kwok \(pid (\d+)\)`)
 	schedLine   = regexp.MustCompile(`started berth-scheduler \(pid (\d+)\)`)
 )
 
-// demoProcess is berth-demo running the qos scenario, stopped by the test once the scheduler runs.
+// demoProcess is berth-demo running the qos scenario, stopped by the test once kwok and the scheduler run.
 type demoProcess struct {
 	cmd     *exec.Cmd
 	out     bytes.Buffer // its standard output, complete once it has exited
 	stderr  bytes.Buffer
 	workDir string
-	pids    []int // etcd, kube-apiserver, berth-scheduler
+	pids    []int // etcd, kube-apiserver, kwok, berth-scheduler
 	lines   io.Reader
 }
 
 // startDemo runs berth-demo and reads its output until it has started all its processes.
 func startDemo(t *testing.T) *demoProcess {
 	t.Helper()
-	d := &demoProcess{cmd: exec.Command(os.Args[0], "--bin-dir", bins.Dir(t, "etcd", "kube-apiserver", "berth-scheduler"), "--scenarios", "qos", "--svg", "",
-		"--podgroup-crd", filepath.Join("..", "..", demo.DefaultPodGroupCRD))}
+	d := &demoProcess{cmd: exec.Command(os.Args[0], "--bin-dir", bins.Dir(t, "etcd", "kube-apiserver", "kwok", "berth-scheduler"), "--scenarios", "qos", "--svg", "",
+		"--crds", filepath.Join("..", "..", demo.DefaultCRDs))}
 	d.cmd.Env = append(os.Environ(), asMain+"=1")
 	d.cmd.Stderr = &d.stderr
 	stdout, err := d.cmd.StdoutPipe()
@@ -79,13 +80,16 @@ func startDemo(t *testing.T) *demoProcess {
 		if m := cpLine.FindStringSubmatch(line); m != nil {
 			d.pids = append(d.pids, atoi(t, m[1]), atoi(t, m[2]))
 		}
+		if m := kwokLine.FindStringSubmatch(line); m != nil {
+			d.pids = append(d.pids, atoi(t, m[1]))
+		}
 		if m := schedLine.FindStringSubmatch(line); m != nil {
 			d.pids = append(d.pids, atoi(t, m[1]))
 			break
 		}
 	}
-	if len(d.pids) != 3 || d.workDir == "" {
-		t.Fatalf("berth-demo did not report its work dir and three processes; got %q and %v", d.workDir, d.pids)
+	if len(d.pids) != 4 || d.workDir == "" {
+		t.Fatalf("berth-demo did not report its work dir and four processes; got %q and %v", d.workDir, d.pids)
 	}
 	d.lines = r
 	return d
@@ -175,7 +179,7 @@ func TestBadFlags(t *testing.T) {
 	for name, args := range map[string][]string{
 		"unknown flag":     {"--no-such-flag"},
 		"argument":         {"extra"},
-		"unknown scenario": {"--bin-dir", bins.Dir(t, "etcd", "kube-apiserver", "berth-scheduler"), "--scenarios", "qos,nope"},
+		"unknown scenario": {"--bin-dir", bins.Dir(t, "etcd", "kube-apiserver", "kwok", "berth-scheduler"), "--scenarios", "qos,nope"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

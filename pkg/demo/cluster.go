@@ -125,6 +125,11 @@ func verdict(p *v1.Pod) (decision, detail string, ok bool) {
 // for quietPeriod. Messages may change meanwhile (a gang that retries says when it will try
 // again); decisions may not. It returns the pods by name.
 func (d *demo) settle(ctx context.Context, ns, selector string, want int, timeout time.Duration) ([]v1.Pod, error) {
+	return d.settleUntil(ctx, ns, selector, want, timeout, nil)
+}
+
+// settleUntil is settle that also waits for ready, if not nil, to hold for the pods.
+func (d *demo) settleUntil(ctx context.Context, ns, selector string, want int, timeout time.Duration, ready func([]v1.Pod) bool) ([]v1.Pod, error) {
 	var (
 		pods      []v1.Pod
 		decisions string
@@ -132,7 +137,7 @@ func (d *demo) settle(ctx context.Context, ns, selector string, want int, timeou
 		stableAt  time.Time
 	)
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		if err := d.sched.Exited(); err != nil {
+		if err := d.exited(); err != nil {
 			return false, err
 		}
 		list, err := d.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
@@ -142,7 +147,7 @@ func (d *demo) settle(ctx context.Context, ns, selector string, want int, timeou
 		pods = list.Items
 		sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
 		var dec, det strings.Builder
-		done := len(pods) == want
+		done := len(pods) == want && (ready == nil || ready(pods))
 		for i := range pods {
 			decision, detail, ok := verdict(&pods[i])
 			done = done && ok
@@ -160,7 +165,7 @@ func (d *demo) settle(ctx context.Context, ns, selector string, want int, timeou
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if exit := d.sched.Exited(); exit != nil {
+		if exit := d.exited(); exit != nil {
 			return nil, exit
 		}
 		return nil, fmt.Errorf("waiting for the scheduler to settle %d pod(s) in namespace %s: %w; last seen:\n%s", want, ns, err, indent(details, "  "))

@@ -26,9 +26,9 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultScheduler   = "berth-scheduler"
-	DefaultPodGroupCRD = "manifests/crds/scheduling.x-k8s.io_podgroups.yaml"
-	DefaultSVG         = "berth-demo-gpus.svg"
+	DefaultScheduler = "berth-scheduler"
+	DefaultCRDs      = "manifests/crds"
+	DefaultSVG       = "berth-demo-gpus.svg"
 )
 
 // ErrContradicted is returned when what the API shows contradicts what a scenario expects.
@@ -36,8 +36,10 @@ var ErrContradicted = errors.New("berth did not do what it promises")
 
 // Options configures Run.
 type Options struct {
-	// BinDir holds etcd, kube-apiserver and the scheduler (`make binaries`).
+	// BinDir holds etcd, kube-apiserver, kwok and the scheduler (`make binaries`).
 	BinDir string
+	// Kwok is kwok's binary in BinDir. Default DefaultKwok.
+	Kwok string
 	// Scheduler is the scheduler binary in BinDir. Default DefaultScheduler.
 	Scheduler string
 	// Profile is the scheduler's profiles, a YAML list. Default: berth's profile as
@@ -45,9 +47,10 @@ type Options struct {
 	Profile string
 	// Scenarios names the scenarios to run, in the order of ScenarioNames. Default: all.
 	Scenarios []string
-	// PodGroupCRD is the PodGroup CRD, installed before the scheduler starts (Gang watches
-	// PodGroups). Default DefaultPodGroupCRD, relative to the working directory.
-	PodGroupCRD string
+	// CRDs is the directory of berth's CRDs (PodGroup, ElasticQuota), installed before the
+	// scheduler starts: its plugins watch them. Default DefaultCRDs, relative to the working
+	// directory.
+	CRDs string
 	// SVG is where the gpus scenario draws the GPUs; empty draws nothing.
 	SVG string
 	// Keep keeps the work dir: the logs, the scheduler's config and the control plane's files.
@@ -60,7 +63,7 @@ type Options struct {
 type Result struct {
 	// WorkDir is the run's temporary directory, removed at the end unless Options.Keep.
 	WorkDir string
-	// PIDs is every process the run started: etcd, kube-apiserver, the scheduler.
+	// PIDs is every process the run started: etcd, kube-apiserver, kwok, the scheduler.
 	PIDs []int
 	// Sections are the scenarios that ran, in order.
 	Sections []*Section
@@ -107,11 +110,14 @@ func (o *Options) complete() error {
 	if o.Scheduler == "" {
 		o.Scheduler = DefaultScheduler
 	}
+	if o.Kwok == "" {
+		o.Kwok = DefaultKwok
+	}
 	if o.Profile == "" {
 		o.Profile = registry.Profile(v1.DefaultSchedulerName)
 	}
-	if o.PodGroupCRD == "" {
-		o.PodGroupCRD = DefaultPodGroupCRD
+	if o.CRDs == "" {
+		o.CRDs = DefaultCRDs
 	}
 	if o.Out == nil {
 		o.Out = os.Stdout
@@ -128,7 +134,7 @@ func (o *Options) complete() error {
 	if o.BinDir, err = filepath.Abs(o.BinDir); err != nil {
 		return err
 	}
-	for _, bin := range []string{"etcd", "kube-apiserver", o.Scheduler} {
+	for _, bin := range []string{"etcd", "kube-apiserver", o.Kwok, o.Scheduler} {
 		if _, err := os.Stat(filepath.Join(o.BinDir, bin)); err != nil {
 			return fmt.Errorf("%s not found in %s: run `make binaries` first (or pass --bin-dir)", bin, o.BinDir)
 		}
@@ -150,6 +156,7 @@ type demo struct {
 
 	cp     *controlplane.ControlPlane
 	sched  *proc.Process
+	kwok   *proc.Process
 	client kubernetes.Interface
 	groups versioned.Interface
 }
@@ -165,7 +172,7 @@ func (d *demo) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(d.out, "berth demo: a throwaway Kubernetes control plane on loopback, %s as a real process, and %d scenario(s): %s.\n",
 		d.opts.Scheduler, len(d.opts.Scenarios), strings.Join(d.opts.Scenarios, ", "))
-	fmt.Fprintf(d.out, "No kubelet runs here: nodes are simulated Node objects, and bound pods stay in phase Pending. The scheduler's work ends at binding.\n\n")
+	fmt.Fprintf(d.out, "No kubelet runs here: kwok simulates the nodes, so bound pods run, and those that say how long finish and give their room back.\n\n")
 
 	d.progress("starting etcd and kube-apiserver on loopback (work dir %s)", d.res.WorkDir)
 	d.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: d.opts.BinDir, WorkDir: filepath.Join(d.res.WorkDir, "controlplane")})
@@ -183,15 +190,22 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 
-	// Part of installing berth: the Gang plugin watches PodGroups from the start.
-	crd, err := os.ReadFile(d.opts.PodGroupCRD)
+	if err := d.startKwok(); err != nil {
+		return err
+	}
+
+	// Part of installing berth: its plugins watch PodGroups and ElasticQuotas from the start.
+	crds, err := filepath.Glob(filepath.Join(d.opts.CRDs, "*.yaml"))
+	if err == nil && len(crds) == 0 {
+		err = fmt.Errorf("no *.yaml files")
+	}
 	if err != nil {
-		return fmt.Errorf("reading the PodGroup CRD: %w", err)
+		return fmt.Errorf("reading the CRDs in %s: %w", d.opts.CRDs, err)
 	}
-	if err := controlplane.Apply(ctx, cfg, crd); err != nil {
-		return fmt.Errorf("applying the PodGroup CRD %s: %w", d.opts.PodGroupCRD, err)
+	if err := controlplane.ApplyFiles(ctx, cfg, crds...); err != nil {
+		return fmt.Errorf("applying the CRDs in %s: %w", d.opts.CRDs, err)
 	}
-	d.progress("installed the PodGroup CRD from %s", d.opts.PodGroupCRD)
+	d.progress("installed berth's CRDs from %s", d.opts.CRDs)
 
 	selected := selectedScenarios(d.opts.Scenarios)
 	for _, s := range selected {
@@ -278,7 +292,7 @@ func (d *demo) summary() error {
 	return fmt.Errorf("%w: %d of %d expectations contradicted", ErrContradicted, len(bad), checks)
 }
 
-// explain prints what went wrong, with the end of the scheduler's log.
+// explain prints what went wrong, with the end of the scheduler's and kwok's logs.
 func (d *demo) explain(ctx context.Context, err error) {
 	if ctx.Err() != nil {
 		fmt.Fprintf(d.out, "\ninterrupted: %v\n", err)
@@ -287,18 +301,25 @@ func (d *demo) explain(ctx context.Context, err error) {
 	fmt.Fprintf(d.out, "\nFAILED: %v\n", err)
 	if d.sched != nil {
 		fmt.Fprintf(d.out, "\nlast lines of the scheduler's log %s:\n%s\n", d.sched.LogPath, indent(d.sched.LogTail(20), "  "))
-		if !d.opts.Keep {
-			fmt.Fprintf(d.out, "(the work dir is removed below; run with --keep to keep the logs)\n")
-		}
+	}
+	if d.kwok != nil {
+		fmt.Fprintf(d.out, "\nlast lines of kwok's log %s:\n%s\n", d.kwok.LogPath, indent(d.kwok.LogTail(10), "  "))
+	}
+	if (d.sched != nil || d.kwok != nil) && !d.opts.Keep {
+		fmt.Fprintf(d.out, "(the work dir is removed below; run with --keep to keep the logs)\n")
 	}
 }
 
-// cleanup stops the scheduler, then the control plane, then removes the work dir.
+// cleanup stops the scheduler, kwok, then the control plane, then removes the work dir.
 func (d *demo) cleanup() {
 	fmt.Fprintln(d.out)
 	if d.sched != nil {
 		d.progress("stopping %s (pid %d)", d.opts.Scheduler, d.sched.PID())
 		d.sched.Stop(schedulerStopGrace)
+	}
+	if d.kwok != nil {
+		d.progress("stopping kwok (pid %d)", d.kwok.PID())
+		d.kwok.Stop(schedulerStopGrace)
 	}
 	if d.cp != nil {
 		pids := d.cp.PIDs()
@@ -319,5 +340,5 @@ func (d *demo) cleanup() {
 	d.progress("removed the work dir %s", d.res.WorkDir)
 }
 
-// schedulerStopGrace is how long the scheduler gets to exit after SIGTERM before it is killed.
+// schedulerStopGrace is how long the scheduler (and kwok) get to exit after SIGTERM before they are killed.
 const schedulerStopGrace = 5 * time.Second

@@ -20,8 +20,8 @@ import (
 	"github.com/berth-sched/berth/test/bins"
 )
 
-// podGroupCRD is the repository's CRD, from this package's directory.
-var podGroupCRD = filepath.Join("..", "..", DefaultPodGroupCRD)
+// crds are the repository's CRDs, from this package's directory.
+var crds = filepath.Join("..", "..", DefaultCRDs)
 
 // runDemo runs the demo and checks that it cleaned up after itself: every process it started is
 // gone and its work dir removed.
@@ -37,8 +37,8 @@ func runDemo(t *testing.T, o Options) (*Result, string, error) {
 			t.Logf("the demo's output:\n%s", out.String())
 		}
 	})
-	if want := 3; len(res.PIDs) != want {
-		t.Errorf("the demo reports %d processes started (%v), want %d: etcd, kube-apiserver, the scheduler", len(res.PIDs), res.PIDs, want)
+	if want := 4; len(res.PIDs) != want {
+		t.Errorf("the demo reports %d processes started (%v), want %d: etcd, kube-apiserver, kwok, the scheduler", len(res.PIDs), res.PIDs, want)
 	}
 	for _, pid := range res.PIDs {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
@@ -77,10 +77,10 @@ func classes(pods []v1.Pod) []string {
 // The QoS scenario runs with the profile berth-scheduler can serve today.
 func TestQoS(t *testing.T) {
 	res, out, err := runDemo(t, Options{
-		BinDir:      bins.Dir(t, "etcd", "kube-apiserver", DefaultScheduler),
-		PodGroupCRD: podGroupCRD,
-		Scenarios:   []string{"qos"},
-		SVG:         filepath.Join(t.TempDir(), "gpus.svg"),
+		BinDir:    bins.Dir(t, "etcd", "kube-apiserver", DefaultKwok, DefaultScheduler),
+		CRDs:      crds,
+		Scenarios: []string{"qos"},
+		SVG:       filepath.Join(t.TempDir(), "gpus.svg"),
 	})
 	if err != nil {
 		t.Fatalf("demo failed: %v", err)
@@ -111,7 +111,8 @@ func TestQoS(t *testing.T) {
 			t.Errorf("the report does not give %s's reason %q", waiting[i].Name, c.Message)
 		}
 	}
-	for _, want := range []string{"urgent", "qos-node", "Pending", "got it", "berth did what it promises in every scenario"} {
+	// kwok runs the bound pods.
+	for _, want := range []string{"urgent", "qos-node", "Running", "got it", "berth did what it promises in every scenario"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report does not mention %q", want)
 		}
@@ -124,7 +125,7 @@ func TestQoS(t *testing.T) {
 // A bad option fails before anything is started.
 func TestBadOptions(t *testing.T) {
 	for name, o := range map[string]Options{
-		"unknown scenario": {BinDir: bins.Dir(t, "etcd", "kube-apiserver", DefaultScheduler), Scenarios: []string{"qos", "nope"}},
+		"unknown scenario": {BinDir: bins.Dir(t, "etcd", "kube-apiserver", DefaultKwok, DefaultScheduler), Scenarios: []string{"qos", "nope"}},
 		"missing binary":   {BinDir: t.TempDir()},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -145,9 +146,9 @@ func TestBadOptions(t *testing.T) {
 func TestDemo(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "gpus.svg")
 	res, out, err := runDemo(t, Options{
-		BinDir:      bins.Dir(t, "etcd", "kube-apiserver", DefaultScheduler),
-		PodGroupCRD: podGroupCRD,
-		SVG:         svg,
+		BinDir: bins.Dir(t, "etcd", "kube-apiserver", DefaultKwok, DefaultScheduler),
+		CRDs:   crds,
+		SVG:    svg,
 	})
 	switch {
 	case errors.Is(err, ErrContradicted):
@@ -172,16 +173,30 @@ func TestDemo(t *testing.T) {
 		if len(bound) == 0 || len(waiting) == 0 {
 			t.Fatalf("%d bound and %d waiting: the scenario should show both", len(bound), len(waiting))
 		}
+		finished := 0
 		for i := range bound {
 			p := &bound[i]
-			a, err := gpu.ParseAssignment(p.Annotations[gpu.PodGPUDevicesAnnotation])
-			if err != nil {
+			if p.Status.Phase == v1.PodSucceeded {
+				finished++
+				continue
+			}
+			if p.Status.Phase != v1.PodRunning {
+				t.Errorf("bound pod %s is %s, want Running (kwok runs it)", p.Name, p.Status.Phase)
+			}
+			if _, err := gpu.ParseAssignment(p.Annotations[gpu.PodGPUDevicesAnnotation]); err != nil {
 				t.Errorf("bound pod %s: %s: %v", p.Name, gpu.PodGPUDevicesAnnotation, err)
 				continue
 			}
-			if !strings.Contains(out, a.String()) {
-				t.Errorf("the report does not show %s's devices %s", p.Name, a)
+			// Its share of each GPU, as kubectl berth gpus prints it.
+			if !strings.Contains(out, "gpus/"+p.Name+" (") {
+				t.Errorf("the report does not show %s on its GPUs", p.Name)
 			}
+		}
+		if finished == 0 {
+			t.Error("no pod finished: the scenario should show memory given back")
+		}
+		if p := podNamed(s.Pods, nextPod); p == nil || p.Spec.NodeName != reuseNode {
+			t.Errorf("%s should be placed on %s once %s finished: %+v", nextPod, reuseNode, batchPod, p)
 		}
 		if p := podNamed(s.Pods, "giant-32"); p == nil || p.Spec.NodeName != "" || unschedulable(p) == nil {
 			t.Errorf("giant-32 asks for more than any GPU holds and should be unschedulable: %+v", p)
@@ -193,7 +208,7 @@ func TestDemo(t *testing.T) {
 		if res.SVG != svg || !strings.Contains(out, svg) {
 			t.Errorf("the report should say where the picture is (%s); result says %q", svg, res.SVG)
 		}
-		for _, want := range append([]string{"<svg", "gpu-a", "gpu-b", "gpu-mixed"}, podNames(bound)...) {
+		for _, want := range []string{"<svg", "gpu-a", "gpu-b", "gpu-mixed", reuseNode, "train-2x8", batchPod} {
 			if !bytes.Contains(picture, []byte(want)) {
 				t.Errorf("the picture does not show %q", want)
 			}
@@ -217,8 +232,12 @@ func TestDemo(t *testing.T) {
 		if diff := cmp.Diff(want, byGroup); diff != "" {
 			t.Errorf("pods bound and waiting per gang (-want +got):\n%s", diff)
 		}
-		if !strings.Contains(out, "kubectl get podgroups") || !strings.Contains(out, "MINMEMBER") {
-			t.Errorf("the report does not show the PodGroups as kubectl would")
+		if !strings.Contains(out, "kubectl berth gangs") || !strings.Contains(out, "MINMEMBER") {
+			t.Errorf("the report does not show the PodGroups as kubectl berth gangs does")
+		}
+		// The expectations about the gangs' lives ran (their results are checked above).
+		if n := len(s.Checks); n != 4 {
+			t.Errorf("%d expectations about the gangs, want 4: placed whole, held back whole, Running then Finished, the second placed and finished", n)
 		}
 	})
 }
@@ -227,23 +246,6 @@ func sectionNames(res *Result) []string {
 	var n []string
 	for _, s := range res.Sections {
 		n = append(n, s.Name)
-	}
-	return n
-}
-
-func podNamed(pods []v1.Pod, name string) *v1.Pod {
-	for i := range pods {
-		if pods[i].Name == name {
-			return &pods[i]
-		}
-	}
-	return nil
-}
-
-func podNames(pods []v1.Pod) []string {
-	n := make([]string, len(pods))
-	for i := range pods {
-		n[i] = pods[i].Name
 	}
 	return n
 }

@@ -2,35 +2,41 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
+	"sort"
 	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/inspect"
 )
 
 // gangTimeoutSeconds bounds how long the scheduler holds a gang's first members waiting for the
 // rest, so that the gang that cannot fit is given up on within the demo's minute.
 const gangTimeoutSeconds = 10
 
-// gang is a PodGroup and its pods, all alike.
+// gang is a PodGroup and its pods, all alike, running for runsFor once placed.
 type gang struct {
 	name      string
 	minMember int32
 	cpu       string
+	runsFor   time.Duration
 }
 
 var (
-	// fitting fits whole on the gang nodes.
-	fitting = gang{name: "trainers", minMember: 3, cpu: "1"}
-	// tooBig needs more than the nodes have left once fitting is placed, though some of its pods
-	// would fit on their own.
-	tooBig = gang{name: "too-big", minMember: 4, cpu: "2"}
+	// fitting fits whole on the gang nodes, and runs long enough for the second gang to be
+	// seen held back.
+	fitting = gang{name: "trainers", minMember: 3, cpu: "1", runsFor: 10 * time.Second}
+	// tooBig needs more than the nodes have left while fitting runs, though some of its pods
+	// would fit on their own; it fits exactly once fitting has finished.
+	tooBig = gang{name: "too-big", minMember: 4, cpu: "2", runsFor: 3 * time.Second}
 )
 
 var gangNodes = []string{"gang-1", "gang-2"}
@@ -42,6 +48,7 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 		}
 	}
 	d.progress("gangs: created nodes %s (4 cpu each)", strings.Join(gangNodes, ", "))
+	phases := phaseHistory{}
 
 	if err := d.createGang(ctx, fitting); err != nil {
 		return err
@@ -50,7 +57,9 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 	if err != nil {
 		return err
 	}
-	// What the second gang faces: the room left once the first is placed.
+	// Bounded: a gang that never runs is reported by the expectation below, not by a timeout.
+	_ = d.watchPhases(ctx, "gangs", phases, 20*time.Second, func() bool { return phases.last(fitting.name) == v1alpha1.PodGroupRunning })
+	// What the second gang faces: the room left while the first runs.
 	free, err := d.freeOn(ctx, gangNodes)
 	if err != nil {
 		return err
@@ -62,20 +71,30 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 	if err != nil {
 		return err
 	}
-	table, err := d.podGroupTable(ctx, "gangs")
+	held, err := inspect.ListGangs(ctx, d.client, d.groups, "gangs")
 	if err != nil {
 		return err
 	}
-	reportGangs(s, table, fitPods, bigPods, free)
+	reportGangs(s, held, fitPods, bigPods, free)
+
+	d.progress("gangs: waiting for %s to finish (it runs for %v) and %s to be placed, run and finish", fitting.name, fitting.runsFor, tooBig.name)
+	_ = d.watchPhases(ctx, "gangs", phases, fitting.runsFor+tooBig.runsFor+time.Minute, func() bool {
+		return phases.last(fitting.name) == v1alpha1.PodGroupFinished && phases.last(tooBig.name) == v1alpha1.PodGroupFinished
+	})
+	end, err := inspect.ListGangs(ctx, d.client, d.groups, "gangs")
+	if err != nil {
+		return err
+	}
+	reportGangsEnd(s, end, phases)
 	return nil
 }
 
-// reportGangs shows the PodGroups and where their pods went, and judges whether each gang was
-// placed or held back whole; free is what the nodes had left when the second gang came.
-func reportGangs(s *Section, podGroups string, fitPods, bigPods []v1.Pod, free map[string]v1.ResourceList) {
+// reportGangs shows the PodGroups while the first gang runs, as `kubectl berth gangs` does, and
+// where their pods went, and judges whether each gang was placed or held back whole; free is what
+// the nodes had left when the second gang came.
+func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods []v1.Pod, free map[string]v1.ResourceList) {
 	s.Pods = append(append([]v1.Pod{}, fitPods...), bigPods...)
 	s.printf("Two gangs on nodes %s: PodGroups (%s), pods joined by label %s.\n\n", strings.Join(gangNodes, ", "), v1alpha1.SchemeGroupVersion, v1alpha1.PodGroupLabel)
-	s.printf("$ kubectl get podgroups -n gangs\n%s\n", podGroups)
 	rows := make([][]string, 0, len(s.Pods))
 	for i := range s.Pods {
 		p := &s.Pods[i]
@@ -83,8 +102,8 @@ func reportGangs(s *Section, podGroups string, fitPods, bigPods []v1.Pod, free m
 		rows = append(rows, []string{p.Name, p.Labels[v1alpha1.PodGroupLabel], cpu.String(), orNone(p.Spec.NodeName), string(p.Status.Phase)})
 	}
 	s.table([]string{"POD", "POD GROUP", "CPU", "NODE", "PHASE"}, rows)
-	_, waiting := split(s.Pods)
-	s.whyWaiting(waiting)
+	s.printf("\n$ kubectl berth gangs -n gangs\n")
+	s.report(func(w io.Writer) error { return groups.WriteTable(w, false) })
 	s.printf("\n")
 
 	fitBound, _ := split(fitPods)
@@ -106,6 +125,92 @@ func reportGangs(s *Section, podGroups string, fitPods, bigPods []v1.Pod, free m
 		fmt.Sprintf("%d of %d pods bound", len(bigBound), len(bigPods)))
 }
 
+// reportGangsEnd shows the PodGroups once both gangs have run, and judges their lives: the first
+// ran and finished, the second was placed whole in the room the first gave back, and finished.
+func reportGangsEnd(s *Section, groups *inspect.Gangs, phases phaseHistory) {
+	s.printf("\nOnce %s's pods succeeded (kwok ended them after %v), the cpu they held came back and %s was placed whole in it:\n\n$ kubectl berth gangs -n gangs\n",
+		fitting.name, fitting.runsFor, tooBig.name)
+	s.report(func(w io.Writer) error { return groups.WriteTable(w, false) })
+	s.printf("\nPhases each PodGroup showed, in order: %s\n\n", phases)
+
+	s.expect(fmt.Sprintf("gang %s goes Running while its pods run, then Finished when they have succeeded", fitting.name),
+		phases.went(fitting.name, v1alpha1.PodGroupRunning, v1alpha1.PodGroupFinished), phases.of(fitting.name))
+	var big *inspect.Gang
+	for i := range groups.Groups {
+		if groups.Groups[i].Name == tooBig.name {
+			big = &groups.Groups[i]
+		}
+	}
+	placed := big != nil && big.Placed == int(tooBig.minMember) && len(big.Waiting) == 0
+	got := "no PodGroup " + tooBig.name
+	if big != nil {
+		got = fmt.Sprintf("%d of %d pods placed, %d succeeded; phases %s", big.Placed, big.Members, big.Succeeded, phases.of(tooBig.name))
+	}
+	s.expect(fmt.Sprintf("gang %s is placed whole once %s has finished, and runs to Finished", tooBig.name, fitting.name),
+		placed && phases.went(tooBig.name, v1alpha1.PodGroupFinished), got)
+}
+
+// phaseHistory is the phases each PodGroup was seen in, in order.
+type phaseHistory map[string][]v1alpha1.PodGroupPhase
+
+func (h phaseHistory) last(name string) v1alpha1.PodGroupPhase {
+	if p := h[name]; len(p) > 0 {
+		return p[len(p)-1]
+	}
+	return ""
+}
+
+// went reports whether the group was seen in the phases, in this order.
+func (h phaseHistory) went(name string, phases ...v1alpha1.PodGroupPhase) bool {
+	i := 0
+	for _, p := range h[name] {
+		if i < len(phases) && p == phases[i] {
+			i++
+		}
+	}
+	return i == len(phases)
+}
+
+func (h phaseHistory) of(name string) string {
+	parts := make([]string, len(h[name]))
+	for i, p := range h[name] {
+		parts[i] = orNone(string(p))
+	}
+	return strings.Join(parts, " -> ")
+}
+
+func (h phaseHistory) String() string {
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + " " + h.of(name)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// watchPhases records the phases of ns's PodGroups until done, or timeout.
+func (d *demo) watchPhases(ctx context.Context, ns string, h phaseHistory, timeout time.Duration, done func() bool) error {
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		if err := d.exited(); err != nil {
+			return false, err
+		}
+		list, err := d.groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, pg := range list.Items {
+			if pg.Status.Phase != "" && h.last(pg.Name) != pg.Status.Phase {
+				h[pg.Name] = append(h[pg.Name], pg.Status.Phase)
+			}
+		}
+		return done(), nil
+	})
+}
+
 // createGang creates the PodGroup and its minMember pods.
 func (d *demo) createGang(ctx context.Context, g gang) error {
 	pg := &v1alpha1.PodGroup{
@@ -119,6 +224,7 @@ func (d *demo) createGang(ctx context.Context, g gang) error {
 	for i := range g.minMember {
 		p := newPod("gangs", fmt.Sprintf("%s-%d", g.name, i), v1.ResourceRequirements{Requests: req, Limits: req})
 		p.Labels = map[string]string{v1alpha1.PodGroupLabel: g.name}
+		p.Annotations = runsFor(nil, g.runsFor)
 		if err := d.createPods(ctx, p); err != nil {
 			return err
 		}
@@ -132,7 +238,7 @@ func podRequests(g gang) v1.ResourceList {
 }
 
 // freeOn is what each node has left of its allocatable cpu and memory, after the requests of
-// the pods bound to it.
+// the pods bound to it that have not finished.
 func (d *demo) freeOn(ctx context.Context, nodes []string) (map[string]v1.ResourceList, error) {
 	free := make(map[string]v1.ResourceList, len(nodes))
 	for _, name := range nodes {
@@ -149,7 +255,7 @@ func (d *demo) freeOn(ctx context.Context, nodes []string) (map[string]v1.Resour
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		left, ok := free[p.Spec.NodeName]
-		if !ok {
+		if !ok || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
 			continue
 		}
 		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
@@ -176,41 +282,4 @@ func fits(free, req v1.ResourceList) int {
 		}
 	}
 	return max(n, 0)
-}
-
-// podGroupTable is the PodGroups of ns as the apiserver prints them for kubectl: the columns of
-// the CRD's additionalPrinterColumns.
-func (d *demo) podGroupTable(ctx context.Context, ns string) (string, error) {
-	raw, err := d.groups.SchedulingV1alpha1().RESTClient().Get().Namespace(ns).Resource("podgroups").
-		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").Do(ctx).Raw()
-	if err != nil {
-		return "", fmt.Errorf("listing PodGroups: %w", err)
-	}
-	var t metav1.Table
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return "", fmt.Errorf("reading the PodGroup table: %w", err)
-	}
-	var header []string
-	var shown []int
-	for i, c := range t.ColumnDefinitions {
-		if c.Priority == 0 { // kubectl shows the others only with -o wide
-			header = append(header, strings.ToUpper(c.Name))
-			shown = append(shown, i)
-		}
-	}
-	rows := make([][]string, 0, len(t.Rows))
-	for _, r := range t.Rows {
-		row := make([]string, 0, len(shown))
-		for _, i := range shown {
-			if i >= len(r.Cells) || r.Cells[i] == nil {
-				row = append(row, "<none>")
-				continue
-			}
-			row = append(row, fmt.Sprint(r.Cells[i]))
-		}
-		rows = append(rows, row)
-	}
-	var b strings.Builder
-	writeTable(&b, header, rows)
-	return b.String(), nil
 }

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sched/berth/pkg/inspect"
 )
 
 // Section is one scenario's part of the report.
@@ -33,18 +34,17 @@ func (s *Section) printf(format string, args ...any) {
 	fmt.Fprintf(&s.text, format, args...)
 }
 
-// table prints rows under a header, aligned as kubectl aligns its tables.
+// table prints rows under a header, as kubectl berth prints its tables.
 func (s *Section) table(header []string, rows [][]string) {
-	writeTable(&s.text, header, rows)
+	s.report(func(w io.Writer) error { return inspect.Table(w, header, rows) })
 }
 
-func writeTable(w io.Writer, header []string, rows [][]string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
-	fmt.Fprintln(tw, "  "+strings.Join(header, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
-	}
-	tw.Flush()
+// report prints what write writes, indented under the section's text. A report written to
+// memory cannot fail.
+func (s *Section) report(write func(io.Writer) error) {
+	var b strings.Builder
+	_ = write(&b)
+	s.printf("%s\n", indent(b.String(), "  "))
 }
 
 // whyWaiting prints the scheduler's own reason for each waiting pod.
@@ -67,15 +67,6 @@ func (s *Section) expect(expected string, ok bool, got string) {
 	} else {
 		s.printf("expected: %s -- CONTRADICTED: %s\n", expected, got)
 	}
-}
-
-// bar draws used out of total as a text bar of width characters.
-func bar(used, total int64, width int) string {
-	filled := 0
-	if total > 0 {
-		filled = int(min(used, total) * int64(width) / total)
-	}
-	return "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "]"
 }
 
 func indent(s, by string) string {

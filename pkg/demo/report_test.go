@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/inspect"
 )
 
 // The report functions judge whatever the API shows; these tests feed them outcomes a broken
@@ -167,7 +168,7 @@ func TestReportGPUs(t *testing.T) {
 		name:    "device the node lacks",
 		pods:    []v1.Pod{gp("infer-4", "4", "", "gpu-a", "3:4", "3"), giant},
 		wantOK:  []bool{false, true, false, true},
-		wantGot: "pod infer-4 holds GPU 3 of gpu-a, which the node does not have",
+		wantGot: "pod gpus/infer-4 holds GPU 3 of gpu-a, which has 2 GPUs",
 	}, {
 		name:    "GPU overfull",
 		pods:    []v1.Pod{gp("infer-12a", "12", "", "gpu-a", "0:12", "0"), gp("infer-12b", "12", "", "gpu-a", "0:12", "0"), giant},
@@ -187,7 +188,7 @@ func TestReportGPUs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Section{}
-			views := reportGPUs(s, nodes, tt.pods)
+			report := reportGPUs(s, nodes, tt.pods)
 			ok, got := checkResults(s)
 			if diff := cmp.Diff(tt.wantOK, ok); diff != "" {
 				t.Errorf("expectations held (-want +got):\n%s", diff)
@@ -200,8 +201,8 @@ func TestReportGPUs(t *testing.T) {
 					break
 				}
 			}
-			if len(views) != len(nodes) {
-				t.Errorf("%d node views for %d nodes", len(views), len(nodes))
+			if len(report.Nodes) != len(nodes) {
+				t.Errorf("%d nodes in the report for %d nodes", len(report.Nodes), len(nodes))
 			}
 		})
 	}
@@ -209,14 +210,15 @@ func TestReportGPUs(t *testing.T) {
 	t.Run("report", func(t *testing.T) {
 		s := &Section{}
 		reportGPUs(s, nodes, tests[0].pods)
-		for _, want := range []string{
-			`sizes from annotation berth.dev/gpu-memory="16,16,24,24"`,
-			"GPU 0  [########################]  16/16  infer-4 (4), infer-12 (12)",
-			"GPU 2  [####################....]  20/24  render-20 (20)",
-			"giant-32: 0/1 nodes are available",
+		// The GPUs as kubectl berth gpus -o wide prints them.
+		for _, want := range [][]string{
+			{"total", "36/80", "44", "[#########...........]", "sizes", "from", "annotation", `berth.dev/gpu-memory="16,16,24,24"`},
+			{"gpu-a", "0", "16/16", "0", "[####################]", "gpus/infer-12", "(12),", "gpus/infer-4", "(4)"},
+			{"2", "20/24", "4", "[################....]", "gpus/render-20", "(20)"},
+			{"giant-32:", "0/1", "nodes", "are", "available:"},
 		} {
-			if !strings.Contains(s.text.String(), want) {
-				t.Errorf("report lacks %q:\n%s", want, s.text.String())
+			if !hasFields(s.text.String(), want...) {
+				t.Errorf("report lacks a line with %q:\n%s", want, s.text.String())
 			}
 		}
 	})
@@ -274,7 +276,7 @@ func TestReportGangs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Section{}
-			reportGangs(s, "  NAME   PHASE\n", tt.fit, tt.big, tt.free)
+			reportGangs(s, &inspect.Gangs{}, tt.fit, tt.big, tt.free)
 			ok, _ := checkResults(s)
 			if diff := cmp.Diff(tt.wantOK, ok); diff != "" {
 				t.Errorf("expectations held (-want +got):\n%s", diff)
@@ -286,31 +288,16 @@ func TestReportGangs(t *testing.T) {
 	}
 }
 
-func TestBar(t *testing.T) {
-	tests := []struct {
-		used, total int64
-		want        string
-	}{
-		{0, 16, "[........]"},
-		{4, 16, "[##......]"},
-		{16, 16, "[########]"},
-		{24, 16, "[########]"},
-		{3, 0, "[........]"},
-	}
-	for _, tt := range tests {
-		if got := bar(tt.used, tt.total, 8); got != tt.want {
-			t.Errorf("bar(%d, %d) = %q, want %q", tt.used, tt.total, got, tt.want)
-		}
-	}
-}
-
 func TestWriteSVG(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gpus.svg")
-	nodes := []*gpuNodeView{
-		{name: "gpu-a", devices: []gpuView{{capacity: 16, shares: []podShare{{"infer-4", 4}, {"infer-12", 12}}}, {capacity: 16}}},
-		{name: "gpu-mixed", devices: []gpuView{{capacity: 24, shares: []podShare{{"render-20", 20}}}}},
-	}
-	if err := writeSVG(path, nodes); err != nil {
+	report := &inspect.GPUs{Nodes: []inspect.NodeGPUs{
+		{Name: "gpu-a", GPUs: []inspect.GPU{
+			{Index: 0, Capacity: 16, Used: 16, Pods: []inspect.Share{{Name: "infer-4", Memory: 4}, {Name: "infer-12", Memory: 12}}},
+			{Index: 1, Capacity: 16},
+		}},
+		{Name: "gpu-mixed", GPUs: []inspect.GPU{{Index: 0, Capacity: 24, Used: 20, Pods: []inspect.Share{{Name: "render-20", Memory: 20}}}}},
+	}}
+	if err := writeSVG(path, report); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -341,4 +328,15 @@ func TestWriteSVG(t *testing.T) {
 			t.Errorf("the SVG does not say %q", want)
 		}
 	}
+}
+
+// hasFields reports whether a line of text has the given fields, in a row.
+func hasFields(text string, fields ...string) bool {
+	want := strings.Join(fields, " ")
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(" "+strings.Join(strings.Fields(line), " ")+" ", " "+want+" ") {
+			return true
+		}
+	}
+	return false
 }

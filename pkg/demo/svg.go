@@ -5,6 +5,8 @@ import (
 	"html"
 	"os"
 	"strings"
+
+	"github.com/berth-sched/berth/pkg/inspect"
 )
 
 // The picture's layout, in pixels.
@@ -26,13 +28,14 @@ var svgColors = []string{"#4e79a7", "#d95f02", "#59a14f", "#e15759", "#7570b3", 
 
 // writeSVG draws each node's GPUs as bars as long as their memory, filled by the pods that share
 // them.
-func writeSVG(path string, nodes []*gpuNodeView) error {
+func writeSVG(path string, report *inspect.GPUs) error {
+	nodes := report.Nodes
 	var largest int64 = 1
 	rows := 0
 	for _, n := range nodes {
-		rows += len(n.devices)
-		for _, g := range n.devices {
-			largest = max(largest, g.capacity)
+		rows += len(n.GPUs)
+		for _, g := range n.GPUs {
+			largest = max(largest, g.Capacity)
 		}
 	}
 	width := svgMargin*2 + svgLabelW + svgBarW + svgTextW
@@ -56,23 +59,25 @@ func writeSVG(path string, nodes []*gpuNodeView) error {
 	y := svgMargin + 30
 	for _, n := range nodes {
 		y += svgNodeGap
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n", svgMargin, y-10, html.EscapeString(n.name))
-		for i, g := range n.devices {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>`+"\n", svgMargin, y-10, html.EscapeString(n.Name))
+		for _, g := range n.GPUs {
 			x := svgMargin + svgLabelW
-			w := int(g.capacity * svgBarW / largest)
-			fmt.Fprintf(&b, `<text x="%d" y="%d">GPU %d (%d GiB)</text>`+"\n", svgMargin+10, y+15, i, g.capacity)
+			w := int(g.Capacity * svgBarW / largest)
+			fmt.Fprintf(&b, `<text x="%d" y="%d">GPU %d (%d GiB)</text>`+"\n", svgMargin+10, y+15, g.Index, g.Capacity)
 			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#eeeeee" stroke="#555555"/>`+"\n", x, y, w, svgBarH)
-			for _, sh := range g.shares {
-				sw := int(sh.memory * svgBarW / largest)
+			names := make([]string, len(g.Pods))
+			for i, sh := range g.Pods {
+				names[i] = fmt.Sprintf("%s (%d)", sh.Name, sh.Memory)
+				sw := int(sh.Memory * svgBarW / largest)
 				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="white"><title>%s: %d GiB</title></rect>`+"\n",
-					x, y, sw, svgBarH, colorOf(sh.pod), html.EscapeString(sh.pod), sh.memory)
-				if len(sh.pod)*svgCharW < sw-4 {
-					fmt.Fprintf(&b, `<text x="%d" y="%d" fill="white">%s</text>`+"\n", x+4, y+15, html.EscapeString(sh.pod))
+					x, y, sw, svgBarH, colorOf(sh.Name), html.EscapeString(sh.Name), sh.Memory)
+				if len(sh.Name)*svgCharW < sw-4 {
+					fmt.Fprintf(&b, `<text x="%d" y="%d" fill="white">%s</text>`+"\n", x+4, y+15, html.EscapeString(sh.Name))
 				}
 				x += sw
 			}
 			fmt.Fprintf(&b, `<text x="%d" y="%d">%d/%d used  %s</text>`+"\n",
-				svgMargin+svgLabelW+svgBarW+12, y+15, g.used(), g.capacity, html.EscapeString(g.pods()))
+				svgMargin+svgLabelW+svgBarW+12, y+15, g.Used, g.Capacity, html.EscapeString(strings.Join(names, ", ")))
 			y += svgRowH
 		}
 	}
