@@ -86,7 +86,8 @@ nodeCacheCapable true or false, and managedResources naming --memory-resource.`,
 func run(ctx context.Context, o *Options, cfg extender.Config) error {
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting "+component, "version", version.Get(), "address", o.Address(), "urlPrefix", o.URLPrefix,
-		"memoryResource", o.MemoryResource, "countResource", o.CountResource, "scoringStrategy", o.ScoringStrategy)
+		"memoryResource", o.MemoryResource, "countResource", o.CountResource, "scoringStrategy", o.ScoringStrategy,
+		"clientCertificates", o.ClientCAFile != "", "leaderElect", o.LeaderElection.LeaderElect)
 
 	restConfig, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 	if err != nil {
@@ -104,27 +105,10 @@ func run(ctx context.Context, o *Options, cfg extender.Config) error {
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, component)
 
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(stripManagedFields))
-	ext, err := extender.New(client, factory, cfg, logger, gpu.Reporter(logger, recorder))
+	f := &front{}
+	server, err := newServer(o, f, logger)
 	if err != nil {
 		return err
-	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	go func() {
-		if toolscache.WaitForCacheSync(ctx.Done(), ext.HasSynced) {
-			logger.Info("GPU cache synced; serving")
-		}
-	}()
-
-	server := &http.Server{
-		Addr:              o.Address(),
-		Handler:           ext.Handler(o.URLPrefix, o.MaxRequestBytes),
-		ReadHeaderTimeout: 10 * time.Second,
-		// A body of --max-request-bytes arrives well within this; a slower client is not a scheduler.
-		ReadTimeout: time.Minute,
-		BaseContext: func(net.Listener) context.Context { return klog.NewContext(context.Background(), logger) },
-		TLSConfig:   &tls.Config{MinVersion: tls.VersionTLS12},
 	}
 	served := make(chan error, 1)
 	go func() {
@@ -134,18 +118,92 @@ func run(ctx context.Context, o *Options, cfg extender.Config) error {
 			served <- server.ListenAndServe()
 		}
 	}()
+
+	// activate builds the GPU cache from a fresh list of pods and nodes and hands the verbs to it.
+	// A replica that takes over calls it only once it holds the lease, so the list is read after
+	// the last bind of the replica before it; until the cache has synced, /readyz fails and every
+	// verb answers 503.
+	activate := func(ctx context.Context) error {
+		factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(stripManagedFields))
+		ext, err := extender.New(client, factory, cfg, logger, gpu.Reporter(logger, recorder))
+		if err != nil {
+			return err
+		}
+		factory.Start(ctx.Done())
+		f.activate(ext.Handler(o.URLPrefix, o.MaxRequestBytes))
+		go func() {
+			if toolscache.WaitForCacheSync(ctx.Done(), ext.HasSynced) {
+				logger.Info("GPU cache synced; serving")
+			}
+		}()
+		return nil
+	}
+
+	// The elector runs on its own context: on SIGTERM the server drains its requests first, and
+	// only then is the lease released, so the next replica lists what the last bind wrote.
+	electCtx, stopElecting := context.WithCancel(klog.NewContext(context.Background(), logger))
+	defer stopElecting()
+	lost := make(chan error, 1)
+	if o.LeaderElection.LeaderElect {
+		if err := elect(electCtx, o, restConfig, recorder, f, activate, lost); err != nil {
+			return err
+		}
+	} else if err := activate(electCtx); err != nil {
+		return err
+	}
+
 	select {
 	case err := <-served:
 		return fmt.Errorf("serving on %s: %w", o.Address(), err)
+	case err := <-lost:
+		// Exit at once, as kube-scheduler does: a replica that may have lost the lease to another
+		// must not bind another pod. Restarted, it comes back as a standby.
+		f.deactivate()
+		return err
 	case <-ctx.Done():
 	}
 	logger.Info("Shutting down")
+	f.deactivate()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	if o.LeaderElection.LeaderElect {
+		stopElecting()
+		// Give the elector its chance to release the lease, so that a standby takes over at once.
+		select {
+		case <-lost:
+			logger.Info("Released the lease")
+		case <-shutdownCtx.Done():
+		}
+	}
 	return nil
+}
+
+// newServer serves f, over HTTPS when there is a certificate, and with --client-ca-file only to
+// clients with a certificate from that CA.
+func newServer(o *Options, f *front, logger klog.Logger) (*http.Server, error) {
+	var handler http.Handler = f
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.ClientCAFile != "" {
+		pool, err := o.ClientCAs()
+		if err != nil {
+			return nil, err
+		}
+		tlsConfig.ClientCAs = pool
+		tlsConfig.ClientAuth = tls.VerifyClientCertIfGiven
+		handler = requireClientCert(f)
+	}
+	return &http.Server{
+		Addr:              o.Address(),
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		// A body of --max-request-bytes arrives well within this; a slower client is not a scheduler.
+		ReadTimeout: time.Minute,
+		BaseContext: func(net.Listener) context.Context { return klog.NewContext(context.Background(), logger) },
+		TLSConfig:   tlsConfig,
+	}, nil
 }
 
 // stripManagedFields drops what the extender never reads from the pods and nodes it caches.

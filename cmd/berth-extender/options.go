@@ -1,14 +1,20 @@
 package main
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"regexp"
 	"strconv"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cliflag "k8s.io/component-base/cli/flag"
+	componentbaseconfig "k8s.io/component-base/config"
+	componentbaseoptions "k8s.io/component-base/config/options"
 	logsapi "k8s.io/component-base/logs/api/v1"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
@@ -28,12 +34,15 @@ type Options struct {
 	Port            int
 	TLSCertFile     string
 	TLSKeyFile      string
+	ClientCAFile    string
 	URLPrefix       string
 	MaxRequestBytes int64
 
 	MemoryResource  string
 	CountResource   string
 	ScoringStrategy string
+
+	LeaderElection componentbaseconfig.LeaderElectionConfiguration
 
 	Logs *logsapi.LoggingConfiguration
 }
@@ -50,7 +59,16 @@ func NewOptions() *Options {
 		MemoryResource:  configv1.DefaultMemoryResource,
 		CountResource:   configv1.DefaultCountResource,
 		ScoringStrategy: configv1.DefaultScoringStrategy,
-		Logs:            logsapi.NewLoggingConfiguration(),
+		// kube-scheduler's timings. Off by default: one replica needs no lease (and no RBAC for it).
+		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
+			LeaseDuration:     metav1.Duration{Duration: 15 * time.Second},
+			RenewDeadline:     metav1.Duration{Duration: 10 * time.Second},
+			RetryPeriod:       metav1.Duration{Duration: 2 * time.Second},
+			ResourceLock:      "leases",
+			ResourceName:      "berth-extender",
+			ResourceNamespace: "berth-system",
+		},
+		Logs: logsapi.NewLoggingConfiguration(),
 	}
 }
 
@@ -64,6 +82,10 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&o.TLSCertFile, "tls-cert-file", o.TLSCertFile,
 		"File with the x509 certificate for HTTPS (with --tls-private-key-file). Without both, plain HTTP.")
 	fs.StringVar(&o.TLSKeyFile, "tls-private-key-file", o.TLSKeyFile, "File with the x509 private key matching --tls-cert-file.")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile,
+		"File with the PEM CA bundle that signs the scheduler's client certificate (needs --tls-cert-file). With it, every "+
+			"request but /healthz, /livez, /readyz and /metrics must present a client certificate that chains to this bundle; "+
+			"others are refused. Use a CA that signs nothing but the clients allowed to call the verbs.")
 	fs.StringVar(&o.URLPrefix, "url-prefix", o.URLPrefix,
 		"Path the verbs are served under, as in the scheduler's urlPrefix: <prefix>/filter, /prioritize, /preempt, /bind.")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes,
@@ -75,6 +97,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&o.CountResource, "count-resource", o.CountResource, "Node capacity that says how many GPUs hold the memory.")
 	fs.StringVar(&o.ScoringStrategy, "scoring-strategy", o.ScoringStrategy,
 		"How prioritize ranks nodes and bind picks devices: Binpack (fullest GPUs first) or Spread (emptiest first).")
+
+	fs = fss.FlagSet("leader election")
+	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fs)
 
 	fs = fss.FlagSet("Kubernetes client")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig. Empty: the in-cluster service account.")
@@ -99,6 +124,26 @@ func (o *Options) Validate() (extender.Config, error) {
 	}
 	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
 		errs = append(errs, fmt.Errorf("--tls-cert-file and --tls-private-key-file go together"))
+	}
+	if o.ClientCAFile != "" {
+		if o.TLSCertFile == "" {
+			errs = append(errs, fmt.Errorf("--client-ca-file needs --tls-cert-file and --tls-private-key-file: client certificates only exist over HTTPS"))
+		}
+		if _, err := o.ClientCAs(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if le := o.LeaderElection; le.LeaderElect {
+		if le.RenewDeadline.Duration <= 0 || le.RetryPeriod.Duration <= 0 || le.LeaseDuration.Duration <= le.RenewDeadline.Duration {
+			errs = append(errs, fmt.Errorf("--leader-elect-lease-duration %s, --leader-elect-renew-deadline %s, --leader-elect-retry-period %s: "+
+				"each must be positive and the lease longer than the renew deadline", le.LeaseDuration.Duration, le.RenewDeadline.Duration, le.RetryPeriod.Duration))
+		}
+		if le.ResourceLock != "leases" {
+			errs = append(errs, fmt.Errorf("--leader-elect-resource-lock %q: only leases is supported", le.ResourceLock))
+		}
+		if le.ResourceName == "" || le.ResourceNamespace == "" {
+			errs = append(errs, fmt.Errorf("--leader-elect-resource-name and --leader-elect-resource-namespace must not be empty"))
+		}
 	}
 	if !prefixPattern.MatchString(o.URLPrefix) {
 		errs = append(errs, fmt.Errorf("--url-prefix %q must be empty or a path like /berth (segments of letters, digits, '.', '_', '~', '-')", o.URLPrefix))
@@ -129,3 +174,16 @@ func (o *Options) Validate() (extender.Config, error) {
 
 // Address is where to listen.
 func (o *Options) Address() string { return net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port)) }
+
+// ClientCAs reads --client-ca-file.
+func (o *Options) ClientCAs() (*x509.CertPool, error) {
+	pem, err := os.ReadFile(o.ClientCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("--client-ca-file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--client-ca-file %s holds no PEM certificate", o.ClientCAFile)
+	}
+	return pool, nil
+}

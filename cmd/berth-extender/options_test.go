@@ -1,8 +1,18 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
@@ -49,6 +59,35 @@ func TestOptions(t *testing.T) {
 			},
 		},
 		{
+			name: "mutual TLS and leader election",
+			args: []string{"--tls-cert-file=c", "--tls-private-key-file=k", "--client-ca-file=" + writeCA(t),
+				"--leader-elect", "--leader-elect-lease-duration=3s", "--leader-elect-renew-deadline=2s"},
+			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
+		},
+		{
+			name: "client certificates without HTTPS, or from a file that is no CA bundle",
+			args: []string{"--client-ca-file=" + os.Args[0]},
+			wantErr: []string{
+				"--client-ca-file needs --tls-cert-file and --tls-private-key-file",
+				"--client-ca-file " + os.Args[0] + " holds no PEM certificate",
+			},
+		},
+		{
+			name:    "a client CA file that does not exist",
+			args:    []string{"--tls-cert-file=c", "--tls-private-key-file=k", "--client-ca-file=/nonexistent/ca.crt"},
+			wantErr: []string{"--client-ca-file: open /nonexistent/ca.crt: no such file or directory"},
+		},
+		{
+			name: "a lease no longer than its renew deadline",
+			args: []string{"--leader-elect", "--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=2s",
+				"--leader-elect-resource-lock=endpoints", "--leader-elect-resource-name="},
+			wantErr: []string{
+				"each must be positive and the lease longer than the renew deadline",
+				`--leader-elect-resource-lock "endpoints": only leases is supported`,
+				"--leader-elect-resource-name and --leader-elect-resource-namespace must not be empty",
+			},
+		},
+		{
 			name:    "the same resource twice",
 			args:    []string{"--count-resource=aliyun.com/gpu-mem"},
 			wantErr: []string{"countResource: Invalid value: \"aliyun.com/gpu-mem\": must differ from memoryResource"},
@@ -80,4 +119,24 @@ func TestOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeCA writes a self-signed CA certificate and returns its path.
+func writeCA(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ca"}, IsCA: true, BasicConstraintsValid: true,
+		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

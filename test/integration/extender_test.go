@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -154,6 +153,11 @@ func extenderSchedulerConfig(t *testing.T, config, urlPrefix, kubeconfig string,
 	obj["leaderElection"] = map[string]any{"leaderElect": false}
 	ext := obj["extenders"].([]any)[0].(map[string]any)
 	ext["urlPrefix"] = urlPrefix
+	if strings.HasPrefix(urlPrefix, "http://") {
+		// An extender served without TLS: the shipped client certificate has no use.
+		delete(ext, "enableHTTPS")
+		delete(ext, "tlsConfig")
+	}
 	ext["nodeCacheCapable"] = nodeCacheCapable
 	out, err := yaml.Marshal(obj)
 	if err != nil {
@@ -432,8 +436,9 @@ func TestExtenderRestartKeepsAccounting(t *testing.T) {
 
 // The manifests in manifests/extender apply, and run as shipped: the berth-extender binary with
 // the Deployment's arguments and only its ServiceAccount's RBAC, and kube-scheduler with the
-// ConfigMap's configuration, bind a GPU pod; the extender records warnings as events and serves
-// /readyz and /metrics.
+// ConfigMap's configuration, bind a GPU pod over mutual TLS; the extender takes its Lease, records
+// warnings as events, serves /readyz and /metrics without a client certificate, and refuses the
+// verbs to a client without one or with one from another CA.
 func TestExtenderManifests(t *testing.T) {
 	harness.BinDir(t, "berth-extender", "kube-scheduler")
 	c := harness.StartCluster(t)
@@ -479,23 +484,29 @@ func TestExtenderManifests(t *testing.T) {
 	l.Close()
 	container := deploy.Spec.Template.Spec.Containers[0]
 	// The Deployment's arguments, then what differs outside a cluster: later flags win.
-	args := append(append([]string{}, container.Args...),
+	pki := newExtenderPKI(t, fmt.Sprintf("%s.%s.svc", svc.Name, svc.Namespace))
+	args := append(append(append([]string{}, container.Args...), pki.ExtenderFlags()...),
 		"--kubeconfig="+saKubeconfig, "--bind-address=127.0.0.1", "--port="+port, "-v=4")
 	ext := harness.StartBinary(t, "berth-extender", args...)
+	probe := pki.Client(t, "", "") // as kubelet probes: no client certificate
 
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		if ext.Exited() != nil {
 			return false, ext.Exited()
 		}
-		code, _ := extenderGet("http://" + addr + "/readyz")
+		code, _ := extenderGetWith(probe, "https://"+addr+"/readyz")
 		return code == http.StatusOK, nil
 	})
 	if err != nil {
 		t.Fatalf("berth-extender not ready: %v\n%s", err, ext.LogTail(30))
 	}
+	lease, err := c.Client.CoordinationV1().Leases("berth-system").Get(ctx, "berth-extender", metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+		t.Errorf("the ready extender holds no Lease berth-system/berth-extender: %v %v", err, lease)
+	}
 
-	urlPrefix := "http://" + addr + shipped.Path
-	extenderStartKubeScheduler(t, extenderSchedulerConfig(t, cm.Data["config.yaml"], urlPrefix, c.KubeconfigPath(), true))
+	urlPrefix := "https://" + addr + shipped.Path
+	extenderStartKubeScheduler(t, pki.SchedulerConfig(t, extenderSchedulerConfig(t, cm.Data["config.yaml"], urlPrefix, c.KubeconfigPath(), true)))
 	c.CreateNode(t, harness.GPUNode("gpu-a", 2, 16))
 	ns := c.Namespace(t, "workload")
 	c.CreatePod(t, extenderGPUPod(ns, "p", 4, 1))
@@ -527,18 +538,9 @@ func TestExtenderManifests(t *testing.T) {
 		t.Errorf("no InvalidGPUAssignment event for pod bad: %v\n%s", err, ext.LogTail(30))
 	}
 
-	code, body := extenderGet("http://" + addr + "/metrics")
+	code, body := extenderGetWith(probe, "https://"+addr+"/metrics")
 	if code != http.StatusOK || !strings.Contains(body, `berth_extender_requests_total{code="200",verb="bind"} 1`) {
 		t.Errorf("/metrics: %d, no count of one bind in:\n%s", code, body)
 	}
-}
-
-func extenderGet(u string) (int, string) {
-	resp, err := http.Get(u)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	extenderRefusesUncertified(t, pki, urlPrefix)
 }
