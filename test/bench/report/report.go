@@ -24,7 +24,22 @@ const (
 	// GPUPacking is BenchmarkGPUPacking's metric: the share of the cluster's GPU memory placed
 	// before the first pod that no longer fits.
 	GPUPacking = "GPUMemoryPlacedBeforeFirstMisfit"
+	// WholeNodeJobsPlaced is BenchmarkWholeNodePacking's metric: the share of the jobs asking for
+	// every GPU of a node that were placed, as jobs of all sizes come and go.
+	WholeNodeJobsPlaced = "WholeNodeJobsPlaced"
 )
+
+// A simulation is a metric of a simulation (no cluster), printed as its own block under title.
+type simulation struct{ metric, title string }
+
+var simulations = []simulation{
+	{GPUPacking, "GPU packing (pkg/gpu, no cluster): share of the cluster's GPU memory placed before the first pod that no longer fits"},
+	{WholeNodeJobsPlaced, "Whole-node GPU jobs (the framework's scoring, no cluster): share of the jobs asking for a whole node that were placed"},
+}
+
+func isSimulation(metric string) bool {
+	return slices.ContainsFunc(simulations, func(s simulation) bool { return s.metric == metric })
+}
 
 // The scheduler variant that every other is measured against, the variant that the other berth
 // variants (the extender) are measured against as well, and the workload family that the others
@@ -237,7 +252,7 @@ func comparisons(rounds []Round) []comparison {
 	var seen []key
 	for _, r := range rounds {
 		for _, res := range r.Results {
-			if res.Metric == GPUPacking {
+			if isSimulation(res.Metric) {
 				continue
 			}
 			k := key{res.TestCase, res.Workload}
@@ -292,7 +307,7 @@ func comparisons(rounds []Round) []comparison {
 func Write(w io.Writer, rounds []Round) error {
 	n := 0
 	for _, r := range rounds {
-		if slices.ContainsFunc(r.Results, func(res Result) bool { return res.Metric != GPUPacking }) {
+		if slices.ContainsFunc(r.Results, func(res Result) bool { return !isSimulation(res.Metric) }) {
 			n++
 		}
 	}
@@ -326,17 +341,23 @@ func Write(w io.Writer, rounds []Round) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return writePacking(w, rounds)
+	for _, sim := range simulations {
+		if err := writeSimulation(w, rounds, sim.metric, sim.title); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// writePacking prints BenchmarkGPUPacking's figures, one line per cluster and request mix.
-func writePacking(w io.Writer, rounds []Round) error {
+// writeSimulation prints a simulation's figures (BenchmarkGPUPacking's, BenchmarkWholeNodePacking's),
+// one line per workload and way of placing.
+func writeSimulation(w io.Writer, rounds []Round, metric, title string) error {
 	type key struct{ mix, strategy string }
 	var keys []key
 	values := map[key][]float64{}
 	for _, r := range rounds {
 		for _, res := range r.Results {
-			if res.Metric != GPUPacking {
+			if res.Metric != metric {
 				continue
 			}
 			k := key{res.Workload, res.TestCase}
@@ -349,7 +370,7 @@ func writePacking(w io.Writer, rounds []Round) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nGPU packing (pkg/gpu, no cluster): share of the cluster's GPU memory placed before the first pod that no longer fits\n")
+	fmt.Fprintf(w, "\n%s\n", title)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, k := range keys {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.mix, k.strategy, meanSpread(values[k]))

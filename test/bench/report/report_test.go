@@ -148,6 +148,8 @@ func TestWrite(t *testing.T) {
 				{Results: []Result{
 					{TestCase: "Binpack", Workload: "100Nodes", Metric: GPUPacking, Data: map[string]float64{"Value": 0.97}},
 					{TestCase: "Spread", Workload: "100Nodes", Metric: GPUPacking, Data: map[string]float64{"Value": 0.61}},
+					{TestCase: "Binpack", Workload: "36Nodes", Metric: WholeNodeJobsPlaced, Data: map[string]float64{"Value": 0.79}},
+					{TestCase: "Binpack+NodeResourcesAllocatable", Workload: "36Nodes", Metric: WholeNodeJobsPlaced, Data: map[string]float64{"Value": 0.87}},
 				}},
 			},
 			want: `Scheduler benchmarks: 2 round(s). Values: mean ±relative standard deviation over the rounds.
@@ -166,6 +168,10 @@ Gang/1000Gangs      Stock only                     throughput (pods/s)  -       
 GPU packing (pkg/gpu, no cluster): share of the cluster's GPU memory placed before the first pod that no longer fits
 100Nodes  Binpack  0.970
 100Nodes  Spread   0.610
+
+Whole-node GPU jobs (the framework's scoring, no cluster): share of the jobs asking for a whole node that were placed
+36Nodes  Binpack                           0.790
+36Nodes  Binpack+NodeResourcesAllocatable  0.870
 `,
 		},
 		{
