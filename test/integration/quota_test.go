@@ -8,6 +8,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -246,4 +247,50 @@ func TestQuotaLedgerRebuiltOnRestart(t *testing.T) {
 	if msg := harness.Unschedulable(harness.Pod(pods, "r2")); !strings.Contains(msg, "cpu used 2, requested 1, max 2") {
 		t.Errorf("r2 says %q", msg)
 	}
+}
+
+// A running group is a victim whole or not at all: reclaimed whole by a quota below its min, and
+// preempted whole by a higher-priority pod, though one member's room would have been enough.
+func TestGroupsArePreemptedWhole(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil), harness.Node("n2", "4", "64Gi", nil))
+	e.ActAsKubelet(t)
+	high := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}
+	if _, err := e.Client.SchedulingV1().PriorityClasses().Create(context.Background(), high, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	group := func(ns string) {
+		t.Helper()
+		pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 4}}
+		if _, err := e.eq.SchedulingV1alpha1().PodGroups(ns).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 4 {
+			p := cpuPod(ns, fmt.Sprint("g", i), "2")
+			p.Labels = map[string]string{v1alpha1.PodGroupLabel: "g"}
+			e.CreatePod(t, p)
+		}
+		e.WaitForPods(t, ns, time.Minute, "the group bound on both nodes", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+	}
+
+	// Reclaim: team-b's group borrows the whole cluster; team-a, below its min, needs one
+	// member's room and gets it by the whole group going.
+	a, b := e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
+	e.quota(t, a, cpuList("4"), cpuList("8"))
+	e.quota(t, b, nil, cpuList("8"))
+	group(b)
+	e.CreatePod(t, cpuPod(a, "a0", "2"))
+	e.WaitForPods(t, a, time.Minute, "team-a's pod bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
+	e.WaitForPods(t, b, time.Minute, "team-b's group gone whole", func(p []v1.Pod) bool { return len(p) == 0 })
+	e.deletePod(t, a, "a0")
+
+	// Priority, no quota: one high-priority pod takes the whole low-priority group.
+	plain := e.Namespace(t, "plain")
+	group(plain)
+	p := cpuPod(plain, "important", "2")
+	p.Spec.PriorityClassName = "high"
+	e.CreatePod(t, p)
+	e.WaitForPods(t, plain, time.Minute, "the group gone whole, the important pod bound", func(p []v1.Pod) bool {
+		return len(p) == 1 && p[0].Name == "important" && p[0].Spec.NodeName != ""
+	})
 }
