@@ -14,13 +14,16 @@ UPSTREAM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 GOFLAGS_BUILD := -mod=vendor
 TEST_TIMEOUT ?= 30m
+# helm for the chart's tests (lint, template), built from source: not in go.mod, whose
+# dependency graph it would double.
+HELM_VERSION := v3.19.0
 # kwok plays the kubelet of the demo's simulated nodes. Not in go.mod (it pins other Kubernetes
 # libraries): `make kwok` installs it from the Go module proxy, once.
 KWOK_VERSION := v0.7.0
 
 export BERTH_BIN_DIR := $(BIN)
 
-.PHONY: all build binaries kwok test unit integration demo bench verify codegen clean
+.PHONY: all build binaries kwok helm test unit integration demo bench verify codegen clean
 
 all: build
 
@@ -42,14 +45,19 @@ kwok: $(BIN)/kwok
 $(BIN)/kwok:
 	GOBIN=$(BIN) GOFLAGS= $(GO) install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
 
+## helm: bin/helm at $(HELM_VERSION), for the chart's tests.
+helm: $(BIN)/helm
+$(BIN)/helm:
+	GOBIN=$(BIN) GOFLAGS= $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
 ## test: every unit and integration test, with the race detector.
-test: binaries
+test: binaries $(BIN)/helm
 	$(GO) test $(GOFLAGS_BUILD) -race -timeout $(TEST_TIMEOUT) ./...
 
 unit:
 	$(GO) test $(GOFLAGS_BUILD) -race ./pkg/...
 
-integration: binaries
+integration: binaries $(BIN)/helm
 	$(GO) test $(GOFLAGS_BUILD) -race -timeout $(TEST_TIMEOUT) ./test/...
 
 ## demo: a throwaway control plane on loopback, berth-scheduler, a small workload, a report.
