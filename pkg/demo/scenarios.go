@@ -16,6 +16,7 @@ var scenarios = []scenario{
 	{name: "qos", title: "QoS ordering when capacity is short", prepare: prepareQoS, run: runQoS},
 	{name: "gpus", title: "Pods sharing GPUs", run: runGPUs},
 	{name: "gangs", title: "Gangs: all or nothing", run: runGangs},
+	{name: "quota", title: "Quotas: lend what is idle, take it back", prepare: prepareQuota, run: runQuota},
 }
 
 // ScenarioNames names every scenario, in the order the demo runs them.

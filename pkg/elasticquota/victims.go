@@ -39,10 +39,13 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) preemp
 	if reclaim == nil {
 		return nil
 	}
-	return judge{reclaim}
+	return judge{r: reclaim, ledger: r.ledger}
 }
 
-type judge struct{ r *quota.Reclaim }
+type judge struct {
+	r      *quota.Reclaim
+	ledger *quota.Ledger
+}
 
 func (judge) Together(*v1.Pod) []*v1.Pod { return nil }
 
@@ -58,3 +61,11 @@ func (j judge) Verdict(pods []*v1.Pod) preemption.Verdict {
 }
 
 func (j judge) Tally() preemption.Tally { return j.r.Lenders() }
+
+// Evicting marks the victims as leaving in the ledger at once: until the informer shows their
+// deletion, the next preemptor must not count what they hold as still lendable.
+func (j judge) Evicting(victims []*v1.Pod) {
+	for _, p := range victims {
+		j.ledger.Leaving(p.UID)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"iter"
 	"math/rand"
 	"sort"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
@@ -107,9 +108,11 @@ func argsFrom(obj runtime.Object) (*config.DefaultPreemptionArgs, error) {
 // Name returns the plugin's name.
 func (*Preemption) Name() string { return Name }
 
-// attempt is one preemption attempt's Judges, written to the cycle state before the dry run.
+// attempt is one preemption attempt's Judges, written to the cycle state before the dry run, and
+// the victims its dry runs chose, by node.
 type attempt struct {
 	judges []Judge
+	chosen sync.Map
 }
 
 // Clone returns the attempt itself: it never changes.
@@ -126,6 +129,15 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	}
 	state.Write(attemptKey, a)
 	result, status := pl.evaluator.Preempt(ctx, state, pod, m)
+	if status.IsSuccess() && result != nil && result.NominatedNodeName != "" {
+		if victims, ok := a.chosen.Load(result.NominatedNodeName); ok {
+			for _, j := range a.judges {
+				if e, ok := j.(Evictor); ok {
+					e.Evicting(victims.([]*v1.Pod))
+				}
+			}
+		}
+	}
 	if msg := status.Message(); msg != "" {
 		return result, fwk.NewStatus(status.Code(), "preemption: "+msg)
 	}
@@ -336,6 +348,7 @@ func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.Cy
 			pods = append(pods, pi.GetPod())
 		}
 	}
+	attemptOf(cycleState).chosen.Store(mainNode, pods)
 	return pods, numViolating, nil
 }
 

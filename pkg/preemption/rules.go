@@ -50,3 +50,10 @@ type Judge interface {
 type Tally interface {
 	Take(victim []*v1.Pod) bool
 }
+
+// Evictor is a Judge that wants to know the victims an attempt chose, once the evaluator has
+// started evicting them: their deletion is asynchronous, and until the informers show it, a
+// Judge's own account (a lender's use) would count them twice.
+type Evictor interface {
+	Evicting(victims []*v1.Pod)
+}

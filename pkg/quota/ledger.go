@@ -33,8 +33,9 @@ type holding struct {
 // account is one namespace's use, its quota (nil when it has none), and the pods waiting for quota.
 type account struct {
 	used Vector
-	// leaving is what terminating pods hold.
+	// leaving is what terminating pods hold, and leavers those pods.
 	leaving Vector
+	leavers map[types.UID]bool
 	spec    *Spec
 	holds   int
 	// groups counts, per pod group, the members that hold resources.
@@ -53,7 +54,7 @@ func NewLedger() *Ledger {
 func (l *Ledger) account(ns string) *account {
 	a, ok := l.namespaces[ns]
 	if !ok {
-		a = &account{used: Vector{}, leaving: Vector{}, groups: map[string]int{}}
+		a = &account{used: Vector{}, leaving: Vector{}, leavers: map[types.UID]bool{}, groups: map[string]int{}}
 		l.namespaces[ns] = a
 	}
 	return a
@@ -275,13 +276,31 @@ func (l *Ledger) Forget(uid types.UID) []*v1.Pod {
 	return l.release(uid, h)
 }
 
+// Leaving records that a pod is being evicted: it holds its resources until it is gone, but
+// they are no longer lendable.
+func (l *Ledger) Leaving(uid types.UID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h, ok := l.pods[uid]; ok {
+		l.leave(uid, h)
+	}
+}
+
 // markLeaving records that a pod being deleted holds what it holds only until it is gone.
 func (l *Ledger) markLeaving(h *holding, pod *v1.Pod) {
-	if pod.DeletionTimestamp == nil || h.terminating {
+	if pod.DeletionTimestamp != nil {
+		l.leave(pod.UID, h)
+	}
+}
+
+func (l *Ledger) leave(uid types.UID, h *holding) {
+	if h.terminating {
 		return
 	}
 	h.terminating = true
-	l.account(h.namespace).leaving.Add(h.request, 1)
+	a := l.account(h.namespace)
+	a.leaving.Add(h.request, 1)
+	a.leavers[uid] = true
 }
 
 func (l *Ledger) hold(uid types.UID, h *holding, a *account) {
@@ -299,6 +318,7 @@ func (l *Ledger) release(uid types.UID, h *holding) []*v1.Pod {
 	a.used.Add(h.request, -1)
 	if h.terminating {
 		a.leaving.Add(h.request, -1)
+		delete(a.leavers, uid)
 	}
 	for _, v := range []Vector{a.used, a.leaving} {
 		for name, x := range v {

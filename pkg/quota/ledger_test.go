@@ -284,9 +284,18 @@ func TestReclaim(t *testing.T) {
 	if l.ReclaimFor(cpuPod("a", "p", "2"), vec("cpu", "2"), gpuMem).Lenders().Take([]*v1.Pod{cpuPod("b", "v", "2")}) {
 		t.Error("b lends 3 cpu, 2 of them already leaving: taking 2 more would take it below its min")
 	}
+	// ... but taking b0 itself again costs nothing: it is on its way out already.
+	if !l.ReclaimFor(cpuPod("a", "p", "2"), vec("cpu", "2"), gpuMem).Lenders().Take([]*v1.Pod{b0}) {
+		t.Error("b0 is already leaving: want it free to take")
+	}
+	// A victim a preemption chose is leaving before the informer shows its deletion.
+	l.Leaving(pod("b", "b2").UID)
+	if l.ReclaimFor(cpuPod("a", "p", "2"), vec("cpu", "2"), gpuMem).Lenders().Take([]*v1.Pod{cpuPod("b", "v", "1")}) {
+		t.Error("b lends 3 cpu, all 3 leaving: want nothing more lendable")
+	}
 	l.Forget(b0.UID)
-	if l.namespaces["b"].leaving[v1.ResourceCPU] != 0 {
-		t.Errorf("leaving after the pod went: %v", l.namespaces["b"].leaving)
+	if got := l.namespaces["b"].leaving[v1.ResourceCPU]; got != 1000 {
+		t.Errorf("leaving after b0 went: %v, want b2's 1 cpu", l.namespaces["b"].leaving)
 	}
 	// Beyond its min a quota reclaims nothing.
 	over := l.ReclaimFor(cpuPod("a", "p", "4"), vec("cpu", "4"), gpuMem)

@@ -2,6 +2,7 @@ package quota
 
 import (
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Reclaim is one preemption attempt's quota rule, for a preemptor of a namespace with a quota:
@@ -21,6 +22,8 @@ type Reclaim struct {
 	lendable map[string]Vector
 	// named is, per namespace with a quota, the resources its quota names.
 	named map[string]*Spec
+	// leaving are the lenders' pods already being evicted: taking them again costs nothing.
+	leaving map[types.UID]bool
 }
 
 // ReclaimFor returns the quota rule for preemptor, asking request, or nil when preemptor's
@@ -38,6 +41,7 @@ func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.Reso
 		gpuMemory: gpuMemory,
 		lendable:  map[string]Vector{},
 		named:     map[string]*Spec{},
+		leaving:   map[types.UID]bool{},
 	}
 	for ns, a := range l.namespaces {
 		if a.spec != nil && ns != preemptor.Namespace {
@@ -48,6 +52,9 @@ func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.Reso
 				staying := a.used.Clone()
 				staying.Add(a.leaving, -1)
 				r.lendable[ns] = a.spec.Lendable(staying)
+				for uid := range a.leavers {
+					r.leaving[uid] = true
+				}
 			}
 		}
 	}
@@ -125,6 +132,9 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 	}
 	need := Vector{}
 	for _, p := range pods {
+		if t.r.leaving[p.UID] {
+			continue
+		}
 		req, err := RequestOf(p, t.r.gpuMemory)
 		if err != nil {
 			return false
