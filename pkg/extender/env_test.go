@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -102,7 +103,7 @@ func startEnv(t testing.TB, strategy *gpu.Strategy, objs ...runtime.Object) *tes
 var podsResource = v1.SchemeGroupVersion.WithResource("pods")
 
 // bindReactor makes pods/binding do what the API server does: set the node of the pod with the
-// binding's UID, once.
+// binding's UID, once, and merge the binding's annotations into the pod in the same update.
 func bindReactor(tracker k8stesting.ObjectTracker) k8stesting.ReactionFunc {
 	return func(action k8stesting.Action) (bool, runtime.Object, error) {
 		create, ok := action.(k8stesting.CreateAction)
@@ -122,6 +123,10 @@ func bindReactor(tracker k8stesting.ObjectTracker) k8stesting.ReactionFunc {
 			return true, nil, apierrors.NewConflict(podsResource.GroupResource(), pod.Name, fmt.Errorf("pod is already assigned to node %q", pod.Spec.NodeName))
 		}
 		pod.Spec.NodeName = binding.Target.Name
+		if len(binding.Annotations) > 0 && pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		maps.Copy(pod.Annotations, binding.Annotations)
 		return true, binding, tracker.Update(podsResource, pod, pod.Namespace)
 	}
 }

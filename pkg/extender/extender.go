@@ -6,7 +6,7 @@
 // The verbs are read here in the order the scheduler calls them. Filter and prioritize only read
 // the cache, because the scheduler may still pick another node or another extender may reject
 // it; bind picks the devices and commits them in one step under the cache's lock (the check the
-// plugin makes in Reserve), then records them on the pod and binds it.
+// plugin makes in Reserve), then binds the pod with them in one request.
 package extender
 
 import (
@@ -308,8 +308,8 @@ func (e *Extender) withoutVictims(node string, victims *extenderv1.MetaVictims) 
 }
 
 // bind places a pod on the node the scheduler chose. A GPU pod gets its devices here, picked and
-// committed under the cache's lock; they are written to the pod in one patch and then the pod is
-// bound. If the devices were taken since filter, or the patch or binding fails, the reservation is
+// committed under the cache's lock, and is bound with them in one request (gpu.Bind, as the
+// plugin binds). If the devices were taken since filter, or the binding fails, the reservation is
 // released and the error goes back to the scheduler, which retries the pod.
 func (e *Extender) bind(ctx context.Context, args *extenderv1.ExtenderBindingArgs) (*extenderv1.ExtenderBindingResult, error) {
 	if args.PodName == "" || args.PodNamespace == "" || args.PodUID == "" || args.Node == "" {
@@ -349,11 +349,11 @@ func (e *Extender) bindPod(ctx context.Context, args *extenderv1.ExtenderBinding
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", args.Node, err)
 	}
-	if err := e.annotate(ctx, pod, args.Node, a); err != nil {
-		e.cache.Unreserve(pod.UID)
-		return nil, err
+	var capacity []int64
+	for _, d := range e.cache.NodeView(args.Node) {
+		capacity = append(capacity, d.Capacity)
 	}
-	if err := e.createBinding(ctx, pod, args.Node); err != nil {
+	if err := gpu.Bind(ctx, e.client, pod, args.Node, a, capacity, e.now()); err != nil {
 		e.cache.Unreserve(pod.UID)
 		return nil, err
 	}
@@ -377,19 +377,6 @@ func (e *Extender) getPod(ctx context.Context, namespace, name string, uid types
 		return nil, fmt.Errorf("pod %s/%s was replaced: UID %s, not %s", namespace, name, pod.UID, uid)
 	}
 	return pod, nil
-}
-
-// annotate writes the assignment on the pod in one patch, which applies only to the pod with this
-// UID, not to one re-created under the same name meanwhile.
-func (e *Extender) annotate(ctx context.Context, pod *v1.Pod, node string, a gpu.Assignment) error {
-	patch, err := gpu.AssignmentPatch(pod.UID, a, e.cache.NodeView(node), e.now())
-	if err != nil {
-		return fmt.Errorf("recording devices %s of node %s: %w", a, node, err)
-	}
-	if _, err := e.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("recording devices %s on pod %s: %w", a, klog.KObj(pod), err)
-	}
-	return nil
 }
 
 func (e *Extender) createBinding(ctx context.Context, pod *v1.Pod, node string) error {

@@ -1,14 +1,11 @@
 package gpu
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // Every annotation berth reads or writes about GPUs.
@@ -131,36 +128,3 @@ func HasAssignment(pod *v1.Pod) bool {
 	_, gpushare := pod.Annotations[GPUShareIndexAnnotation]
 	return berth || gpushare
 }
-
-// AssignmentPatch is the JSON merge patch that records a on the pod with uid, placed on a node with
-// devs. Single-GPU pods get the gpushare annotations as well, so the gpushare device plugin serves
-// them; on other pods they are removed, so that a stale set from an earlier attempt cannot mislead
-// it. The patch names the pod's UID, which the API server refuses to change, so that it cannot
-// land on a pod that was deleted and created again under the same name.
-func AssignmentPatch(uid types.UID, a Assignment, devs []Device, now time.Time) ([]byte, error) {
-	if len(a) == 0 {
-		return nil, fmt.Errorf("empty assignment")
-	}
-	ann := map[string]*string{
-		PodGPUDevicesAnnotation:      ptrTo(a.String()),
-		GPUShareIndexAnnotation:      nil,
-		GPUShareDeviceAnnotation:     nil,
-		GPUSharePodAnnotation:        nil,
-		GPUShareAssignedAnnotation:   nil,
-		GPUShareAssumeTimeAnnotation: nil,
-	}
-	if len(a) == 1 {
-		d := a[0]
-		if d.Index >= len(devs) {
-			return nil, fmt.Errorf("device %d is not on the node, which has %d", d.Index, len(devs))
-		}
-		ann[GPUShareIndexAnnotation] = ptrTo(strconv.Itoa(d.Index))
-		ann[GPUShareDeviceAnnotation] = ptrTo(strconv.FormatInt(devs[d.Index].Capacity, 10))
-		ann[GPUSharePodAnnotation] = ptrTo(strconv.FormatInt(d.Memory, 10))
-		ann[GPUShareAssignedAnnotation] = ptrTo("false")
-		ann[GPUShareAssumeTimeAnnotation] = ptrTo(strconv.FormatInt(now.UnixNano(), 10))
-	}
-	return json.Marshal(map[string]any{"metadata": map[string]any{"uid": uid, "annotations": ann}})
-}
-
-func ptrTo(s string) *string { return &s }

@@ -1,9 +1,7 @@
 package gpu
 
 import (
-	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -107,70 +105,6 @@ func TestAssignmentOf(t *testing.T) {
 			}
 			if HasAssignment(tt.pod) != tt.wantOK {
 				t.Errorf("HasAssignment = %v, want %v", !tt.wantOK, tt.wantOK)
-			}
-		})
-	}
-}
-
-func TestAssignmentPatch(t *testing.T) {
-	now := time.Unix(1700000000, 123)
-	devs := []Device{{Capacity: 16}, {Capacity: 24, Used: 8}}
-	tests := []struct {
-		name    string
-		a       Assignment
-		want    map[string]*string
-		wantErr string
-	}{
-		{
-			name: "single GPU gets the gpushare protocol",
-			a:    Assignment{{Index: 1, Memory: 8}},
-			want: map[string]*string{
-				PodGPUDevicesAnnotation:      ptrTo("1:8"),
-				GPUShareIndexAnnotation:      ptrTo("1"),
-				GPUShareDeviceAnnotation:     ptrTo("24"),
-				GPUSharePodAnnotation:        ptrTo("8"),
-				GPUShareAssignedAnnotation:   ptrTo("false"),
-				GPUShareAssumeTimeAnnotation: ptrTo("1700000000000000123"),
-			},
-		},
-		{
-			name: "several GPUs clear the gpushare protocol",
-			a:    Assignment{{Index: 0, Memory: 8}, {Index: 1, Memory: 8}},
-			want: map[string]*string{
-				PodGPUDevicesAnnotation:      ptrTo("0:8,1:8"),
-				GPUShareIndexAnnotation:      nil,
-				GPUShareDeviceAnnotation:     nil,
-				GPUSharePodAnnotation:        nil,
-				GPUShareAssignedAnnotation:   nil,
-				GPUShareAssumeTimeAnnotation: nil,
-			},
-		},
-		{name: "empty", wantErr: "empty assignment"},
-		{name: "device not on node", a: Assignment{{Index: 2, Memory: 8}}, wantErr: "device 2 is not on the node, which has 2"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			patch, err := AssignmentPatch("uid-1", tt.a, devs, now)
-			if diff := cmp.Diff(tt.wantErr, errString(err)); diff != "" {
-				t.Fatalf("error (-want +got):\n%s", diff)
-			}
-			if err != nil {
-				return
-			}
-			var got struct {
-				Metadata struct {
-					UID         string             `json:"uid"`
-					Annotations map[string]*string `json:"annotations"`
-				} `json:"metadata"`
-			}
-			if err := json.Unmarshal(patch, &got); err != nil {
-				t.Fatal(err)
-			}
-			if got.Metadata.UID != "uid-1" {
-				t.Errorf("patch names UID %q, want uid-1", got.Metadata.UID)
-			}
-			if diff := cmp.Diff(tt.want, got.Metadata.Annotations); diff != "" {
-				t.Errorf("patched annotations (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -57,8 +57,9 @@ func BenchmarkNodeView(b *testing.B) {
 
 func BenchmarkDevicesOn(b *testing.B) {
 	c, node, pods := benchNode(b)
+	capacity, _ := DevicesOf(node, testResources)
 	for b.Loop() {
-		if devs := c.DevicesOn(node, slices.Values(pods), Binpack); len(devs) != 8 {
+		if devs := c.DevicesOn(node.Name, capacity, slices.Values(pods), Binpack); len(devs) != 8 {
 			b.Fatal(devs)
 		}
 	}

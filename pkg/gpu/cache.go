@@ -6,7 +6,6 @@ import (
 	"iter"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -32,9 +31,6 @@ type nodeState struct {
 	// which informers may report before the node or after its deletion.
 	known    bool
 	capacity []int64
-	// source is the Node object capacity was read from. Informers hand every handler the same
-	// object, so DevicesOn, given that object from a scheduler's snapshot, skips parsing it again.
-	source *v1.Node
 	// used is indexed by device and may be longer than capacity, when pods name devices the node
 	// does not (or no longer) report.
 	used []int64
@@ -48,14 +44,17 @@ type podState struct {
 	assumed bool
 }
 
-// NewCache returns an empty cache for the given resource names and registers the GPU metrics.
+// NewCache returns an empty cache for the given resource names, reported in the GPU metrics until
+// it is closed.
 func NewCache(res Resources) *Cache {
 	RegisterMetrics()
-	return &Cache{
+	c := &Cache{
 		res:   res,
 		nodes: map[string]*nodeState{},
 		pods:  map[types.UID]*podState{},
 	}
+	addLiveCache(c)
+	return c
 }
 
 // AddOrUpdateNode records a node's GPUs. A malformed berth.dev/gpu-memory annotation is returned
@@ -68,25 +67,15 @@ func (c *Cache) AddOrUpdateNode(node *v1.Node) error {
 	if !n.known || !slices.Equal(n.capacity, devs) {
 		c.largestStale = true
 	}
-	if n.known {
-		for i := len(devs); i < len(n.capacity); i++ {
-			deleteDeviceMetrics(node.Name, i)
-		}
-	}
 	n.known = true
 	n.capacity = devs
-	n.source = node
 	if len(n.used) < len(devs) {
 		n.used = append(n.used, make([]int64, len(devs)-len(n.used))...)
-	}
-	for i, capacity := range devs {
-		memoryCapacity.WithLabelValues(node.Name, strconv.Itoa(i)).Set(float64(capacity))
-		memoryAllocated.WithLabelValues(node.Name, strconv.Itoa(i)).Set(float64(n.used[i]))
 	}
 	return err
 }
 
-// DeleteNode forgets a node's GPUs and their metrics. Pods still bound to it keep their shares
+// DeleteNode forgets a node's GPUs. Pods still bound to it keep their shares
 // until they are deleted.
 func (c *Cache) DeleteNode(name string) {
 	c.mu.Lock()
@@ -95,12 +84,8 @@ func (c *Cache) DeleteNode(name string) {
 	if !ok || !n.known {
 		return
 	}
-	for i := range n.capacity {
-		deleteDeviceMetrics(name, i)
-	}
 	n.known = false
 	n.capacity = nil
-	n.source = nil
 	c.largestStale = true
 	if n.pods == 0 {
 		delete(c.nodes, name)
@@ -131,9 +116,11 @@ func (c *Cache) AddOrUpdatePod(pod *v1.Pod) error {
 	if !ok {
 		switch {
 		case p != nil && p.assumed:
-			// Bound by a binder that does not record devices: what was reserved is not what it uses.
-			c.release(pod.UID, p)
-			return fmt.Errorf("pod was bound without recording the GPUs reserved for it (%s): a binder that does not write %s bound it",
+			// Bound by a binder that does not record devices. The pod is on the node and asked for
+			// GPU memory: it keeps what was reserved for it until it goes, rather than vanish from
+			// the accounting while it may use a GPU.
+			p.assumed = false
+			return fmt.Errorf("pod was bound without recording the GPUs reserved for it (%s): a binder that does not write %s bound it; the reservation is kept until the pod ends",
 				p.shares, PodGPUDevicesAnnotation)
 		case p != nil:
 			// Its containers got their GPUs when they started; the annotations going does not free them.
@@ -203,23 +190,23 @@ func (c *Cache) alreadyHolds(uid types.UID) error {
 	return nil
 }
 
-// DevicesOn returns node's devices as a scheduler's snapshot has them: the GPUs the Node object
-// reports, less the shares of pods, the pods the snapshot places on the node. A pod's share is
-// what the cache holds for it on that node; else what its annotations name, as the cache may not
-// have seen the pod yet; else, for a pod not yet placed (a nominated pod that preemption adds),
-// the devices Fit would give it after all placed pods. Deriving the view from the snapshot keeps
-// Filter, preemption's dry runs and Reserve in agreement with the scheduler's other plugins even
-// while this cache's informer handlers lag the scheduler's own.
-func (c *Cache) DevicesOn(node *v1.Node, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
-	var unplaced []*v1.Pod
-	c.mu.RLock()
-	devs := c.devicesOf(node)
+// DevicesOn returns a node's devices as a scheduler's snapshot has them: GPUs of the given
+// capacities (the Node object's, see DevicesOf) less the shares of pods, the pods the snapshot
+// places on the node. A pod's share is what the cache holds for it on that node; else what its
+// annotations name, as the cache may not have seen the pod yet; else, for a pod not yet placed (a
+// nominated pod that preemption adds), the devices Fit would give it after all placed pods.
+// Deriving the view from the snapshot keeps Filter, preemption's dry runs and Reserve in
+// agreement with the scheduler's other plugins even while this cache's informer handlers lag
+// the scheduler's own.
+func (c *Cache) DevicesOn(node string, capacity []int64, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
+	devs := EmptyDevices(capacity)
 	if len(devs) == 0 {
-		c.mu.RUnlock()
 		return nil
 	}
+	var unplaced []*v1.Pod
+	c.mu.RLock()
 	for pod := range pods {
-		if p, ok := c.pods[pod.UID]; ok && p.node == node.Name {
+		if p, ok := c.pods[pod.UID]; ok && p.node == node {
 			Adjust(devs, p.shares, 1)
 		} else if pod.Spec.NodeName == "" {
 			unplaced = append(unplaced, pod)
@@ -238,19 +225,6 @@ func (c *Cache) DevicesOn(node *v1.Node, pods iter.Seq[*v1.Pod], s *Strategy) []
 		}
 	}
 	return devs
-}
-
-// devicesOf is node's empty devices: as recorded, when node is the object the cache has them
-// from; else read from node. A malformed annotation is reported by the node handler, and the
-// capacity still applies.
-func (c *Cache) devicesOf(node *v1.Node) []Device {
-	var capacity []int64
-	if n, ok := c.nodes[node.Name]; ok && n.source == node {
-		capacity = n.capacity
-	} else {
-		capacity, _ = DevicesOf(node, c.res)
-	}
-	return EmptyDevices(capacity)
 }
 
 // EmptyDevices is devices of the given capacities with nothing used; nil if there are none.
@@ -297,17 +271,47 @@ func (c *Cache) NodeView(name string) []Device {
 // req.PerDevice memory, so that the request could not be met even on empty GPUs.
 func (c *Cache) CheckCapacity(req Request) error {
 	most, largest := c.capacityFor(req.PerDevice)
+	return c.res.capacityError(req, most, largest)
+}
+
+// CheckCapacity is Cache.CheckCapacity for nodes given by their GPUs' capacities (DevicesOf), as a
+// scheduler's snapshot has them. It stops at the first node that could hold the request, which in
+// a cluster with GPUs is almost always one of the first.
+func (r Resources) CheckCapacity(req Request, nodes iter.Seq[[]int64]) error {
+	var (
+		most    int
+		largest int64
+	)
+	for capacity := range nodes {
+		n := 0
+		for _, m := range capacity {
+			largest = max(largest, m)
+			if m >= req.PerDevice {
+				n++
+			}
+		}
+		if n >= req.Count {
+			return nil
+		}
+		most = max(most, n)
+	}
+	return r.capacityError(req, most, largest)
+}
+
+// capacityError says why no node could hold req, given the most GPUs of at least req.PerDevice on
+// one node and the largest GPU of any node; nil if one can.
+func (r Resources) capacityError(req Request, most int, largest int64) error {
 	switch {
 	case most >= req.Count:
 		return nil
 	case largest == 0:
-		return fmt.Errorf("no node has GPUs with %s", c.res.Memory)
+		return fmt.Errorf("no node has GPUs with %s", r.Memory)
 	case req.Count == 1:
-		return fmt.Errorf("pod asks for %d %s on one GPU, but the largest GPU of any node holds %d", req.PerDevice, c.res.Memory, largest)
+		return fmt.Errorf("pod asks for %d %s on one GPU, but the largest GPU of any node holds %d", req.PerDevice, r.Memory, largest)
 	case most == 0:
-		return fmt.Errorf("pod asks for %d GPUs with %d %s each, but the largest GPU of any node holds %d", req.Count, req.PerDevice, c.res.Memory, largest)
+		return fmt.Errorf("pod asks for %d GPUs with %d %s each, but the largest GPU of any node holds %d", req.Count, req.PerDevice, r.Memory, largest)
 	default:
-		return fmt.Errorf("pod asks for %d GPUs with %d %s each, but no node has more than %d GPUs that large", req.Count, req.PerDevice, c.res.Memory, most)
+		return fmt.Errorf("pod asks for %d GPUs with %d %s each, but no node has more than %d GPUs that large", req.Count, req.PerDevice, r.Memory, most)
 	}
 }
 
@@ -352,34 +356,26 @@ func (c *Cache) hold(uid types.UID, p *podState) {
 	c.pods[uid] = p
 	n := c.nodeState(p.node)
 	n.pods++
-	c.addUsage(p.node, n, p.shares, 1)
+	addUsage(n, p.shares, 1)
 }
 
 func (c *Cache) release(uid types.UID, p *podState) {
 	delete(c.pods, uid)
 	n := c.nodes[p.node]
-	c.addUsage(p.node, n, p.shares, -1)
+	addUsage(n, p.shares, -1)
 	n.pods--
 	if n.pods == 0 && !n.known {
 		delete(c.nodes, p.node)
 	}
 }
 
-func (c *Cache) addUsage(name string, n *nodeState, a Assignment, sign int64) {
+func addUsage(n *nodeState, a Assignment, sign int64) {
 	for _, d := range a {
 		if d.Index >= len(n.used) {
 			n.used = append(n.used, make([]int64, d.Index+1-len(n.used))...)
 		}
 		n.used[d.Index] += sign * d.Memory
-		if n.known && d.Index < len(n.capacity) {
-			memoryAllocated.WithLabelValues(name, strconv.Itoa(d.Index)).Set(float64(n.used[d.Index]))
-		}
 	}
-}
-
-func deleteDeviceMetrics(node string, i int) {
-	memoryCapacity.DeleteLabelValues(node, strconv.Itoa(i))
-	memoryAllocated.DeleteLabelValues(node, strconv.Itoa(i))
 }
 
 // capacityIndex answers, for a share, the most GPUs of at least that size on any one node.

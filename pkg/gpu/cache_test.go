@@ -247,7 +247,8 @@ func TestCacheBoundElsewhereReplacesReservation(t *testing.T) {
 		t.Errorf("n2 (-want +got):\n%s", diff)
 	}
 
-	// A reserved pod bound by a binder that records no devices: reported, and the reservation goes.
+	// A reserved pod bound by a binder that records no devices: reported, and it keeps the
+	// reservation until it ends; a late Unreserve does not drop it, its deletion does.
 	other := gpuPod("p2", "8").Obj()
 	if _, err := c.Reserve(other, "n1", one(8), Binpack); err != nil {
 		t.Fatal(err)
@@ -258,8 +259,13 @@ func TestCacheBoundElsewhereReplacesReservation(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bound without recording the GPUs reserved for it (0:8)") {
 		t.Errorf("bound by another binder: error %v", err)
 	}
-	if diff := cmp.Diff([]Device{{Capacity: 16}}, usage(c, "n1")); diff != "" {
+	c.Unreserve(other.UID)
+	if diff := cmp.Diff([]Device{{Capacity: 16, Used: 8}}, usage(c, "n1")); diff != "" {
 		t.Errorf("n1 after the foreign binding (-want +got):\n%s", diff)
+	}
+	c.DeletePod(other.UID)
+	if diff := cmp.Diff([]Device{{Capacity: 16}}, usage(c, "n1")); diff != "" {
+		t.Errorf("n1 after the pod bound by another binder ended (-want +got):\n%s", diff)
 	}
 }
 
@@ -332,6 +338,8 @@ func TestCacheCheckCapacity(t *testing.T) {
 	}
 }
 
+// TestCacheMetrics: a node's GPU memory, capacity and allocated, as a scrape reads it from the
+// cache; a node's series go with the node, and a closed cache reports nothing.
 func TestCacheMetrics(t *testing.T) {
 	c := NewCache(testResources)
 	node := "metrics-node"
@@ -341,58 +349,52 @@ func TestCacheMetrics(t *testing.T) {
 	if _, err := c.Reserve(gpuPod("m1", "8").Obj(), node, one(8), Binpack); err != nil {
 		t.Fatal(err)
 	}
-	assertGauge(t, "capacity", node, "0", 16)
-	assertGauge(t, "allocated", node, "0", 8)
-	assertGauge(t, "allocated", node, "1", 0)
+	assertGauge(t, "berth_gpu_memory_capacity", node, 32)
+	assertGauge(t, "berth_gpu_memory_allocated", node, 8)
 
-	// Shrinking to one GPU drops device 1's series; deleting the node drops them all.
+	// Shrinking to one GPU shrinks the capacity; deleting the node drops its series.
 	if err := c.AddOrUpdateNode(gpuNode(node, "1", "16").Obj()); err != nil {
 		t.Fatal(err)
 	}
-	assertSeries(t, "berth_gpu_memory_capacity", node, 1)
-	assertSeries(t, "berth_gpu_memory_allocated", node, 1)
+	assertGauge(t, "berth_gpu_memory_capacity", node, 16)
 	c.DeleteNode(node)
-	assertSeries(t, "berth_gpu_memory_capacity", node, 0)
-	assertSeries(t, "berth_gpu_memory_allocated", node, 0)
+	assertGauge(t, "berth_gpu_memory_capacity", node, -1)
+	assertGauge(t, "berth_gpu_memory_allocated", node, -1)
 	// The pod reserved there does not bring the series back when it goes.
 	c.Unreserve("m1")
-	assertSeries(t, "berth_gpu_memory_allocated", node, 0)
+	assertGauge(t, "berth_gpu_memory_allocated", node, -1)
+
+	if err := c.AddOrUpdateNode(gpuNode(node, "1", "16").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	assertGauge(t, "berth_gpu_memory_capacity", node, 16)
+	c.Close()
+	assertGauge(t, "berth_gpu_memory_capacity", node, -1)
 }
 
-func assertSeries(t *testing.T, name, node string, want int) {
+// assertGauge checks the value of a per-node GPU gauge as a scrape gathers it; -1: no series.
+func assertGauge(t *testing.T, name, node string, want float64) {
 	t.Helper()
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := 0
+	got := -1.0
 	for _, mf := range families {
 		if mf.GetName() != name {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
 			if testutil.LabelsMatch(m, map[string]string{"node": node}) {
-				got++
+				if got != -1 {
+					t.Errorf("%s has two series for node %s", name, node)
+				}
+				got = m.GetGauge().GetValue()
 			}
 		}
 	}
 	if got != want {
-		t.Errorf("%s has %d series for node %s, want %d", name, got, node, want)
-	}
-}
-
-func assertGauge(t *testing.T, which, node, device string, want float64) {
-	t.Helper()
-	vec := memoryCapacity
-	if which == "allocated" {
-		vec = memoryAllocated
-	}
-	got, err := testutil.GetGaugeMetricValue(vec.WithLabelValues(node, device))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != want {
-		t.Errorf("%s{node=%s,device=%s} = %v, want %v", which, node, device, got, want)
+		t.Errorf("%s{node=%s} = %v, want %v", name, node, got, want)
 	}
 }
 
@@ -470,7 +472,7 @@ func TestCacheDevicesOn(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := snapshot(c)
-			if diff := cmp.Diff(tt.want, c.DevicesOn(node, slices.Values(tt.pods), Binpack)); diff != "" {
+			if diff := cmp.Diff(tt.want, c.DevicesOn("n1", []int64{16, 16}, slices.Values(tt.pods), Binpack)); diff != "" {
 				t.Errorf("devices (-want +got):\n%s", diff)
 			}
 			if diff := diffState(before, snapshot(c)); diff != "" {
@@ -479,12 +481,11 @@ func TestCacheDevicesOn(t *testing.T) {
 		})
 	}
 	// The snapshot's Node object is newer than the cache's: the snapshot's GPUs count.
-	grown := gpuNode("n1", "4", "64").Obj()
 	want := []Device{{Capacity: 16, Used: 4}, {Capacity: 16}, {Capacity: 16}, {Capacity: 16}}
-	if diff := cmp.Diff(want, c.DevicesOn(grown, slices.Values([]*v1.Pod{known}), Binpack)); diff != "" {
+	if diff := cmp.Diff(want, c.DevicesOn("n1", []int64{16, 16, 16, 16}, slices.Values([]*v1.Pod{known}), Binpack)); diff != "" {
 		t.Errorf("a node with GPUs the cache has not seen yet (-want +got):\n%s", diff)
 	}
-	if got := c.DevicesOn(st.MakeNode().Name("cpu-only").Obj(), slices.Values([]*v1.Pod{known}), Binpack); got != nil {
+	if got := c.DevicesOn("cpu-only", nil, slices.Values([]*v1.Pod{known}), Binpack); got != nil {
 		t.Errorf("a node without GPUs: %v", got)
 	}
 	if err := c.Hold(reserved.UID, "n1", Assignment{{Index: 0, Memory: 1}}); err == nil {

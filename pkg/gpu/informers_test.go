@@ -166,7 +166,7 @@ func TestEventHandlers(t *testing.T) {
 			wantError: []string{
 				`ns/a: annotation berth.dev/gpu-devices="0:x": "0:x": memory must be a positive whole number`,
 				"ns/b: pod asks for 4 aliyun.com/gpu-mem but names no devices (annotation berth.dev/gpu-devices); its GPU memory is not accounted",
-				`n1: annotation berth.dev/gpu-memory="8": lists 1 GPUs but capacity aliyun.com/gpu-count is 2; using aliyun.com/gpu-mem/aliyun.com/gpu-count instead`,
+				`n1: annotation berth.dev/gpu-memory="8": lists 1 GPUs but allocatable aliyun.com/gpu-count is 2; using aliyun.com/gpu-mem/aliyun.com/gpu-count instead`,
 			},
 		},
 		{

@@ -22,8 +22,10 @@ type Resources struct {
 
 // DevicesOf lists the memory of each GPU of a node, in index order.
 //
-// By the gpushare convention a node has capacity Count GPUs and Memory in total, each GPU holding
-// Memory/Count. The berth.dev/gpu-memory annotation, if present, states each GPU's memory instead
+// By the gpushare convention a node has Count GPUs and Memory in total, each GPU holding
+// Memory/Count. Both are read from the node's allocatable, where the scheduler and the kubelet
+// read them: an update of allocatable is what the scheduler turns into a node event that requeues
+// waiting pods, so a pod rejected for GPUs is judged again on exactly the change that can let it in. The berth.dev/gpu-memory annotation, if present, states each GPU's memory instead
 // and must list exactly Count entries. When it is malformed, DevicesOf returns the devices derived
 // from capacity together with an error for the caller to report.
 func DevicesOf(node *v1.Node, res Resources) ([]int64, error) {
@@ -34,7 +36,7 @@ func DevicesOf(node *v1.Node, res Resources) ([]int64, error) {
 	}
 	devs, err := parseDeviceMemory(s)
 	if err == nil && len(devs) != countOf(node, res) {
-		err = fmt.Errorf("lists %d GPUs but capacity %s is %d", len(devs), res.Count, countOf(node, res))
+		err = fmt.Errorf("lists %d GPUs but allocatable %s is %d", len(devs), res.Count, countOf(node, res))
 	}
 	if err != nil {
 		return fromCapacity, fmt.Errorf("annotation %s=%q: %w; using %s/%s instead", NodeGPUMemoryAnnotation, s, err, res.Memory, res.Count)
@@ -43,7 +45,7 @@ func DevicesOf(node *v1.Node, res Resources) ([]int64, error) {
 }
 
 func countOf(node *v1.Node, res Resources) int {
-	q, ok := node.Status.Capacity[res.Count]
+	q, ok := node.Status.Allocatable[res.Count]
 	if !ok {
 		return 0
 	}
@@ -52,16 +54,16 @@ func countOf(node *v1.Node, res Resources) int {
 
 func devicesFromCapacity(node *v1.Node, res Resources) ([]int64, error) {
 	count := countOf(node, res)
-	mem, ok := node.Status.Capacity[res.Memory]
+	mem, ok := node.Status.Allocatable[res.Memory]
 	if count == 0 || !ok || mem.Sign() <= 0 {
 		return nil, nil
 	}
 	if count > maxDevicesPerNode {
-		return nil, fmt.Errorf("capacity %s is more than %d GPUs; ignoring the node's GPUs", res.Count, maxDevicesPerNode)
+		return nil, fmt.Errorf("allocatable %s is more than %d GPUs; ignoring the node's GPUs", res.Count, maxDevicesPerNode)
 	}
 	per := mem.Value() / int64(count)
 	if per == 0 {
-		return nil, fmt.Errorf("capacity %s %s is less than one unit for each of %d GPUs; ignoring the node's GPUs", res.Memory, mem.String(), count)
+		return nil, fmt.Errorf("allocatable %s %s is less than one unit for each of %d GPUs; ignoring the node's GPUs", res.Memory, mem.String(), count)
 	}
 	devs := make([]int64, count)
 	for i := range devs {
@@ -90,8 +92,8 @@ func parseDeviceMemory(s string) ([]int64, error) {
 // frequent status updates cost nothing.
 func NodeChanged(old, cur *v1.Node, res Resources) bool {
 	return old.Annotations[NodeGPUMemoryAnnotation] != cur.Annotations[NodeGPUMemoryAnnotation] ||
-		!quantityEqual(old.Status.Capacity, cur.Status.Capacity, res.Memory) ||
-		!quantityEqual(old.Status.Capacity, cur.Status.Capacity, res.Count)
+		!quantityEqual(old.Status.Allocatable, cur.Status.Allocatable, res.Memory) ||
+		!quantityEqual(old.Status.Allocatable, cur.Status.Allocatable, res.Count)
 }
 
 func quantityEqual(a, b v1.ResourceList, name v1.ResourceName) bool {

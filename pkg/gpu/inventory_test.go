@@ -40,12 +40,12 @@ func TestDevicesOf(t *testing.T) {
 		{
 			name:    "less than a unit per GPU",
 			node:    gpuNode("n", "4", "2").Obj(),
-			wantErr: "capacity aliyun.com/gpu-mem 2 is less than one unit for each of 4 GPUs; ignoring the node's GPUs",
+			wantErr: "allocatable aliyun.com/gpu-mem 2 is less than one unit for each of 4 GPUs; ignoring the node's GPUs",
 		},
 		{
 			name:    "implausibly many GPUs",
 			node:    gpuNode("n", "100000", "100000").Obj(),
-			wantErr: "capacity aliyun.com/gpu-count is more than 256 GPUs; ignoring the node's GPUs",
+			wantErr: "allocatable aliyun.com/gpu-count is more than 256 GPUs; ignoring the node's GPUs",
 		},
 		{
 			name: "mixed sizes from the annotation",
@@ -61,7 +61,7 @@ func TestDevicesOf(t *testing.T) {
 			name:    "annotation count must match capacity",
 			node:    gpuNode("n", "4", "80").Annotation(NodeGPUMemoryAnnotation, "16,24").Obj(),
 			want:    []int64{20, 20, 20, 20},
-			wantErr: `annotation berth.dev/gpu-memory="16,24": lists 2 GPUs but capacity aliyun.com/gpu-count is 4; using aliyun.com/gpu-mem/aliyun.com/gpu-count instead`,
+			wantErr: `annotation berth.dev/gpu-memory="16,24": lists 2 GPUs but allocatable aliyun.com/gpu-count is 4; using aliyun.com/gpu-mem/aliyun.com/gpu-count instead`,
 		},
 		{
 			name:    "annotation entry not a number",
@@ -84,7 +84,7 @@ func TestDevicesOf(t *testing.T) {
 		{
 			name:    "annotation on a node without a count",
 			node:    st.MakeNode().Name("n").Annotation(NodeGPUMemoryAnnotation, "16").Obj(),
-			wantErr: `annotation berth.dev/gpu-memory="16": lists 1 GPUs but capacity aliyun.com/gpu-count is 0; using aliyun.com/gpu-mem/aliyun.com/gpu-count instead`,
+			wantErr: `annotation berth.dev/gpu-memory="16": lists 1 GPUs but allocatable aliyun.com/gpu-count is 0; using aliyun.com/gpu-mem/aliyun.com/gpu-count instead`,
 		},
 	}
 	for _, tt := range tests {

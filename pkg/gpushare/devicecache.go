@@ -73,6 +73,7 @@ func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.Resources) (*devi
 		deviceCaches.Lock()
 		defer deviceCaches.Unlock()
 		delete(deviceCaches.m, key)
+		c.Close()
 	})
 	return c, nil
 }

@@ -41,7 +41,7 @@ func TestCacheRebuiltAtStart(t *testing.T) {
 		t.Errorf("devices (-want +got):\n%s", diff)
 	}
 	want := fwk.NewStatus(fwk.Unschedulable, "GPU memory: pod asks for 10 on one GPU; the most free on one GPU of this node is 8")
-	if diff := cmp.Diff(want, e.pl.Filter(e.ctx, state, pod, e.nodeInfo(t, "n1"))); diff != "" {
+	if diff := cmp.Diff(want, e.pl.Filter(e.ctx, state, pod, e.nodeInfo(t, "n1")), statusText); diff != "" {
 		t.Errorf("Filter (-want +got):\n%s", diff)
 	}
 }
@@ -62,8 +62,10 @@ func TestCacheFollowsInformers(t *testing.T) {
 
 	// A second, larger card goes in without a restart.
 	grown := node.DeepCopy()
-	grown.Status.Capacity[countResource] = resource.MustParse("2")
-	grown.Status.Capacity[memoryResource] = resource.MustParse("48")
+	for _, list := range []v1.ResourceList{grown.Status.Capacity, grown.Status.Allocatable} {
+		list[countResource] = resource.MustParse("2")
+		list[memoryResource] = resource.MustParse("48")
+	}
 	if _, err := nodes.UpdateStatus(e.ctx, grown, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,12 @@ package gpushare
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -167,12 +169,18 @@ func newEnv(t *testing.T, pluginArgs runtime.Object, objs ...runtime.Object) *en
 // prefilter runs PreFilter for pod and returns its cycle state.
 func (e *env) prefilter(t *testing.T, pod *v1.Pod) (fwk.CycleState, *fwk.Status) {
 	t.Helper()
+	e.sync(t)
+	nodes, err := e.view.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
 	state := framework.NewCycleState()
-	_, status := e.pl.PreFilter(e.ctx, state, pod, nil)
+	_, status := e.pl.PreFilter(e.ctx, state, pod, nodes)
 	return state, status
 }
 
-// bindingReactor makes the fake API server bind pods as the real one does, or fail with err.
+// bindingReactor makes the fake API server bind pods as the real one does (the Binding's
+// annotations merged into the pod in the same update), or fail with err.
 func bindingReactor(cs *fake.Clientset, err error) {
 	cs.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		if action.GetSubresource() != "binding" {
@@ -189,9 +197,22 @@ func bindingReactor(cs *fake.Clientset, err error) {
 		}
 		pod := obj.(*v1.Pod).DeepCopy()
 		pod.Spec.NodeName = binding.Target.Name
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		maps.Copy(pod.Annotations, binding.Annotations)
 		return true, binding, cs.Tracker().Update(gvr, pod, binding.Namespace)
 	})
 }
+
+// statusText compares statuses as the scheduler reports them, by code and message: a rejection's
+// message may be formatted from its error only when it is read.
+var statusText = cmp.Transformer("status", func(s *fwk.Status) string {
+	if s.IsSuccess() {
+		return "Success"
+	}
+	return s.Code().String() + ": " + s.Message()
+})
 
 // eventually waits for the informers to bring the cache to cond.
 func eventually(t *testing.T, what string, cond func() bool) {

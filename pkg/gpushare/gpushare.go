@@ -11,12 +11,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
@@ -53,9 +51,9 @@ const (
 type GPUShare struct {
 	handle   fwk.Handle
 	devices  *deviceCache
+	views    *nodeViews
 	res      gpu.Resources
 	strategy *gpu.Strategy
-	binder   fwk.BindPlugin
 	// signerKey names the pod's GPU request in its signature.
 	signerKey string
 }
@@ -78,16 +76,25 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, err
 	}
-	binder, err := defaultbinder.New(ctx, nil, h)
-	if err != nil {
-		return nil, err
+	views := newNodeViews(res, devices, strategy)
+	if _, err := h.SharedInformerFactory().Core().V1().Nodes().Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if node, ok := obj.(*v1.Node); ok {
+				views.forget(node.Name)
+			}
+		},
+	}); err != nil {
+		return nil, fmt.Errorf("watching nodes: %w", err)
 	}
 	return &GPUShare{
 		handle:    h,
 		devices:   devices,
+		views:     views,
 		res:       res,
 		strategy:  strategy,
-		binder:    binder.(fwk.BindPlugin),
 		signerKey: "berth.dev/GPURequest(" + args.MemoryResource + ")",
 	}, nil
 }
@@ -127,8 +134,11 @@ func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
 }
 
 // PreFilter reads the pod's request once, skips pods without GPU memory, and rejects at once a
-// pod that no node's GPUs could hold even if they were empty.
-func (pl *GPUShare) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+// pod that no node's GPUs could hold even if they were empty. It judges the nodes of the
+// scheduler's snapshot, the same nodes whose events requeue the pod: a pod rejected here is tried
+// again on the very event that brings a node that could hold it, never on a cache that has yet
+// to see that event.
+func (pl *GPUShare) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	req, err := gpu.RequestOf(pod, pl.res.Memory)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
@@ -141,7 +151,14 @@ func (pl *GPUShare) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	if err := pl.devices.waitForSync(ctx); err != nil {
 		return nil, fwk.AsStatus(err)
 	}
-	if err := pl.devices.CheckCapacity(req); err != nil {
+	err = pl.res.CheckCapacity(req, func(yield func([]int64) bool) {
+		for _, n := range nodes {
+			if !yield(pl.views.capacity(n.Node())) {
+				return
+			}
+		}
+	})
+	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
 	return nil, nil
@@ -160,23 +177,14 @@ func (pl *GPUShare) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	_, err = gpu.Fit(pl.devicesOn(nodeInfo), s.req, pl.strategy)
+	_, err = gpu.Fit(pl.views.devicesOn(nodeInfo), s.req, pl.strategy)
 	return noFitStatus(err)
 }
 
-// devicesOn is the node's devices as nodeInfo, the scheduler's view in this cycle, has them.
-func (pl *GPUShare) devicesOn(nodeInfo fwk.NodeInfo) []gpu.Device {
-	return pl.devices.DevicesOn(nodeInfo.Node(), func(yield func(*v1.Pod) bool) {
-		for _, pi := range nodeInfo.GetPods() {
-			if !yield(pi.GetPod()) {
-				return
-			}
-		}
-	}, pl.strategy)
-}
-
 // noFitStatus turns Fit's error into a rejection: Unschedulable when evicting pods could free
-// enough memory, UnschedulableAndUnresolvable when the node's GPUs are too small or too few.
+// enough memory, UnschedulableAndUnresolvable when the node's GPUs are too small or too few. The
+// message is formatted only if someone reads it: most rejected nodes' statuses are dropped unread
+// once another node takes the pod.
 func noFitStatus(err error) *fwk.Status {
 	var nf *gpu.NoFitError
 	switch {
@@ -185,9 +193,9 @@ func noFitStatus(err error) *fwk.Status {
 	case !errors.As(err, &nf):
 		return fwk.AsStatus(err)
 	case nf.Resolvable:
-		return fwk.NewStatus(fwk.Unschedulable, nf.Error())
+		return fwk.NewStatus(fwk.Unschedulable).WithError(nf)
 	default:
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, nf.Error())
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithError(nf)
 	}
 }
 
@@ -209,7 +217,7 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
-	score, err := gpu.Score(pl.devicesOn(nodeInfo), s.req, pl.strategy)
+	score, err := gpu.Score(pl.views.devicesOn(nodeInfo), s.req, pl.strategy)
 	if err != nil {
 		// The node's devices filled up since Filter; Reserve will say so if it is chosen.
 		return 0, nil
@@ -256,7 +264,7 @@ func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	a, err := gpu.Fit(pl.devicesOn(nodeInfo), s.req, pl.strategy)
+	a, err := gpu.Fit(pl.views.devicesOn(nodeInfo), s.req, pl.strategy)
 	if err != nil {
 		return noFitStatus(err)
 	}
@@ -273,8 +281,10 @@ func (pl *GPUShare) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, 
 	pl.devices.Unreserve(pod.UID)
 }
 
-// Bind records the pod's devices on it in one patch and then binds it. Pods without GPU memory
-// are left to the next binder.
+// Bind binds a GPU pod together with its devices, in one request (gpu.Bind). Pods without GPU
+// memory are left to the next binder. A profile must run GPUShare before any other binder, or GPU
+// pods would be bound without their devices; berth-scheduler refuses one that does not
+// (registry.CheckProfiles).
 func (pl *GPUShare) Bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
 	s, err := getPreFilterState(state)
 	if err != nil {
@@ -287,21 +297,14 @@ func (pl *GPUShare) Bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 	if !ok || on != nodeName {
 		return fwk.AsStatus(fmt.Errorf("pod holds no GPUs on node %q; it may have been deleted", nodeName))
 	}
-	// The node as the informer has it now, which is never older than the snapshot Reserve read.
+	// The node as the informer has it now, which is never older than the snapshot Reserve read; the
+	// snapshot itself belongs to the scheduling cycle that runs while this pod binds.
 	node, err := pl.handle.SharedInformerFactory().Core().V1().Nodes().Lister().Get(nodeName)
 	if err != nil {
 		return fwk.AsStatus(fmt.Errorf("reading node %q: %w", nodeName, err))
 	}
-	capacity, _ := gpu.DevicesOf(node, pl.res)
-	patch, err := gpu.AssignmentPatch(pod.UID, a, gpu.EmptyDevices(capacity), time.Now())
-	if err != nil {
+	if err := gpu.Bind(ctx, pl.handle.ClientSet(), pod, nodeName, a, pl.views.capacity(node), time.Now()); err != nil {
 		return fwk.AsStatus(err)
-	}
-	if _, err := pl.handle.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fwk.AsStatus(fmt.Errorf("recording GPUs %s on the pod: %w", a, err))
-	}
-	if status := pl.binder.Bind(ctx, state, pod, nodeName); !status.IsSuccess() {
-		return status
 	}
 	gpu.ObservePodPlaced()
 	return nil

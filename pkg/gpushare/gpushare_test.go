@@ -101,7 +101,7 @@ func TestPreFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			state, status := e.prefilter(t, tt.pod)
-			if diff := cmp.Diff(tt.wantStatus, status); diff != "" {
+			if diff := cmp.Diff(tt.wantStatus, status, statusText); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
 			if !status.IsSuccess() {
@@ -171,7 +171,7 @@ func TestFilter(t *testing.T) {
 			before := e.pl.devices.NodeView("busy")
 			for _, n := range nodes {
 				got := e.pl.Filter(e.ctx, state, tt.pod, e.nodeInfo(t, n.Name))
-				if diff := cmp.Diff(tt.want[n.Name], got); diff != "" {
+				if diff := cmp.Diff(tt.want[n.Name], got, statusText); diff != "" {
 					t.Errorf("node %s (-want +got):\n%s", n.Name, diff)
 				}
 			}
@@ -306,7 +306,7 @@ func TestReserveUnreserve(t *testing.T) {
 	}
 	// p3 passed Filter before p1 and p2 took the GPUs; Reserve notices.
 	want := fwk.NewStatus(fwk.Unschedulable, "GPU memory: pod asks for 8 on one GPU; the most free on one GPU of this node is 4")
-	if diff := cmp.Diff(want, reserve(p3)); diff != "" {
+	if diff := cmp.Diff(want, reserve(p3), statusText); diff != "" {
 		t.Errorf("Reserve on a full node (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(full, e.pl.devices.NodeView("n1")); diff != "" {
@@ -367,14 +367,14 @@ func TestBind(t *testing.T) {
 				t.Errorf("pods placed went from %v to %v", placed, got)
 			}
 
-			// Exactly one patch, then the binding.
+			// Exactly one request: the binding, which carries the devices.
 			actions := apiActions(e.cs.Actions())
-			if len(actions) != 2 || actions[0].GetVerb() != "patch" || actions[1].GetVerb() != "create" || actions[1].GetSubresource() != "binding" {
-				t.Fatalf("API calls: %v, want a patch then a binding", actions)
+			if len(actions) != 1 || actions[0].GetVerb() != "create" || actions[0].GetSubresource() != "binding" {
+				t.Fatalf("API calls: %v, want one binding", actions)
 			}
-			binding := actions[1].(clienttesting.CreateAction).GetObject().(*v1.Binding)
-			if binding.Name != tt.pod.Name || binding.Target.Name != "n1" {
-				t.Errorf("binding %s to %s", binding.Name, binding.Target.Name)
+			binding := actions[0].(clienttesting.CreateAction).GetObject().(*v1.Binding)
+			if binding.Name != tt.pod.Name || binding.UID != tt.pod.UID || binding.Target.Name != "n1" {
+				t.Errorf("binding %s (UID %s) to %s", binding.Name, binding.UID, binding.Target.Name)
 			}
 
 			// The pod as the API now has it.
@@ -442,17 +442,15 @@ func TestBindFailureLeavesNothingReserved(t *testing.T) {
 		wantCalls []string
 	}{
 		{
+			// The API server's answer is lost: the pod, read back, is not bound.
 			name:      "binding fails",
-			setup:     func(_ *testing.T, e *env) { bindingReactor(e.cs, errors.New("node is gone")) },
-			wantCalls: []string{"patch", "create"},
+			setup:     func(_ *testing.T, e *env) { bindingReactor(e.cs, errors.New("connection reset by peer")) },
+			wantCalls: []string{"create", "get"},
 		},
 		{
-			name: "patch fails",
-			setup: func(_ *testing.T, e *env) {
-				bindingReactor(e.cs, nil)
-				e.cs.PrependReactor("patch", "pods", func(clienttesting.Action) (bool, runtime.Object, error) { return true, nil, gone })
-			},
-			wantCalls: []string{"patch"},
+			name:      "binding refused",
+			setup:     func(_ *testing.T, e *env) { bindingReactor(e.cs, gone) },
+			wantCalls: []string{"create", "get"},
 		},
 		{
 			name: "pod deleted before binding",

@@ -59,7 +59,7 @@ func TestFilterReadsNodeInfo(t *testing.T) {
 	}
 	check := func(what string, want, got *fwk.Status) {
 		t.Helper()
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, statusText); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", what, diff)
 		}
 	}

@@ -157,10 +157,15 @@ func SetupScheduler(ctx context.Context, t testing.TB, config string) (*schedule
 	// No serving: the tests watch the API, not the scheduler's endpoints.
 	opts.SecureServing.BindPort = 0
 	cc, sched, err := app.Setup(ctx, opts, registry.Options()...)
+	if err == nil {
+		// berth-scheduler makes the same check before it starts.
+		err = registry.CheckProfiles(cc.ComponentConfig.Profiles)
+	}
 	if err != nil {
 		configz.Delete("componentconfig")
+		return nil, nil, err
 	}
-	return cc, sched, err
+	return cc, sched, nil
 }
 
 // Node is a node with room for pods, ready for the scheduler: capacity and allocatable set, no

@@ -190,6 +190,36 @@ func TestBadPluginConfigFailsStartUp(t *testing.T) {
 	}
 }
 
+// A profile in which another binder would bind GPU pods before GPUShare (which binds them together
+// with their devices) is refused at start-up, with a message that says how to fix it.
+func TestBinderBeforeGPUShareFailsStartUp(t *testing.T) {
+	c := harness.StartCluster(t)
+	config := c.SchedulerConfig(`- schedulerName: berth-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: GPUShare}]
+`, "")
+	want := []string{"berth-scheduler", "[DefaultBinder GPUShare]", "GPUShare must run first", "bind: {enabled: [{name: GPUShare}]}"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, _, err := harness.SetupScheduler(ctx, t, config)
+	if err == nil {
+		t.Fatal("the scheduler started with DefaultBinder before GPUShare")
+	}
+	if !strings.Contains(err.Error(), `profile "berth-scheduler"`) {
+		t.Errorf("error %q does not name the profile", err)
+	}
+	out := runBinary(t, c, config)
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+		if !strings.Contains(out, w) {
+			t.Errorf("berth-scheduler output does not mention %q:\n%s", w, out)
+		}
+	}
+}
+
 // runBinary runs bin/berth-scheduler with config until it exits, which it must do by itself.
 func runBinary(t *testing.T, c *harness.Cluster, config string) string {
 	t.Helper()

@@ -1,0 +1,94 @@
+package gpushare
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/berth-sched/berth/pkg/apis/config"
+	"github.com/berth-sched/berth/pkg/gpu"
+)
+
+// TestPreFilterJudgesTheSnapshot: whether any node could hold the pod is judged on the nodes of the
+// scheduler's snapshot, the nodes whose events requeue the pod, not on the device cache, which its
+// own informer handler may fill a moment later. On a cache-based check a GPU node that had just
+// joined was not seen, the pod was rejected as unresolvable, and the event that let it in was spent.
+func TestPreFilterJudgesTheSnapshot(t *testing.T) {
+	e := newEnv(t, args(config.Binpack), gpuNode("known", 1, 8).Obj())
+	pod := gpuPod("p", 12).Obj()
+	prefilter := func(nodes ...*v1.Node) *fwk.Status {
+		infos, err := internalcache.NewSnapshot(nil, nodes).NodeInfos().List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, status := e.pl.PreFilter(e.ctx, framework.NewCycleState(), pod, infos)
+		return status
+	}
+	// The device cache has not seen this node: only the scheduler's snapshot has it.
+	joined := gpuNode("joined", 2, 32).Obj()
+	if status := prefilter(gpuNode("known", 1, 8).Obj(), joined); !status.IsSuccess() {
+		t.Errorf("a node the snapshot has and the device cache has not seen yet: %v, want success", status)
+	}
+	// The device cache still has a node the snapshot no longer has.
+	if err := e.pl.devices.AddOrUpdateNode(joined); err != nil {
+		t.Fatal(err)
+	}
+	want := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "pod asks for 12 aliyun.com/gpu-mem on one GPU, but the largest GPU of any node holds 8")
+	if diff := cmp.Diff(want, prefilter(gpuNode("known", 1, 8).Obj()), statusText); diff != "" {
+		t.Errorf("a node only the device cache still has (-want +got):\n%s", diff)
+	}
+}
+
+// TestNodeViews: a node's devices are worked out once per NodeInfo generation and its GPUs read
+// once per change of its GPU fields, however often Filter, Score and Reserve ask and however often
+// the Node object is replaced.
+func TestNodeViews(t *testing.T) {
+	e := newEnv(t, args(config.Binpack))
+	views := e.pl.views
+	node := gpuNode("n1", 2, 32).Obj()
+	ni := framework.NewNodeInfo(boundPod("a", "n1", "0:4").Obj())
+	ni.SetNode(node)
+
+	first := views.devicesOn(ni)
+	if diff := cmp.Diff([]gpu.Device{{Capacity: 16, Used: 4}, {Capacity: 16}}, first); diff != "" {
+		t.Fatalf("devices (-want +got):\n%s", diff)
+	}
+	if again := views.devicesOn(ni); &again[0] != &first[0] {
+		t.Error("the same NodeInfo generation was worked out twice")
+	}
+	capacity := views.capacity(node)
+
+	// A heartbeat: a new Node object (and a new generation) with the same GPUs.
+	beat := node.DeepCopy()
+	beat.Labels = map[string]string{"touched": "yes"}
+	ni.SetNode(beat)
+	if got := views.capacity(beat); &got[0] != &capacity[0] {
+		t.Error("a Node object with unchanged GPU fields was parsed again")
+	}
+	if diff := cmp.Diff(first, views.devicesOn(ni)); diff != "" {
+		t.Errorf("after a heartbeat (-want +got):\n%s", diff)
+	}
+
+	// A pod arrives: a new generation, new devices.
+	ni.AddPod(boundPod("b", "n1", "1:8").Obj())
+	if diff := cmp.Diff([]gpu.Device{{Capacity: 16, Used: 4}, {Capacity: 16, Used: 8}}, views.devicesOn(ni)); diff != "" {
+		t.Errorf("after a pod arrived (-want +got):\n%s", diff)
+	}
+
+	// The GPUs change: read again.
+	grown := st.MakeNode().Name("n1").Capacity(map[v1.ResourceName]string{countResource: "2", memoryResource: "48"}).Obj()
+	ni.SetNode(grown)
+	if diff := cmp.Diff([]gpu.Device{{Capacity: 24, Used: 4}, {Capacity: 24, Used: 8}}, views.devicesOn(ni)); diff != "" {
+		t.Errorf("after the GPUs grew (-want +got):\n%s", diff)
+	}
+
+	views.forget("n1")
+	if _, ok := views.m["n1"]; ok {
+		t.Error("a deleted node's view was kept")
+	}
+}
