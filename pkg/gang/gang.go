@@ -227,11 +227,12 @@ func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fw
 // capacity. The rejections are UnschedulableAndUnresolvable: preempting for one member cannot
 // help the group.
 func (pl *Gang) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	// Only the leader runs scheduling cycles: any pod's cycle starts the status writer.
+	pl.status.lead()
 	key, ok := groupOf(pod)
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	pl.status.lead()
 	pg, _, st, _ := pl.admit(key, pod, func(pg *v1alpha1.PodGroup, g groupView) string {
 		return capacityShortfall(nodes, wantedResources(pg), pl.placed(key, g))
 	})

@@ -83,7 +83,8 @@ type hooks struct {
 //  4. A's remaining members were activated when its first member started waiting; each now fits
 //     (A fits alone, B holds nothing and cannot start). If they are all scheduled within B's
 //     backoff, A reaches quorum and is bound whole. B then finds no room: its members fail with
-//     nothing reserved, so nothing is released and B waits whole.
+//     nothing reserved, so nothing is released, and B stands aside for backoffBase each time
+//     rather than return with every release anywhere (MemberFailed).
 //  5. If the queue was too long for A to finish before B came back, the next failure again ends
 //     one group's round; each consecutive failure doubles that group's backoff, so after at most
 //     log2(backoffMax/backoffBase) further rounds the backoff outlasts the time the other group
@@ -564,8 +565,17 @@ type memberOutcome struct {
 func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck) memberOutcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	g, ok := m.groups[key]
-	if !ok {
+	g := m.group(key)
+	if len(g.waiting) == 0 && len(g.placed) < int(minMember) {
+		// The group holds nothing and a member does not fit: it stands aside for backoffBase, not
+		// counted as a failed round. Otherwise the capacity event of every release anywhere would
+		// bring its members back into the middle of the rounds of the groups that released, and
+		// with many groups competing every round would meet another.
+		now := m.clock.Now()
+		if until := now.Add(m.backoffBase); until.After(g.backoffUntil) {
+			g.backoffUntil = until
+		}
+		m.park(key, g, pod, parkedBackoff, now)
 		return memberOutcome{}
 	}
 	return m.memberFailed(key, g, pod, minMember, check)

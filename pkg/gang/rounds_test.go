@@ -10,6 +10,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 )
 
@@ -193,4 +194,21 @@ func (h *harness) secondProfile() *Gang {
 		h.t.Fatal(err)
 	}
 	return pl
+}
+
+// Any pod's scheduling cycle shows this process leads, and starts the status writer: members of a
+// group held before scheduling never reach PreFilter.
+func TestAnySchedulingCycleStartsTheStatusWriter(t *testing.T) {
+	h := newHarness(t, nil)
+	select {
+	case <-h.pl.status.leading:
+		t.Fatal("the status writer started before any scheduling cycle")
+	default:
+	}
+	h.pl.PreFilter(h.ctx, framework.NewCycleState(), st.MakePod().Namespace("ns").Name("solo").UID("solo").Obj(), nil)
+	select {
+	case <-h.pl.status.leading:
+	default:
+		t.Error("a scheduling cycle did not start the status writer")
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
@@ -313,5 +314,112 @@ func (e *gangEnv) waitPodGroup(t *testing.T, name, what string, cond func(v1alph
 	})
 	if err != nil {
 		t.Fatalf("PodGroup %s never reached %s; last status %+v", name, what, last)
+	}
+}
+
+// Many groups competing for room for a few, created interleaved so that every group holds part of
+// the room at some point: the room fills with whole groups long before any round's timeout, no
+// group is left partly bound, and deleting a bound group lets a waiting one in. Ten tries on one
+// control plane, each in a namespace of its own, to catch what a single run would miss.
+func TestManyGangsCompeteForRoomForAFew(t *testing.T) {
+	const (
+		tries     = 10
+		groups    = 12
+		size      = 4
+		roomFor   = 3
+		perMember = "1"
+		// Rounds time out only after this; the waits below are far shorter, so whatever fills the
+		// room is a round ending for a reason, not a clock.
+		timeoutSeconds = int32(300)
+		within         = time.Minute
+	)
+	e := startGangEnv(t, "contend-0")
+	for i := range roomFor {
+		e.CreateNode(t, harness.Node(fmt.Sprintf("node-%d", i), fmt.Sprint(size), "16Gi", nil))
+	}
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	for try := range tries {
+		ns := e.ns
+		if try > 0 {
+			ns = e.Namespace(t, fmt.Sprintf("contend-%d", try))
+		}
+		tryEnv := &gangEnv{Cluster: e.Cluster, pg: e.pg, ns: ns}
+		name := func(g int) string { return fmt.Sprintf("g%02d", g) }
+		for g := range groups {
+			tryEnv.podGroup(t, name(g), size, func(pg *v1alpha1.PodGroup) { pg.Spec.ScheduleTimeoutSeconds = ptr.To(timeoutSeconds) })
+		}
+		start := time.Now()
+		for i := range size {
+			for g := range groups {
+				tryEnv.member(t, name(g), fmt.Sprintf("%s-%d", name(g), i), perMember)
+			}
+		}
+		whole := func(want int) func([]v1.Pod) bool {
+			return func(p []v1.Pod) bool {
+				full := 0
+				for g := range groups {
+					switch boundIn(p, name(g)) {
+					case size:
+						full++
+					case 0:
+					default:
+						return false
+					}
+				}
+				return full == want
+			}
+		}
+		pods := e.WaitForPods(t, ns, within, fmt.Sprintf("try %d: %d whole groups bound", try, roomFor), whole(roomFor))
+		filled := time.Since(start)
+
+		var gone string
+		for g := range groups {
+			if boundIn(pods, name(g)) == size {
+				gone = name(g)
+				break
+			}
+		}
+		zero := int64(0)
+		deleted := time.Now()
+		for _, p := range pods {
+			if p.Labels[v1alpha1.PodGroupLabel] == gone {
+				if err := e.Client.CoreV1().Pods(ns).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var last []v1.Pod
+		err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, within, true, func(ctx context.Context) (bool, error) {
+			list, err := e.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			last = list.Items
+			return boundIn(last, gone) == 0 && whole(roomFor)(last), nil
+		})
+		if err != nil {
+			events, _ := e.Client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+			var b strings.Builder
+			for _, ev := range events.Items {
+				if ev.Type == v1.EventTypeWarning || ev.Reason == "Preempted" {
+					fmt.Fprintf(&b, "\n  %s %s: %s", ev.InvolvedObject.Name, ev.Reason, ev.Message)
+				}
+			}
+			for g := range groups {
+				fmt.Fprintf(&b, "\n  %s: %d bound", name(g), boundIn(last, name(g)))
+			}
+			t.Fatalf("try %d: no waiting group in place of %s: %v; %d pods:%s", try, gone, err, len(last), b.String())
+		}
+		t.Logf("try %d: room full of whole groups %v after the first pod was created; a waiting group bound %v after %s was deleted",
+			try, filled.Round(time.Millisecond), time.Since(deleted).Round(time.Millisecond), gone)
+
+		// Clear the room for the next try.
+		if err := e.Client.CoreV1().Pods(ns).DeleteCollection(context.Background(), metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.pg.SchedulingV1alpha1().PodGroups(ns).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		e.WaitForPods(t, ns, within, "the try's pods gone", func(p []v1.Pod) bool { return len(p) == 0 })
 	}
 }
