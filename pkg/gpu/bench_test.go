@@ -1,11 +1,15 @@
 package gpu
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/prometheus/common/expfmt"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/component-base/metrics"
 )
 
 // BenchmarkFitAndScore is the per-node work of Filter and Score on an 8-GPU node.
@@ -80,4 +84,70 @@ func benchNode(b *testing.B) (*Cache, *v1.Node, []*v1.Pod) {
 		pods = append(pods, p)
 	}
 	return c, node, pods
+}
+
+// BenchmarkMetricsScrape is one scrape of the GPU metrics of 5000 nodes with 8 GPUs each: gather
+// and write the text a Prometheus reads. perNode is what berth serves (two series a node, from the
+// cache); perDevice is the same memory as one series a GPU, as gauges updated on placement, the
+// way berth served it before, for comparison. Each reports the bytes of one scrape.
+func BenchmarkMetricsScrape(b *testing.B) {
+	const nodes, gpus = 5000, 8
+	c := &Cache{res: testResources, nodes: map[string]*nodeState{}, pods: map[types.UID]*podState{}}
+	for i := range nodes {
+		if err := c.AddOrUpdateNode(gpuNode(fmt.Sprintf("node-%04d", i), fmt.Sprint(gpus), fmt.Sprint(gpus*16)).Obj()); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Hold(types.UID(fmt.Sprintf("pod-%04d", i)), fmt.Sprintf("node-%04d", i), Assignment{{Index: i % gpus, Memory: 8}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	scrape := func(b *testing.B, reg metrics.KubeRegistry) {
+		var size int
+		for b.Loop() {
+			families, err := reg.Gather()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var buf bytes.Buffer
+			for _, mf := range families {
+				if _, err := expfmt.MetricFamilyToText(&buf, mf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			size = buf.Len()
+		}
+		b.ReportMetric(float64(size), "bytes/scrape")
+	}
+	b.Run("perNode", func(b *testing.B) {
+		reg := metrics.NewKubeRegistry()
+		reg.CustomMustRegister(&cacheOnly{c: c})
+		scrape(b, reg)
+	})
+	b.Run("perDevice", func(b *testing.B) {
+		reg := metrics.NewKubeRegistry()
+		capacity := metrics.NewGaugeVec(&metrics.GaugeOpts{Name: "berth_gpu_memory_capacity", Help: "h", StabilityLevel: metrics.ALPHA}, []string{"node", "device"})
+		allocated := metrics.NewGaugeVec(&metrics.GaugeOpts{Name: "berth_gpu_memory_allocated", Help: "h", StabilityLevel: metrics.ALPHA}, []string{"node", "device"})
+		reg.MustRegister(capacity, allocated)
+		for name, n := range c.nodes {
+			for i := range n.capacity {
+				capacity.WithLabelValues(name, fmt.Sprint(i)).Set(float64(n.capacity[i]))
+				allocated.WithLabelValues(name, fmt.Sprint(i)).Set(float64(n.used[i]))
+			}
+		}
+		scrape(b, reg)
+	})
+}
+
+// cacheOnly is the collector over one cache, so a benchmark measures its cache alone.
+type cacheOnly struct {
+	metrics.BaseStableCollector
+	c *Cache
+}
+
+func (*cacheOnly) DescribeWithStability(ch chan<- *metrics.Desc) {
+	(&collector{}).DescribeWithStability(ch)
+}
+
+func (o *cacheOnly) CollectWithStability(ch chan<- metrics.Metric) {
+	o.c.collect(ch, map[string]bool{})
 }

@@ -140,7 +140,7 @@ func (e *env) unreserve(state fwk.CycleState, pod *v1.Pod, node string) {
 }
 
 // newEnv starts the plugin with objs already in the API, as a restarted scheduler finds them.
-func newEnv(t *testing.T, pluginArgs runtime.Object, objs ...runtime.Object) *env {
+func newEnv(t testing.TB, pluginArgs runtime.Object, objs ...runtime.Object) *env {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
