@@ -39,8 +39,9 @@ func Registry() frameworkruntime.Registry {
 // KubeSchedulerConfiguration's `profiles:` list. The manifests ship the same plugins (a test holds
 // them to it): QOSSort sorts the queue, GPUShare and Gang join the default plugins at every point
 // they serve, ElasticQuota enforces quotas, BerthPreemption replaces DefaultPreemption (it is
-// DefaultPreemption plus the quota and group victim rules), and GPUShare binds before
-// DefaultBinder so that a GPU pod's devices are written onto it before it is bound.
+// DefaultPreemption plus the quota and group victim rules; listed first, so that its PostFilter
+// runs before Gang's, where DefaultPreemption's did), and GPUShare binds before DefaultBinder so
+// that a GPU pod's devices are written onto it before it is bound.
 func Profile(schedulerName string) string {
 	return fmt.Sprintf(`- schedulerName: %s
   plugins:
@@ -48,7 +49,7 @@ func Profile(schedulerName string) string {
       enabled: [{name: QOSSort}]
       disabled: [{name: "*"}]
     multiPoint:
-      enabled: [{name: GPUShare}, {name: Gang}, {name: ElasticQuota}, {name: BerthPreemption}]
+      enabled: [{name: BerthPreemption}, {name: GPUShare}, {name: Gang}, {name: ElasticQuota}]
       disabled: [{name: DefaultPreemption}]
     bind:
       enabled: [{name: GPUShare}]
