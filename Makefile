@@ -14,20 +14,22 @@ UPSTREAM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 GOFLAGS_BUILD := -mod=vendor
 TEST_TIMEOUT ?= 30m
-# helm for the chart's tests (lint, template), built from source: not in go.mod, whose
-# dependency graph it would double.
-HELM_VERSION := v3.19.0
 # kwok plays the kubelet of the demo's simulated nodes. Not in go.mod (it pins other Kubernetes
 # libraries): `make kwok` installs it from the Go module proxy, once.
 KWOK_VERSION := v0.7.0
+# helm for the chart's tests (lint, template), built from source: not in go.mod, whose
+# dependency graph it would double.
+HELM_VERSION := v3.19.0
 
 export BERTH_BIN_DIR := $(BIN)
 
-.PHONY: all build binaries kwok helm test unit integration demo bench verify codegen clean
+.PHONY: all build binaries kwok helm image test unit integration demo bench verify codegen clean
 
 all: build
 
 ## build: bin/berth-scheduler, bin/berth-extender and the kubectl plugin bin/kubectl-berth.
+## Static (no cgo), as the image needs them: it has no libc.
+build: export CGO_ENABLED := 0
 build:
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-scheduler ./cmd/berth-scheduler
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-extender ./cmd/berth-extender
@@ -49,6 +51,12 @@ $(BIN)/kwok:
 helm: $(BIN)/helm
 $(BIN)/helm:
 	GOBIN=$(BIN) GOFLAGS= $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+## image: bin/berth-image, an OCI image layout with both binaries on no base image, running as a
+## non-root user; push it with `crane push bin/berth-image REF` or `skopeo copy oci:bin/berth-image ...`.
+image: build
+	$(GO) run $(GOFLAGS_BUILD) ./hack/image --bin-dir $(BIN) --out $(BIN)/berth-image \
+		--ref berth-scheduler:$(subst +,-,$(VERSION)) --version $(VERSION)
 
 ## test: every unit and integration test, with the race detector.
 test: binaries $(BIN)/helm
