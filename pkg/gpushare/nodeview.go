@@ -43,6 +43,9 @@ func newNodeViews(res gpu.Resources, devices *deviceCache, strategy *gpu.Strateg
 
 // capacity returns the memory of each of the node's GPUs (gpu.DevicesOf).
 func (v *nodeViews) capacity(node *v1.Node) []int64 {
+	if node == nil {
+		return nil
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.entry(node).capacity
@@ -52,6 +55,10 @@ func (v *nodeViews) capacity(node *v1.Node) []int64 {
 // shared: read it, never change it.
 func (v *nodeViews) devicesOn(nodeInfo fwk.NodeInfo) []gpu.Device {
 	node, gen := nodeInfo.Node(), nodeInfo.GetGeneration()
+	if node == nil {
+		// A NodeInfo whose Node is gone, which the scheduler does not offer: no GPUs.
+		return nil
+	}
 	v.mu.Lock()
 	e := v.entry(node)
 	if e.generation == gen && e.generation != 0 {

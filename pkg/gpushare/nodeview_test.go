@@ -92,6 +92,9 @@ func TestNodeViews(t *testing.T) {
 	if _, ok := views.m["n1"]; ok {
 		t.Error("a deleted node's view was kept")
 	}
+	if got := views.devicesOn(framework.NewNodeInfo()); got != nil {
+		t.Errorf("a NodeInfo without a Node has devices %v", got)
+	}
 }
 
 // BenchmarkNodeViews is what Filter, Score and Reserve pay per node to learn its devices: for a
