@@ -675,6 +675,14 @@ func TestQueueingHints(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil)
+			if tc.reason == parkedBackoff {
+				// A group stands aside while its backoff lasts. Without one the park ends at once,
+				// and the timer that ends it would race the hint.
+				m := h.pl.groups
+				m.mu.Lock()
+				m.group(keyA).backoffUntil = m.clock.Now().Add(time.Hour)
+				m.mu.Unlock()
+			}
 			if tc.reason != 0 {
 				h.pl.groups.Park(keyA, tc.pod, tc.reason)
 			}
