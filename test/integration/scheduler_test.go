@@ -166,26 +166,7 @@ func TestBadPluginConfigFailsStartUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			config := c.SchedulerConfig(harness.BerthProfile("berth-scheduler", "pluginConfig:\n"+tt.args), "")
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			_, _, err := harness.SetupScheduler(ctx, t, config)
-			if err == nil {
-				t.Fatal("the scheduler started with a bad pluginConfig")
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-
-			// The binary users run says the same and exits non-zero.
-			out := runBinary(t, c, config)
-			for _, w := range tt.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("berth-scheduler output does not mention %q:\n%s", w, out)
-				}
-			}
+			failsStartUp(t, c, c.SchedulerConfig(harness.BerthProfile("berth-scheduler", "pluginConfig:\n"+tt.args), ""), tt.want...)
 		})
 	}
 }
@@ -199,15 +180,22 @@ func TestBinderBeforeGPUShareFailsStartUp(t *testing.T) {
     multiPoint:
       enabled: [{name: GPUShare}]
 `, "")
-	want := []string{"berth-scheduler", "[DefaultBinder GPUShare]", "GPUShare must run first", "bind: {enabled: [{name: GPUShare}]}"}
+	err := failsStartUp(t, c, config, "berth-scheduler", "[DefaultBinder GPUShare]", "GPUShare must run first", "bind: {enabled: [{name: GPUShare}]}")
+	if !strings.Contains(err.Error(), `profile "berth-scheduler"`) {
+		t.Errorf("error %q does not name the profile", err)
+	}
+}
+
+// failsStartUp checks that a scheduler with config refuses to start, in-process and as the
+// berth-scheduler binary users run (which must exit non-zero), each saying every one of want. It
+// returns the in-process error.
+func failsStartUp(t *testing.T, c *harness.Cluster, config string, want ...string) error {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, _, err := harness.SetupScheduler(ctx, t, config)
 	if err == nil {
-		t.Fatal("the scheduler started with DefaultBinder before GPUShare")
-	}
-	if !strings.Contains(err.Error(), `profile "berth-scheduler"`) {
-		t.Errorf("error %q does not name the profile", err)
+		t.Fatal("the scheduler started with a bad configuration")
 	}
 	out := runBinary(t, c, config)
 	for _, w := range want {
@@ -218,6 +206,7 @@ func TestBinderBeforeGPUShareFailsStartUp(t *testing.T) {
 			t.Errorf("berth-scheduler output does not mention %q:\n%s", w, out)
 		}
 	}
+	return err
 }
 
 // runBinary runs bin/berth-scheduler with config until it exits, which it must do by itself.

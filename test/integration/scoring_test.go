@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -191,24 +190,7 @@ func TestBadScoringArgsFailStartUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			config := scoringConfig(c, tt.score, tt.args)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			_, _, err := harness.SetupScheduler(ctx, t, config)
-			if err == nil {
-				t.Fatal("the scheduler started with bad args")
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-			out := runBinary(t, c, config)
-			for _, w := range tt.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("berth-scheduler output does not mention %q:\n%s", w, out)
-				}
-			}
+			failsStartUp(t, c, scoringConfig(c, tt.score, tt.args), tt.want...)
 		})
 	}
 }
