@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # berth's benchmarks (test/bench, docs/benchmarks.md): berth against the stock kube-scheduler on
-# upstream's scheduler_perf harness, in interleaved rounds, and the GPU packing simulation; prints
-# one table.
+# upstream's scheduler_perf harness, in interleaved rounds (plain pods, shared GPUs under node
+# status churn, the extender, gangs, gangs under contention, quotas), and the GPU placement
+# simulations; prints one table.
 #
 #   ROUNDS   rounds; each runs every test case once, so stock and berth interleave (default 3)
 #   FILTER   -perf-scheduling-label-filter: performance (full sizes, the default) or short
-#   BENCH    -test.bench (default .: BenchmarkPerfScheduling and BenchmarkGPUPacking)
+#   BENCH    -test.bench (default .: BenchmarkPerfScheduling, BenchmarkGPUPacking and
+#            BenchmarkWholeNodePacking); e.g. 'BenchmarkPerfScheduling/(Basic_Berth|Quota_)' runs
+#            only those test cases
 #   OUT      where results, logs and the table go (default _output/bench/<UTC time>)
 #   TIMEOUT  -test.timeout of each round (default 45m)
 #   DISABLED_METRICS  metrics to leave out, comma separated, as kube-scheduler's --disabled-metrics

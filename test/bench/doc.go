@@ -5,6 +5,10 @@
 // berth runs the configuration it ships to replace the stock scheduler. cmd/benchtable turns the
 // results into one table; docs/benchmarks.md explains how to run it and keeps the latest numbers.
 //
+// What the harness's ops cannot do (update nodes at a steady rate, release gangs as they are
+// bound, watch for gangs bound in part) is done by a driver per workload family (driver_test.go),
+// whose figures join the harness's in the same results file.
+//
 // The benchmarks live in the _test.go files: BenchmarkPerfScheduling (the harness) and
 // BenchmarkGPUPacking (placement quality of pkg/gpu, no cluster). TestBenchWorkloadsShort runs every
 // workload at a tiny size as part of `go test ./...`, so they cannot rot.

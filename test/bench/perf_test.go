@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,7 +41,11 @@ const (
 // repeat each workload N times in a row rather than interleave stock and berth, and put all the
 // repeats in one results file.
 func BenchmarkPerfScheduling(b *testing.B) {
-	perf.RunBenchmarkPerfScheduling(b, perfConfig, topic, withCRDs(benchRegistry(), crdDir))
+	start := time.Now()
+	perf.RunBenchmarkPerfScheduling(b, perfConfig, topic, withCRDs(benchRegistry(), crdDir), perf.WithPrepareFn(startDriver))
+	if err := saveDriverResults(start); err != nil {
+		b.Error(err)
+	}
 }
 
 // withCRDs wraps every factory of r so that each berth plugin, before it is built, makes sure
@@ -116,6 +122,41 @@ func TestBenchWorkloadsShort(t *testing.T) {
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("workloads that scheduled their pods (-want +got):\n%s", diff)
+	}
+	checkDriverResults(t, want, rounds[0].Results)
+}
+
+// checkDriverResults checks what the drivers (driver_test.go) reported for the workloads of their
+// families: every figure there, no gang ever seen partly bound, and nodes updated while the GPU
+// pods were scheduled.
+func checkDriverResults(t *testing.T, workloads []string, results []report.Result) {
+	t.Helper()
+	want := map[string][]string{
+		"GangContention": {report.GangTimeToFull, report.GangRefillDelay, report.GangPartialSeen},
+		"GPUShare":       {report.NodeUpdates},
+	}
+	for _, w := range workloads {
+		testCase, workload, _ := strings.Cut(w, "/")
+		family := testCase[:strings.LastIndex(testCase, "_")]
+		for _, metric := range want[family] {
+			i := slices.IndexFunc(results, func(r report.Result) bool {
+				return r.TestCase == testCase && r.Workload == workload && r.Metric == metric
+			})
+			if i < 0 {
+				t.Errorf("%s: no %s from the %s driver", w, metric, family)
+				continue
+			}
+			switch r := results[i]; metric {
+			case report.GangPartialSeen:
+				if r.Data["Value"] != 0 {
+					t.Errorf("%s: %v gangs seen partly bound, want 0", w, r.Data["Value"])
+				}
+			case report.NodeUpdates:
+				if r.Data["Value"] <= 0 {
+					t.Errorf("%s: %v node updates per second, want some", w, r.Data["Value"])
+				}
+			}
+		}
 	}
 }
 

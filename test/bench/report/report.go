@@ -27,6 +27,16 @@ const (
 	// WholeNodeJobsPlaced is BenchmarkWholeNodePacking's metric: the share of the jobs asking for
 	// every GPU of a node that were placed, as jobs of all sizes come and go.
 	WholeNodeJobsPlaced = "WholeNodeJobsPlaced"
+	// The GangContention workloads' metrics, from the benchmark's own driver (test/bench,
+	// contention_test.go): the time from the first member's creation until the room is full of
+	// whole groups, the delay between releasing a bound group and a waiting group taking its room,
+	// and the groups seen partly bound (must be 0).
+	GangTimeToFull  = "GangTimeToFull"
+	GangRefillDelay = "GangRefillDelay"
+	GangPartialSeen = "GangPartialGroups"
+	// NodeUpdates is the rate of the node status and label updates that run during the GPUShare
+	// workloads (churn_test.go), as achieved: the same for every scheduler, or the comparison is off.
+	NodeUpdates = "NodeUpdates"
 )
 
 // A simulation is a metric of a simulation (no cluster), printed as its own block under title.
@@ -103,14 +113,7 @@ type dataItem struct {
 // Save writes results in the harness's format to a new file in dir, named after the benchmark,
 // so that Load reads them with the harness's.
 func Save(dir, benchmark string, results []Result) error {
-	items := dataItems{Version: "v1"}
-	for _, r := range results {
-		labels := map[string]string{"Metric": r.Metric, "Name": benchmark + "/" + r.TestCase + "/" + r.Workload}
-		for k, v := range r.Labels {
-			labels[k] = v
-		}
-		items.DataItems = append(items.DataItems, dataItem{Data: r.Data, Unit: r.Unit, Labels: labels})
-	}
+	items := dataItems{Version: "v1", DataItems: toDataItems(benchmark, results)}
 	data, err := json.Marshal(items)
 	if err != nil {
 		return err
@@ -127,6 +130,36 @@ func Save(dir, benchmark string, results []Result) error {
 		return err
 	}
 	return f.Close()
+}
+
+// Append adds results, in the harness's format, to the results file at path that the harness
+// wrote: figures the harness cannot measure stay in the round they belong to.
+func Append(path, benchmark string, results []Result) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var items dataItems
+	if err := json.Unmarshal(data, &items); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	items.DataItems = append(items.DataItems, toDataItems(benchmark, results)...)
+	if data, err = json.Marshal(items); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+func toDataItems(benchmark string, results []Result) []dataItem {
+	var out []dataItem
+	for _, r := range results {
+		labels := map[string]string{"Metric": r.Metric, "Name": benchmark + "/" + r.TestCase + "/" + r.Workload}
+		for k, v := range r.Labels {
+			labels[k] = v
+		}
+		out = append(out, dataItem{Data: r.Data, Unit: r.Unit, Labels: labels})
+	}
+	return out
 }
 
 // Load reads every *.json file in dir as one round, in file name order (the harness puts the
@@ -200,6 +233,11 @@ var figures = []figure{
 	{title: "throughput (pods/s)", metric: Throughput, bucket: "Average"},
 	{title: "attempt p99 (ms)", metric: AttemptDuration, labels: map[string]string{"result": "scheduled"}, bucket: "Perc99"},
 	{title: "pod e2e p99 (ms)", metric: PodSLIDuration, bucket: "Perc99"},
+	{title: "time to full (s)", metric: GangTimeToFull, bucket: "Value"},
+	{title: "refill delay mean (ms)", metric: GangRefillDelay, bucket: "Average"},
+	{title: "refill delay max (ms)", metric: GangRefillDelay, bucket: "Max"},
+	{title: "partial groups seen", metric: GangPartialSeen, bucket: "Value"},
+	{title: "node updates (/s)", metric: NodeUpdates, bucket: "Value"},
 }
 
 func (f figure) value(results []Result, testCase, workload string) (float64, bool) {

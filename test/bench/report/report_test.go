@@ -110,6 +110,33 @@ func TestSaveThenLoad(t *testing.T) {
 	}
 }
 
+func TestAppend(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "BenchmarkPerfScheduling_benchmark_berth_2026-01-01T00:00:00Z.json")
+	if err := os.WriteFile(path, []byte(harnessFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	added := Result{TestCase: "GangContention_Berth", Workload: "5Nodes", Metric: GangPartialSeen, Labels: map[string]string{}, Unit: "groups", Data: map[string]float64{"Value": 0}}
+	if err := Append(path, "BenchmarkPerfScheduling", []Result{added}); err != nil {
+		t.Fatal(err)
+	}
+	rounds, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds) != 1 {
+		t.Fatalf("want the one round the harness wrote, got %d", len(rounds))
+	}
+	got := rounds[0].Results
+	// The harness's two items with data, then the one added.
+	if len(got) != 3 || got[0].Metric != Throughput {
+		t.Fatalf("want the harness's results kept and one added, got %+v", got)
+	}
+	if diff := cmp.Diff(added, got[2]); diff != "" {
+		t.Errorf("added result (-want +got):\n%s", diff)
+	}
+}
+
 func throughput(testCase, workload string, v float64) Result {
 	return Result{TestCase: testCase, Workload: workload, Metric: Throughput, Data: map[string]float64{"Average": v}}
 }
@@ -186,6 +213,33 @@ SUBJECT/BASELINE: the ratio within each round; mean [min, max] over the rounds.
 WORKLOAD        COMPARISON  METRIC               BASELINE  SUBJECT  SUBJECT/BASELINE
 Gang/1000Gangs  Berth only  throughput (pods/s)  -         50.0     -
 Gang/10Gangs    Stock only  throughput (pods/s)  -         5.00     -
+`,
+		},
+		{
+			name: "quotas against basic, the drivers' figures",
+			rounds: []Round{{Results: []Result{
+				throughput("Basic_Berth", "5000Nodes", 200),
+				throughput("Quota_Berth", "5000Nodes", 190),
+				{TestCase: "GangContention_Stock", Workload: "500Nodes", Metric: GangTimeToFull, Data: map[string]float64{"Value": 2}},
+				{TestCase: "GangContention_Stock", Workload: "500Nodes", Metric: GangRefillDelay, Data: map[string]float64{"Average": 1000, "Max": 1500}},
+				{TestCase: "GangContention_Stock", Workload: "500Nodes", Metric: GangPartialSeen, Data: map[string]float64{"Value": 0}},
+				{TestCase: "GangContention_Berth", Workload: "500Nodes", Metric: GangTimeToFull, Data: map[string]float64{"Value": 3}},
+				{TestCase: "GangContention_Berth", Workload: "500Nodes", Metric: GangRefillDelay, Data: map[string]float64{"Average": 500, "Max": 3000}},
+				{TestCase: "GangContention_Berth", Workload: "500Nodes", Metric: GangPartialSeen, Data: map[string]float64{"Value": 0}},
+				{TestCase: "GPUShare_Stock", Workload: "5000Nodes", Metric: NodeUpdates, Data: map[string]float64{"Value": 500}},
+				{TestCase: "GPUShare_Berth", Workload: "5000Nodes", Metric: NodeUpdates, Data: map[string]float64{"Value": 490}},
+			}}},
+			want: `Scheduler benchmarks: 1 round(s). Values: mean ±relative standard deviation over the rounds.
+SUBJECT/BASELINE: the ratio within each round; mean [min, max] over the rounds.
+
+WORKLOAD                 COMPARISON                     METRIC                  BASELINE  SUBJECT  SUBJECT/BASELINE
+GangContention/500Nodes  Berth vs Stock                 time to full (s)        2.00      3.00     1.500
+GangContention/500Nodes  Berth vs Stock                 refill delay mean (ms)  1000      500      0.500
+GangContention/500Nodes  Berth vs Stock                 refill delay max (ms)   1500      3000     2.000
+GangContention/500Nodes  Berth vs Stock                 partial groups seen     0.000     0.000    -
+GPUShare/5000Nodes       Berth vs Stock                 node updates (/s)       500       490      0.980
+Quota/5000Nodes          Quota_Berth vs Basic_Berth     throughput (pods/s)     200       190      0.950
+GPUShare/5000Nodes       GPUShare_Berth vs Basic_Berth  node updates (/s)       -         490      -
 `,
 		},
 		{
