@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
@@ -370,6 +372,44 @@ func TestCacheMetrics(t *testing.T) {
 	assertGauge(t, "berth_gpu_memory_capacity", node, 16)
 	c.Close()
 	assertGauge(t, "berth_gpu_memory_capacity", node, -1)
+}
+
+// TestScrapeDoesNotStallPlacement: a scrape whose consumer is slow (the registry processes each
+// metric as it arrives) must not hold the cache's lock: Reserve, on the scheduling cycle's
+// critical path, goes on while the scrape is paused mid-way.
+func TestScrapeDoesNotStallPlacement(t *testing.T) {
+	c := NewCache(testResources)
+	defer c.Close()
+	for _, node := range []string{"scrape-a", "scrape-b"} {
+		if err := c.AddOrUpdateNode(gpuNode(node, "2", "32").Obj()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := make(chan metrics.Metric)
+	scraped := make(chan struct{})
+	go func() {
+		c.collect(ch, map[string]bool{})
+		close(ch)
+		close(scraped)
+	}()
+	<-ch // the scrape is now paused, with metrics still to send
+
+	reserved := make(chan error, 1)
+	go func() {
+		_, err := c.Reserve(gpuPod("during-scrape", "8").Obj(), "scrape-a", one(8), Binpack)
+		reserved <- err
+	}()
+	select {
+	case err := <-reserved:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("Reserve waited for a paused scrape: collect holds the cache's lock while it sends")
+	}
+	for range ch {
+	}
+	<-scraped
 }
 
 // assertGauge checks the value of a per-node GPU gauge as a scrape gathers it; -1: no series.

@@ -92,20 +92,31 @@ func (*collector) CollectWithStability(ch chan<- metrics.Metric) {
 	}
 }
 
+// collect copies the figures under the read lock and sends them after releasing it: the channel
+// is drained by the registry as it processes each metric, so sending under the lock would hold it
+// for the whole gather (over 100 ms at 5000 nodes) and stall Reserve and the informers behind it.
 func (c *Cache) collect(ch chan<- metrics.Metric, seen map[string]bool) {
+	type figures struct {
+		node           string
+		capacity, used int64
+	}
 	c.mu.RLock()
-	defer c.mu.RUnlock()
+	all := make([]figures, 0, len(c.nodes))
 	for name, n := range c.nodes {
 		if !n.known || len(n.capacity) == 0 || seen[name] {
 			continue
 		}
 		seen[name] = true
-		var capacity, used int64
+		f := figures{node: name}
 		for i, m := range n.capacity {
-			capacity += m
-			used += n.used[i]
+			f.capacity += m
+			f.used += n.used[i]
 		}
-		ch <- metrics.NewLazyConstMetric(memoryCapacity, metrics.GaugeValue, float64(capacity), name)
-		ch <- metrics.NewLazyConstMetric(memoryAllocated, metrics.GaugeValue, float64(used), name)
+		all = append(all, f)
+	}
+	c.mu.RUnlock()
+	for _, f := range all {
+		ch <- metrics.NewLazyConstMetric(memoryCapacity, metrics.GaugeValue, float64(f.capacity), f.node)
+		ch <- metrics.NewLazyConstMetric(memoryAllocated, metrics.GaugeValue, float64(f.used), f.node)
 	}
 }
