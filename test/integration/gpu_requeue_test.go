@@ -26,13 +26,24 @@ const requeueWithin = 20 * time.Second
 
 // A GPU pod that waits for room is bound as soon as the event that makes room happens, every time:
 // a GPU node joins, a node's device plugin registers its GPUs, a node's GPUs grow, a pod holding
-// the GPU finishes, or it is deleted.
+// the GPU finishes, or it is deleted. Both ways berth places GPU pods are tried: its plugin in
+// berth-scheduler, and the stock kube-scheduler calling berth-extender, whose cache is fed by a
+// watch of its own that can trail the scheduler's.
 func TestGPUPodIsRequeuedByTheEventThatMakesRoom(t *testing.T) {
-	c := harness.StartCluster(t)
+	t.Run("plugin", func(t *testing.T) {
+		c := harness.StartCluster(t)
+		c.StartScheduler(t, berthConfig(c, ""))
+		testRequeuedByTheEventThatMakesRoom(t, c)
+	})
+	t.Run("extender", func(t *testing.T) {
+		testRequeuedByTheEventThatMakesRoom(t, startExtenderEnv(t, true).c)
+	})
+}
+
+func testRequeuedByTheEventThatMakesRoom(t *testing.T, c *harness.Cluster) {
 	ns := c.Namespace(t, "requeue")
 	// A node without GPUs, so the cluster is never empty and the pod is rejected for GPUs alone.
 	c.CreateNode(t, harness.Node("cpu-only", "32", "128Gi", nil))
-	c.StartScheduler(t, berthConfig(c, ""))
 	ctx := context.Background()
 
 	cases := []struct {
