@@ -205,6 +205,12 @@ func (pl *ElasticQuota) adjust(state fwk.CycleState, pod, other *v1.Pod, sign in
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
+	if s.group != "" && groupOf(other) == s.group {
+		// The pod's own group: its members that hold no quota yet (nominated ones, or those a
+		// group's preemption places beside it) are in need already; those that hold it are
+		// never victims.
+		return nil
+	}
 	req, err := quota.RequestOf(other, pl.gpuMemory)
 	if err != nil {
 		return fwk.AsStatus(err)

@@ -62,6 +62,9 @@ func (j judge) Verdict(pods []*v1.Pod) preemption.Verdict {
 
 func (j judge) Tally() preemption.Tally { return j.r.Lenders() }
 
+// InProgress names the quota whose reclaim the victims serve.
+func (j judge) InProgress(victims []*v1.Pod) string { return j.r.InProgress(victims) }
+
 // Evicting marks the victims as leaving in the ledger at once: until the informer shows their
 // deletion, the next preemptor must not count what they hold as still lendable.
 func (j judge) Evicting(victims []*v1.Pod) {

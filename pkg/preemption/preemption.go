@@ -129,12 +129,23 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	}
 	state.Write(attemptKey, a)
 	result, status := pl.evaluator.Preempt(ctx, state, pod, m)
+	var victims []*v1.Pod
 	if status.IsSuccess() && result != nil && result.NominatedNodeName != "" {
-		if victims, ok := a.chosen.Load(result.NominatedNodeName); ok {
+		if chosen, ok := a.chosen.Load(result.NominatedNodeName); ok {
+			victims = chosen.([]*v1.Pod)
 			for _, j := range a.judges {
 				if e, ok := j.(Evictor); ok {
-					e.Evicting(victims.([]*v1.Pod))
+					e.Evicting(victims)
 				}
+			}
+		}
+	} else if status.Message() == terminatingOnNominated {
+		victims = pl.terminatingOn(pod.Status.NominatedNodeName)
+	}
+	for _, j := range a.judges {
+		if n, ok := j.(Narrator); ok && len(victims) > 0 {
+			if msg := n.InProgress(victims); msg != "" {
+				return result, fwk.NewStatus(status.Code(), msg)
 			}
 		}
 	}
@@ -142,6 +153,21 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 		return result, fwk.NewStatus(status.Code(), "preemption: "+msg)
 	}
 	return result, status
+}
+
+// terminatingOn returns the pods on the node that an earlier preemption is evicting.
+func (pl *Preemption) terminatingOn(node string) []*v1.Pod {
+	ni, err := pl.fh.SnapshotSharedLister().NodeInfos().Get(node)
+	if err != nil {
+		return nil
+	}
+	var pods []*v1.Pod
+	for _, pi := range ni.GetPods() {
+		if preemption.PodTerminatingByPreemption(pi.GetPod()) {
+			pods = append(pods, pi.GetPod())
+		}
+	}
+	return pods
 }
 
 // placed yields every pod on a node in the cycle's snapshot.
@@ -218,6 +244,10 @@ func (pl *Preemption) OrderedScoreFuncs(context.Context, map[string]*extenderv1.
 	return nil
 }
 
+// terminatingOnNominated is DefaultPreemption's reason for not preempting again while an earlier
+// preemption's victims are still going.
+const terminatingOnNominated = "not eligible due to a terminating pod on the nominated node."
+
 // PodEligibleToPreemptOthers is DefaultPreemption's: not with preemptionPolicy Never, and not
 // while a pod it may preempt on its nominated node is still terminating from an earlier
 // preemption.
@@ -233,7 +263,7 @@ func (pl *Preemption) PodEligibleToPreemptOthers(_ context.Context, pod *v1.Pod,
 		priority := corev1helpers.PodPriority(pod)
 		for _, p := range nodeInfo.GetPods() {
 			if corev1helpers.PodPriority(p.GetPod()) < priority && preemption.PodTerminatingByPreemption(p.GetPod()) {
-				return false, "not eligible due to a terminating pod on the nominated node."
+				return false, terminatingOnNominated
 			}
 		}
 	}
@@ -250,114 +280,43 @@ type victim struct {
 // may be victims (Never vetoes, Allowed waives the priority rule), and which set of them a
 // Tally accepts (offered least important first). Then, as upstream: remove every accepted victim,
 // check that the preemptor fits, and reprieve victims most important first, PDB-violating ones
-// before the others.
+// before the others. When a Judge says the preemptor has Company, the candidate also places its
+// companions (see dryRun.placeCompanions) and its victims are those of every node involved.
 func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.CycleState, preemptor *v1.Pod, nodeInfo fwk.NodeInfo,
 	allPossibleVictims []*preemption.DomainVictim, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
-	logger := klog.FromContext(ctx)
-	judges := attemptOf(cycleState).judges
+	a := attemptOf(cycleState)
+	d := pl.newDryRun(ctx, cycleState, preemptor, a.judges, pdbs)
 	mainNode := nodeInfo.Node().Name
-	nodes := map[string]fwk.NodeInfo{mainNode: nodeInfo}
-
-	change := func(v *victim, add bool) error {
-		for _, pi := range v.Pods() {
-			name := pi.GetPod().Spec.NodeName
-			ni, ok := nodes[name]
-			if !ok {
-				var err error
-				if ni, err = pl.fh.SnapshotSharedLister().NodeInfos().Get(name); err != nil {
-					return err
-				}
-				nodes[name] = ni
-			}
-			// Only the main node's NodeInfo changes, Filter runs only there; other nodes' pods
-			// go through the PreFilter extensions, which keep their own account (quota, spread).
-			var status *fwk.Status
-			if add {
-				if name == mainNode {
-					ni.AddPodInfo(pi)
-				}
-				status = pl.fh.RunPreFilterExtensionAddPod(ctx, cycleState, preemptor, pi, ni)
-			} else {
-				if name == mainNode {
-					if err := ni.RemovePod(logger, pi.GetPod()); err != nil {
-						return err
-					}
-				}
-				status = pl.fh.RunPreFilterExtensionRemovePod(ctx, cycleState, preemptor, pi, ni)
-			}
-			if !status.IsSuccess() {
-				return status.AsError()
-			}
-		}
-		return nil
-	}
-
-	potential, err := pl.potentialVictims(preemptor, allPossibleVictims, judges)
-	if err != nil {
-		return nil, 0, fwk.AsStatus(err)
-	}
-	if len(potential) == 0 {
-		return nil, 0, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "No preemption victims found for incoming pod")
-	}
-	for _, v := range potential {
-		if err := change(v, false); err != nil {
-			return nil, 0, fwk.AsStatus(err)
-		}
-	}
-	if status := pl.fh.RunFilterPluginsWithNominatedPods(ctx, cycleState, preemptor, nodeInfo); !status.IsSuccess() {
+	d.copies[mainNode] = nodeInfo
+	victims, numViolating, status := d.selectOn(nodeInfo, allPossibleVictims)
+	if !status.IsSuccess() {
 		return nil, 0, status
 	}
-	sort.Slice(potential, func(i, j int) bool { return preemption.MoreImportantVictim(potential[i], potential[j]) })
-
-	violating, nonViolating := preemption.FilterVictimsWithPDBViolation(potential, pdbs)
-	var victims []*victim
-	reprieve := func(v *victim) (bool, error) {
-		if err := change(v, true); err != nil {
-			return false, err
-		}
-		fits := pl.fh.RunFilterPluginsWithNominatedPods(ctx, cycleState, preemptor, nodeInfo).IsSuccess()
-		if !fits {
-			if err := change(v, false); err != nil {
-				return false, err
-			}
-			victims = append(victims, v)
-		}
-		return fits, nil
-	}
-	numViolating := 0
-	for _, vv := range violating {
-		fits, err := reprieve(vv.Victim)
-		if err != nil {
+	if n := companions(a.judges); n > 0 {
+		if err := d.place(mainNode); err != nil {
 			return nil, 0, fwk.AsStatus(err)
 		}
-		if !fits {
-			numViolating += vv.ViolateCount
+		more, moreViolating, status := d.placeCompanions(n)
+		if !status.IsSuccess() {
+			return nil, 0, status
 		}
+		victims, numViolating = append(victims, more...), numViolating+moreViolating
 	}
-	for _, v := range nonViolating {
-		if _, err := reprieve(v); err != nil {
-			return nil, 0, fwk.AsStatus(err)
-		}
-	}
-	if len(violating) != 0 && len(nonViolating) != 0 {
-		sort.Slice(victims, func(i, j int) bool { return preemption.MoreImportantVictim(victims[i], victims[j]) })
-	}
-	var pods []*v1.Pod
-	for _, v := range victims {
-		for _, pi := range v.Pods() {
-			pods = append(pods, pi.GetPod())
-		}
-	}
-	attemptOf(cycleState).chosen.Store(mainNode, pods)
+	pods := podsOfAll(victims)
+	a.chosen.Store(mainNode, pods)
 	return pods, numViolating, nil
 }
 
 // potentialVictims turns the pods on the node into units (whole groups where a Judge says pods
 // go together), keeps those that may be victims, and, when a Judge keeps a Tally, the set the
 // Tallies accept, least important first. Without Judges it is DefaultPreemption's list.
-func (pl *Preemption) potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges []Judge) ([]*victim, error) {
+// Units with a pod in gone (already removed by this dry run) are not offered again.
+func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges []Judge, gone map[types.UID]bool) ([]*victim, error) {
 	priority := corev1helpers.PodPriority(preemptor)
-	seen := map[types.UID]bool{}
+	seen := make(map[types.UID]bool, len(gone))
+	for uid := range gone {
+		seen[uid] = true
+	}
 	var out []*victim
 	for _, dv := range all {
 		v := &victim{Victim: dv.Victim}
@@ -459,6 +418,14 @@ func eligible(v *victim, priority int32, judges []Judge) bool {
 		}
 	}
 	return allowed || v.Priority() < priority
+}
+
+func podsOfAll(vs []*victim) []*v1.Pod {
+	var pods []*v1.Pod
+	for _, v := range vs {
+		pods = append(pods, podsOf(v)...)
+	}
+	return pods
 }
 
 func podsOf(v preemption.Victim) []*v1.Pod {

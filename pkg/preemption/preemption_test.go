@@ -187,17 +187,21 @@ func (noSay) Tally() Tally                                  { return nil }
 
 // byLabel groups pods by their "group" label, vetoes the preemptor's own group, and lets
 // "lent" pods go whatever their priority, at most `budget` of them per node.
-type byLabel struct{ budget int }
+// company pods like the preemptor must fit beside it.
+type byLabel struct{ budget, company int }
 
 type byLabelJudge struct {
 	preemptor *v1.Pod
 	placed    []*v1.Pod
 	budget    int
+	company   int
 }
 
 func (r byLabel) ForPreemptor(p *v1.Pod, placed iter.Seq[*v1.Pod]) Judge {
-	return &byLabelJudge{preemptor: p, placed: slices.Collect(placed), budget: r.budget}
+	return &byLabelJudge{preemptor: p, placed: slices.Collect(placed), budget: r.budget, company: r.company}
 }
+
+func (j *byLabelJudge) Companions() int { return j.company }
 
 func (j *byLabelJudge) Together(p *v1.Pod) []*v1.Pod {
 	g := p.Labels["group"]
@@ -308,6 +312,81 @@ func TestJudges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, nodes, append(slices.Clone(tc.pods), tc.preemptor), tc.rule)
 			got, _, code := e.victims(t, e.pl, tc.preemptor, "n1", nil)
+			if diff := cmp.Diff(tc.want, got); diff != "" || code != tc.wantCode {
+				t.Errorf("victims %v (%v), want %v (%v)", got, code, tc.want, tc.wantCode)
+			}
+		})
+	}
+}
+
+// TestCompany: a preemptor with companions gets, in one candidate, the victims every one of them
+// needs on whichever nodes they go, or none at all when one of them fits nowhere.
+func TestCompany(t *testing.T) {
+	node := func(name string) *v1.Node {
+		return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{"cpu": "4", "pods": "20"}).Obj()
+	}
+	pod := func(name, nodeName string, prio int32, cpu string, labels map[string]string) *v1.Pod {
+		return st.MakePod().Namespace("default").Name(name).UID(name).Node(nodeName).Priority(prio).Labels(labels).
+			Req(map[v1.ResourceName]string{"cpu": cpu}).StartTime(metav1.NewTime(time.Unix(1000, 0))).Obj()
+	}
+	full := func(nodes ...string) []*v1.Pod {
+		var pods []*v1.Pod
+		for _, n := range nodes {
+			pods = append(pods, pod(n+"-a", n, 0, "2", nil), pod(n+"-b", n, 0, "2", nil))
+		}
+		return pods
+	}
+	member := pod("m-0", "", 10, "4", map[string]string{"group": "m"})
+	nodes := []*v1.Node{node("n1"), node("n2"), node("n3")}
+	tests := []struct {
+		name     string
+		pods     []*v1.Pod
+		company  int
+		want     []string
+		wantCode fwk.Code
+	}{
+		{
+			name:    "three members, three full nodes: every node's pods go",
+			pods:    full("n1", "n2", "n3"),
+			company: 2,
+			want:    []string{"n1-a", "n1-b", "n2-a", "n2-b", "n3-a", "n3-b"},
+		},
+		{
+			name:     "four members, three nodes: nothing goes",
+			pods:     full("n1", "n2", "n3"),
+			company:  3,
+			wantCode: fwk.Unschedulable,
+		},
+		{
+			name:    "a companion that fits as things are takes nothing",
+			pods:    full("n1", "n2"),
+			company: 1,
+			want:    []string{"n1-a", "n1-b"},
+		},
+		{
+			name:    "a companion goes where the victims matter least",
+			pods:    append(full("n1", "n3"), pod("n2-hi", "n2", 5, "4", nil)),
+			company: 1,
+			want:    []string{"n1-a", "n1-b", "n3-a", "n3-b"},
+		},
+		{
+			name:    "a companion never takes a sibling's place",
+			pods:    append(full("n1", "n3"), pod("m-1", "n2", 10, "4", map[string]string{"group": "m"})),
+			company: 1,
+			want:    []string{"n1-a", "n1-b", "n3-a", "n3-b"},
+		},
+		{
+			name:     "nor a higher priority pod's",
+			pods:     append(full("n1"), pod("n2-hi", "n2", 20, "4", nil), pod("n3-hi", "n3", 20, "4", nil)),
+			company:  1,
+			wantCode: fwk.Unschedulable,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, nodes, append(slices.Clone(tc.pods), member), byLabel{company: tc.company})
+			got, _, code := e.victims(t, e.pl, member, "n1", nil)
+			slices.Sort(got)
 			if diff := cmp.Diff(tc.want, got); diff != "" || code != tc.wantCode {
 				t.Errorf("victims %v (%v), want %v (%v)", got, code, tc.want, tc.wantCode)
 			}

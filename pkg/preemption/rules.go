@@ -57,3 +57,22 @@ type Tally interface {
 type Evictor interface {
 	Evicting(victims []*v1.Pod)
 }
+
+// Company is a Judge whose preemptor does not go alone: a member of a group that still misses
+// others. Evicting helps only if they all fit too, so every candidate's dry run also places that
+// many more pods like the preemptor, on any node, evicting what they need; the candidate's victims
+// are all of those, and a candidate that cannot place them all has none. The evaluator then
+// carries out one decision for the whole group, or nothing.
+type Company interface {
+	// Companions is how many pods like the preemptor must fit beside it.
+	Companions() int
+}
+
+// Narrator is a Judge that tells a person, in the preemptor's event and condition, what a
+// preemption under way is for: upstream's text ("not eligible due to a terminating pod ...")
+// reads like a failure while it is only waiting for the victims to go.
+type Narrator interface {
+	// InProgress describes the preemption whose victims (chosen now, or still terminating from
+	// an earlier attempt) are given, or returns "" when it has nothing to say about them.
+	InProgress(victims []*v1.Pod) string
+}

@@ -1,6 +1,8 @@
 package quota
 
 import (
+	"fmt"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -16,6 +18,8 @@ import (
 // ask it at once.
 type Reclaim struct {
 	namespace string
+	// quota is the preemptor's ElasticQuota, as messages name it.
+	quota     string
 	reclaims  bool
 	gpuMemory v1.ResourceName
 	// lendable is, per namespace with a quota, what it uses above its min.
@@ -37,6 +41,7 @@ func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.Reso
 	}
 	r := &Reclaim{
 		namespace: preemptor.Namespace,
+		quota:     own.spec.Name,
 		reclaims:  own.spec.WithinMin(own.used, request),
 		gpuMemory: gpuMemory,
 		lendable:  map[string]Vector{},
@@ -87,6 +92,21 @@ func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
 		return Borrowed
 	}
 	return Forbidden
+}
+
+// InProgress tells a person that the preemptor's reclaim is under way, when some of victims (pods
+// a preemption chose, or pods it waits for) hold what their quota borrowed; "" otherwise.
+func (r *Reclaim) InProgress(victims []*v1.Pod) string {
+	n := 0
+	for _, p := range victims {
+		if r.Judge([]*v1.Pod{p}) == Borrowed {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("reclaim for quota %s in progress: %d pods of quotas above their min are being evicted", r.quota, n)
 }
 
 func holdsNamed(spec *Spec, pods []*v1.Pod, gpuMemory v1.ResourceName) bool {

@@ -294,3 +294,77 @@ func TestGroupsArePreemptedWhole(t *testing.T) {
 		return len(p) == 1 && p[0].Name == "important" && p[0].Spec.NodeName != ""
 	})
 }
+
+// A pod reclaiming its quota's min says so while its victims go: first when its preemption
+// chooses them, then on every retry while they are still terminating, where upstream's text was
+// "not eligible due to a terminating pod on the nominated node". No kubelet here: the victims stay
+// terminating until the test removes them.
+func TestReclaimInProgressSaysSo(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil))
+	high := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}
+	if _, err := e.Client.SchedulingV1().PriorityClasses().Create(context.Background(), high, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
+	e.quota(t, a, cpuList("4"), cpuList("8"))
+	e.quota(t, b, nil, cpuList("8"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	for i := range 4 {
+		e.CreatePod(t, cpuPod(b, fmt.Sprint("b", i), "1"))
+	}
+	e.WaitForPods(t, b, time.Minute, "team-b borrowing the node", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+
+	p := cpuPod(a, "a0", "3")
+	p.Spec.PriorityClassName = "high"
+	e.CreatePod(t, p)
+	const want = "reclaim for quota team-a/quota in progress: 3 pods of quotas above their min are being evicted"
+	saw := func(what string) {
+		t.Helper()
+		var last []string
+		err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			events, err := e.Client.CoreV1().Events(a).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=a0"})
+			if err != nil {
+				return false, nil
+			}
+			last = last[:0]
+			found := false
+			for _, ev := range events.Items {
+				last = append(last, ev.Message)
+				if strings.Contains(ev.Message, "not eligible") {
+					return false, fmt.Errorf("upstream's text in %q", ev.Message)
+				}
+				found = found || (ev.Reason == "FailedScheduling" && strings.Contains(ev.Message, want) && (what == "" || strings.Contains(ev.Message, what)))
+			}
+			return found, nil
+		})
+		if err != nil {
+			t.Fatalf("waiting for a0's event saying %q (%s): %v; events: %q", want, what, err, last)
+		}
+	}
+	saw("")
+	pods := e.WaitForPods(t, a, time.Minute, "a0 nominated to n1", func(p []v1.Pod) bool { return p[0].Status.NominatedNodeName == "n1" })
+	if msg := harness.Unschedulable(&pods[0]); !strings.Contains(msg, want) {
+		t.Errorf("a0's PodScheduled condition says %q, want %q", msg, want)
+	}
+
+	// A new node a0 does not tolerate wakes it (it has room) while its victims are still
+	// terminating.
+	tainted := harness.Node("tainted", "4", "64Gi", nil)
+	tainted.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "other", Effect: v1.TaintEffectNoSchedule}}
+	e.CreateNode(t, tainted)
+	saw("0/2 nodes are available")
+	for _, v := range e.WaitForPods(t, b, time.Minute, "three victims terminating", func(p []v1.Pod) bool {
+		n := 0
+		for _, x := range p {
+			if x.DeletionTimestamp != nil {
+				n++
+			}
+		}
+		return n == 3
+	}) {
+		if v.DeletionTimestamp != nil {
+			e.deletePod(t, b, v.Name)
+		}
+	}
+	e.WaitForPods(t, a, time.Minute, "a0 bound once its victims are gone", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
+}
