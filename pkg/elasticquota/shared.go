@@ -36,10 +36,11 @@ type shared struct {
 	podGroups schedlisters.PodGroupLister
 	handle    fwk.Handle
 	logger    klog.Logger
-	synced    []cache.InformerSynced
+	hasSynced []cache.InformerSynced
 	ready     atomic.Bool
-	// scheduling is set by the first scheduling cycle. A scheduler schedules only while it leads,
-	// so this is what keeps a standby replica from writing status.
+	// scheduling is set by the first scheduling cycle, or once the leader lease is ours (see
+	// statusWriter.leading). A scheduler schedules only while it leads, so this is what keeps a
+	// standby replica from writing status.
 	scheduling atomic.Bool
 	status     *statusWriter
 }
@@ -85,7 +86,7 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, gp
 		return nil, err
 	}
 	_ = pgInformer.Informer()
-	s.synced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced, pgInformer.Informer().HasSynced}
+	s.hasSynced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced, pgInformer.Informer().HasSynced}
 	eqFactory.Start(ctx.Done())
 	go s.status.run(ctx)
 	processState.m[factory] = s
@@ -104,18 +105,27 @@ func (s *shared) waitForSync(ctx context.Context) error {
 		return nil
 	}
 	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, syncTimeout, true, func(context.Context) (bool, error) {
-		for _, synced := range s.synced {
-			if !synced() {
-				return false, nil
-			}
-		}
-		return true, nil
+		return s.synced(), nil
 	})
 	if err != nil {
 		return fmt.Errorf("the quota ledger has not taken in the existing pods and ElasticQuotas: %w", err)
 	}
-	s.ready.Store(true)
 	return nil
+}
+
+// synced reports whether the ledger has taken in every pod and ElasticQuota that existed at
+// start-up, and remembers it.
+func (s *shared) synced() bool {
+	if s.ready.Load() {
+		return true
+	}
+	for _, synced := range s.hasSynced {
+		if !synced() {
+			return false
+		}
+	}
+	s.ready.Store(true)
+	return true
 }
 
 // podHandler keeps the ledger's bound pods current. A reservation is the plugin's own business;

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/pkg/quota"
@@ -19,27 +20,68 @@ import (
 
 // statusWriter copies the ledger's use into each enforced ElasticQuota's status.used, so that
 // `kubectl get elasticquota` shows what the scheduler enforces: bound and reserved pods alike,
-// no separate controller. It runs on its own clock, off the scheduling path, and only once the
-// process schedules (it leads), so a standby replica writes nothing.
+// no separate controller. It runs on its own clock, off the scheduling path, and only while the
+// process leads, so a standby replica writes nothing: from the moment it holds the leader lease
+// and its ledger has taken in every pod and ElasticQuota, not from its first scheduling cycle,
+// which may be long in coming.
 type statusWriter struct {
 	client versioned.Interface
 	s      *shared
 	period time.Duration
+	// leads reports whether the process holds its leader lease, and whether it can tell.
+	leads func() (leads, known bool)
 }
 
 func newStatusWriter(client versioned.Interface, s *shared, period time.Duration) *statusWriter {
-	return &statusWriter{client: client, s: s, period: period}
+	return &statusWriter{client: client, s: s, period: period, leads: leaderLease}
 }
 
 func (w *statusWriter) run(ctx context.Context) {
 	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		if !w.s.scheduling.Load() || !w.s.ready.Load() {
+		if !w.leading() || !w.s.synced() {
 			return
 		}
 		for _, u := range w.s.ledger.Quotas() {
 			w.write(ctx, u)
 		}
 	}, w.period)
+}
+
+// leading: the leader lease says so, or, where no leader election runs, the process has started
+// scheduling (a scheduler without leader election schedules from the start, but its plugins are
+// built before that, with no sign of it but the first cycle). Leadership once seen is kept: a
+// scheduler that loses its lease exits.
+func (w *statusWriter) leading() bool {
+	if w.s.scheduling.Load() {
+		return true
+	}
+	if leads, known := w.leads(); known && leads {
+		w.s.scheduling.Store(true)
+		return true
+	}
+	return false
+}
+
+// leaderLease reads client-go's leader election gauge (leader_election_master_status, which
+// berth-scheduler registers by importing component-base's client-go metrics): 1 for the lease
+// this process holds. Without the gauge there is no leader election to ask.
+func leaderLease() (leads, known bool) {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		return false, false
+	}
+	for _, f := range families {
+		if f.GetName() != "leader_election_master_status" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			known = true
+			if m.GetGauge().GetValue() == 1 {
+				return true, true
+			}
+		}
+	}
+	return false, known
 }
 
 // write patches status.used of the quota u describes when it differs. Only resources the quota

@@ -368,3 +368,31 @@ func TestReclaimInProgressSaysSo(t *testing.T) {
 	}
 	e.WaitForPods(t, a, time.Minute, "a0 bound once its victims are gone", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
 }
+
+// A newly elected leader writes status.used as soon as it holds the lease and its ledger is
+// built, though it has nothing to schedule: the pod that holds quota was bound before it started.
+func TestQuotaStatusFromANewLeaderAtOnce(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil))
+	a := e.Namespace(t, "team-a")
+	e.quota(t, a, cpuList("2"), cpuList("8"))
+	p := cpuPod(a, "bound", "1")
+	p.Spec.NodeName = "n1"
+	e.CreatePod(t, p)
+	cfg := strings.Replace(berthConfig(e.Cluster, ""), "leaderElect: false",
+		"leaderElect: true\n  resourceNamespace: kube-system\n  resourceName: berth-quota-status", 1)
+	start := time.Now()
+	e.StartSchedulerBinary(t, cfg)
+	var used v1.ResourceList
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		q, err := e.eq.SchedulingV1alpha1().ElasticQuotas(a).Get(ctx, "quota", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		used = q.Status.Used
+		return used.Cpu().Cmp(resource.MustParse("1")) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("status.used is %v, want cpu 1 from the pod bound before the leader started: %v", used, err)
+	}
+	t.Logf("status.used written %v after the scheduler started, with no scheduling cycle", time.Since(start).Round(time.Millisecond))
+}
