@@ -9,10 +9,14 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/qossort/grouporder"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -194,6 +198,47 @@ func TestOrder(t *testing.T) {
 		}
 	}
 	want := []string{"be-high", "g-early", "g-late", "group", "b-mid", "be-early", "b-low"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// member is a pod of scheduler-plugins' pod group group, queued at ts.
+func member(t *testing.T, group, name string, ts time.Time) *framework.QueuedPodInfo {
+	t.Helper()
+	return queued(t, burstable(name).Namespace("ns").Label(v1alpha1.PodGroupLabel, group).Obj(), ts)
+}
+
+// The members of a pod group whose creation time is known leave the queue one after another, in
+// the order of their groups' creation (then names), among other pods at the groups' creation
+// times; a member of a group with no recorded time sorts as a plain pod.
+func TestGroupMembersAreContiguous(t *testing.T) {
+	a, b, c := types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"}, types.NamespacedName{Namespace: "ns", Name: "c"}
+	grouporder.Note(b, t0) // b before a: creation time first, then name
+	grouporder.Note(a, t0.Add(time.Second))
+	grouporder.Note(c, t0.Add(time.Second))
+	t.Cleanup(func() { grouporder.Forget(a); grouporder.Forget(b); grouporder.Forget(c) })
+
+	// Queued interleaved, as members of competing groups are when their backoffs end together.
+	entities := []fwk.QueuedEntityInfo{
+		member(t, "a", "a-0", t0.Add(10*time.Second)),
+		member(t, "c", "c-0", t0.Add(11*time.Second)),
+		member(t, "b", "b-0", t0.Add(12*time.Second)),
+		queued(t, burstable("plain-early").Obj(), t0.Add(500*time.Millisecond)),
+		member(t, "a", "a-1", t0.Add(13*time.Second)),
+		member(t, "c", "c-1", t0.Add(14*time.Second)),
+		member(t, "b", "b-1", t0.Add(15*time.Second)),
+		queued(t, burstable("plain-late").Obj(), t0.Add(16*time.Second)),
+		member(t, "unknown", "u-0", t0.Add(9*time.Second)),
+		member(t, "a", "a-2", t0.Add(17*time.Second)),
+	}
+	pl := &QOSSort{}
+	sort.SliceStable(entities, func(i, j int) bool { return pl.Less(entities[i], entities[j]) })
+	var got []string
+	for _, e := range entities {
+		got = append(got, e.(podEntity).GetPodInfo().GetPod().Name)
+	}
+	want := []string{"b-0", "b-1", "plain-early", "a-0", "a-1", "a-2", "c-0", "c-1", "u-0", "plain-late"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}

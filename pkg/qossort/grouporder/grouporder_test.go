@@ -1,0 +1,40 @@
+package grouporder
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+)
+
+// A group's time is the first one noted, until it is forgotten; pods outside any group, or in a
+// group with no time, have none.
+func TestNoteOnceUntilForgotten(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	key := types.NamespacedName{Namespace: "ns", Name: "train"}
+	member := st.MakePod().Namespace("ns").Name("w-0").Label(v1alpha1.PodGroupLabel, "train").Obj()
+	stranger := st.MakePod().Namespace("other").Name("w-0").Label(v1alpha1.PodGroupLabel, "train").Obj()
+	plain := st.MakePod().Namespace("ns").Name("p").Obj()
+	t.Cleanup(func() { Forget(key) })
+
+	if _, _, ok := Of(member); ok {
+		t.Fatal("a time before any was noted")
+	}
+	Note(key, t0)
+	Note(key, t0.Add(time.Hour)) // a PodGroup recreated under the same name keeps the first time
+	if group, at, ok := Of(member); !ok || group != key || !at.Equal(t0) {
+		t.Errorf("Of(member) = %v, %v, %v; want %v, %v", group, at, ok, key, t0)
+	}
+	if _, _, ok := Of(stranger); ok {
+		t.Error("a pod of a same-named group in another namespace got the time")
+	}
+	if _, _, ok := Of(plain); ok {
+		t.Error("a pod in no group got a time")
+	}
+	Forget(key)
+	if _, _, ok := Of(member); ok {
+		t.Error("a time after Forget")
+	}
+}
