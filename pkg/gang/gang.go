@@ -20,7 +20,9 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -33,6 +35,7 @@ import (
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/qossort/grouporder"
 )
 
 // Name is the plugin's name in the registry and in configuration.
@@ -52,7 +55,9 @@ const (
 // timings are the manager's and the status writer's delays; tests shorten them.
 type timings struct {
 	backoffBase, backoffMax, statusBatch time.Duration
-	clock                                timeSource
+	// turn is how long a group that holds nothing gives way to another group's round in progress.
+	turn  time.Duration
+	clock timeSource
 }
 
 // defaultTimings: backoffMax is far above the time a group needs to schedule its members back to
@@ -61,6 +66,7 @@ var defaultTimings = timings{
 	backoffBase: 2 * time.Second,
 	backoffMax:  32 * time.Second,
 	statusBatch: time.Second,
+	turn:        2 * time.Second,
 	clock:       clock.RealClock{},
 }
 
@@ -181,6 +187,12 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 				return parkedMinResources, false
 			}
 		}
+		if d := g.TurnRemaining(); d > 0 {
+			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, d.Round(time.Millisecond))
+			return parkedTurn, false
+		}
+		// Before the member can enter the active queue, where QOSSort sorts it by this time.
+		grouporder.Note(key, pg.CreationTimestamp.Time)
 		return 0, true
 	})
 	if ok {
@@ -329,17 +341,29 @@ func (pl *Gang) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node s
 // timed out, another plugin rejected it, it was preempted or deleted) ends the group's round: the
 // other waiting members are rejected too, so the group gives back everything at once. A member
 // turned down in its own scheduling cycle by Reserve or Permit, whether or not Gang's Reserve ran
-// for it, is judged like one that fit no node (PostFilter), against the node it was tried on.
-func (pl *Gang) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node string) {
+// for it, is judged like one that fit no node (PostFilter), against the node it was tried on. A
+// member that Gang's Permit had let through or told to wait, and that is not waiting in its
+// group's round now (its bind failed, or it was released with an earlier round), only gives its
+// place back: its failure says nothing about whether the current round can complete, and its
+// Unreserve runs in its binding goroutine, where the scheduler's snapshot is not this cycle's but
+// is being renewed for the next one.
+func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) {
 	key, ok := groupOf(pod)
 	if !ok {
 		return
+	}
+	if passedPermit(state) {
+		pl.clearNomination(ctx, pod)
 	}
 	minMember := int32(1)
 	if pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name); err == nil {
 		minMember = minMemberOf(pg)
 	}
-	r := pl.groups.Unreserve(key, pod, minMember, pl.snapshotCheck(func(n string) bool { return n == node }))
+	var check snapshotCheck
+	if !passedPermit(state) {
+		check = pl.snapshotCheck(func(n string) bool { return n == node })
+	}
+	r := pl.groups.Unreserve(key, pod, minMember, check)
 	if r.Outcome.Verdict != verdictFail {
 		return
 	}
@@ -361,7 +385,7 @@ func (pl *Gang) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node
 // waiting siblings through with it; until then the member waits, at most until the round's
 // deadline. The first member to wait activates its pending siblings, so the group is scheduled
 // back to back rather than interleaved with others.
-func (pl *Gang) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
 	key, ok := groupOf(pod)
 	if !ok {
 		return nil, 0
@@ -373,10 +397,14 @@ func (pl *Gang) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ strin
 	}
 	minMember := minMemberOf(pg)
 	v := pl.groups.Permit(key, pod, minMember, pl.timeout(pg))
-	switch {
-	case v.Refused != 0:
+	if v.Refused != 0 {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
 			"pod group %s could not place all its members and stands aside", key)), 0
+	}
+	if state != nil {
+		state.Write(permitStateKey, permitMark{})
+	}
+	switch {
 	case v.Wait > 0:
 		if v.FirstWaiter {
 			pl.activateSiblings(key, pod)
@@ -386,6 +414,36 @@ func (pl *Gang) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ strin
 	}
 	pl.allow(v)
 	return nil, 0
+}
+
+// clearNomination takes back the nominatedNodeName that kube-scheduler 1.37 writes to a pod
+// about to wait at Permit (NominatedNodeNameForExpectation, on by default). When the pod is
+// rejected, the scheduler means to clear it, but compares against its copy of the pod from before
+// the write and so leaves it in place; its queue then counts the pod as nominated to the node, and
+// every pod of equal or lower priority finds that room taken while the released member stands
+// aside. With many groups releasing members, freed room stayed empty for over a minute.
+func (pl *Gang) clearNomination(ctx context.Context, pod *v1.Pod) {
+	_, err := pl.handle.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType,
+		[]byte(`{"status":{"nominatedNodeName":null}}`), metav1.PatchOptions{}, "status")
+	if err != nil && !apierrors.IsNotFound(err) {
+		klog.FromContext(ctx).Error(err, "Clearing the nominated node of a released pod group member", "pod", klog.KObj(pod))
+	}
+}
+
+// permitStateKey marks in a member's CycleState that Gang's Permit let it through or told it to
+// wait: from then on its Unreserve may run outside its scheduling cycle.
+const permitStateKey fwk.StateKey = "Permit" + Name
+
+type permitMark struct{}
+
+func (permitMark) Clone() fwk.StateData { return permitMark{} }
+
+func passedPermit(state fwk.CycleState) bool {
+	if state == nil {
+		return false
+	}
+	_, err := state.Read(permitStateKey)
+	return err == nil
 }
 
 // activateSiblings moves the group's pending members, other than pod, to the active queue.

@@ -43,6 +43,7 @@ var testTimings = timings{
 	backoffBase: 500 * time.Millisecond,
 	backoffMax:  time.Second,
 	statusBatch: 10 * time.Millisecond,
+	turn:        500 * time.Millisecond,
 	clock:       clock.RealClock{},
 }
 

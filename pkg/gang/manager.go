@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/clock"
+
+	"github.com/berth-sched/berth/pkg/qossort/grouporder"
 )
 
 // parkReason says why Gang turned a pod away, and so what brings it back.
@@ -30,6 +32,10 @@ const (
 	// back (see MemberFailed). Woken by the queue when the scheduler forgets the released pod, and
 	// by the manager's timer as a backstop.
 	parkedRetry
+	// parkedTurn: the group holds nothing and another group's round is in progress; cutting into
+	// it would take the room that round is filling. Woken by the manager when that round ends,
+	// and by its timer once the round has lasted turnMax, whichever comes first.
+	parkedTurn
 )
 
 // wokenByCapacity reports whether freed or added capacity can help a pod parked for r.
@@ -98,14 +104,21 @@ type manager struct {
 	backoffBase time.Duration
 	// backoffMax caps the doubling of consecutive failed rounds.
 	backoffMax time.Duration
-	clock      timeSource
-	hooks      hooks
+	// turnMax is how long a group that holds nothing gives way to another group's round in
+	// progress (see turnRemaining); zero turns the rule off.
+	turnMax time.Duration
+	clock   timeSource
+	hooks   hooks
 
 	mu     sync.Mutex
 	groups map[types.NamespacedName]*group
 	// released holds the pods whose reservation was given back, with the node they held, until a
 	// scheduling cycle's snapshot shows them gone or they reserve again.
 	released map[types.UID]string
+	// rounds holds the groups whose round is in progress (members wait at Permit), with its start.
+	rounds map[types.NamespacedName]time.Time
+	// turnParked holds the groups with pods parked for their turn (parkedTurn).
+	turnParked sets.Set[types.NamespacedName]
 }
 
 // group is one pod group's state.
@@ -151,10 +164,13 @@ func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks
 	return &manager{
 		backoffBase: backoffBase,
 		backoffMax:  backoffMax,
+		turnMax:     backoffBase,
 		clock:       clock,
 		hooks:       h,
 		groups:      map[types.NamespacedName]*group{},
 		released:    map[types.UID]string{},
+		rounds:      map[types.NamespacedName]time.Time{},
+		turnParked:  sets.New[types.NamespacedName](),
 	}
 }
 
@@ -175,12 +191,14 @@ func (m *manager) group(key types.NamespacedName) *group {
 }
 
 // gc drops a group's state once it holds nothing. A group with failed rounds is kept so that
-// its backoff keeps growing; quorum or the PodGroup's deletion (Drop) clears it.
+// its backoff keeps growing; quorum or the PodGroup's deletion (Drop) clears it. With no ready
+// member left, none can be queued either: the group's sort time goes too.
 func (m *manager) gc(key types.NamespacedName, now time.Time) {
 	g, ok := m.groups[key]
 	if ok && len(g.reserved) == 0 && len(g.bound) == 0 && len(g.ready) == 0 && len(g.waiting) == 0 &&
 		len(g.parked) == 0 && g.failures == 0 && !now.Before(g.backoffUntil) && g.wakeAt.IsZero() {
 		delete(m.groups, key)
+		grouporder.Forget(key)
 	}
 }
 
@@ -197,6 +215,63 @@ func (m *manager) park(key types.NamespacedName, g *group, pod *v1.Pod, reason p
 		m.armWake(key, g, at)
 	case parkedRetry:
 		m.armWake(key, g, now.Add(m.backoffBase))
+	case parkedTurn:
+		m.turnParked.Insert(key)
+		m.armWake(key, g, now.Add(m.turnRemaining(key, g, now)))
+	}
+}
+
+// turnRemaining is how long a group that holds nothing still gives way to another group's round
+// in progress: members of a group are scheduled back to back only if no other group's members
+// come between them, and QOSSort puts an older group's members first. A round normally ends
+// within its members' scheduling cycles; one that lasts longer than turnMax (a member waits for
+// preemption, say) no longer holds the others back. The caller holds the lock.
+func (m *manager) turnRemaining(key types.NamespacedName, g *group, now time.Time) time.Duration {
+	if m.turnMax == 0 || len(g.reserved) > 0 || len(g.waiting) > 0 {
+		return 0
+	}
+	var left time.Duration
+	for other, start := range m.rounds {
+		if other != key {
+			left = max(left, start.Add(m.turnMax).Sub(now))
+		}
+	}
+	return left
+}
+
+// endRound records that the group's round ended, and wakes the groups that gave way to it. The
+// caller holds the lock; the wake-up runs on a timer of its own, without it.
+func (m *manager) endRound(key types.NamespacedName) {
+	if _, ok := m.rounds[key]; !ok {
+		return
+	}
+	delete(m.rounds, key)
+	if m.turnParked.Len() > 0 {
+		m.clock.AfterFunc(0, m.wakeTurns)
+	}
+}
+
+// wakeTurns activates every pod parked for its turn; PreEnqueue parks again those whose turn has
+// still not come.
+func (m *manager) wakeTurns() {
+	m.mu.Lock()
+	var pods []*v1.Pod
+	now := m.clock.Now()
+	for key := range m.turnParked {
+		if g, ok := m.groups[key]; ok {
+			for uid, p := range g.parked {
+				if p.reason == parkedTurn {
+					pods = append(pods, p.pod)
+					delete(g.parked, uid)
+				}
+			}
+			m.gc(key, now)
+		}
+	}
+	m.turnParked = sets.New[types.NamespacedName]()
+	m.mu.Unlock()
+	if len(pods) > 0 {
+		m.hooks.activate(pods)
 	}
 }
 
@@ -225,7 +300,7 @@ func (m *manager) timedWake(key types.NamespacedName, at time.Time) {
 	backoffLeft := false
 	for uid, p := range g.parked {
 		switch {
-		case p.reason == parkedRetry, p.reason == parkedBackoff && !now.Before(g.backoffUntil):
+		case p.reason == parkedRetry, p.reason == parkedTurn, p.reason == parkedBackoff && !now.Before(g.backoffUntil):
 			pods = append(pods, p.pod)
 			delete(g.parked, uid)
 		case p.reason == parkedBackoff:
@@ -280,7 +355,7 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 	defer m.mu.Unlock()
 	now := m.clock.Now()
 	g := m.group(key)
-	reason, ok = check(groupView{g: g, now: now})
+	reason, ok = check(groupView{g: g, now: now, turn: m.turnRemaining(key, g, now)})
 	if ok {
 		delete(g.parked, pod.UID)
 		m.gc(key, now)
@@ -293,9 +368,13 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 
 // groupView lets an admission check read a group's state under the manager's lock.
 type groupView struct {
-	g   *group
-	now time.Time
+	g    *group
+	now  time.Time
+	turn time.Duration
 }
+
+// TurnRemaining is how long the group still gives way to another group's round in progress.
+func (v groupView) TurnRemaining() time.Duration { return v.turn }
 
 // BackoffRemaining is how long the group still stands aside after a failed round.
 func (v groupView) BackoffRemaining() time.Duration {
@@ -336,7 +415,7 @@ func (m *manager) Wake(key types.NamespacedName, ready func(groupView) bool, rea
 			taken = append(taken, uid)
 		}
 	}
-	if len(pods) == 0 || (ready != nil && !ready(groupView{g: g, now: now})) {
+	if len(pods) == 0 || (ready != nil && !ready(groupView{g: g, now: now, turn: m.turnRemaining(key, g, now)})) {
 		return nil
 	}
 	for _, uid := range taken {
@@ -433,13 +512,14 @@ func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32,
 		return permitVerdict{Refused: parkedBackoff}
 	}
 	if len(g.placed) >= int(minMember) {
-		return m.allow(g, now)
+		return m.allow(key, g, now)
 	}
 	var v permitVerdict
 	if len(g.waiting) == 0 {
 		g.round++
 		g.roundStart, g.deadline = now, now.Add(timeout)
 		v.FirstWaiter = true
+		m.rounds[key] = now
 		round := g.round
 		m.clock.AfterFunc(timeout, func() { m.expire(key, round) })
 	}
@@ -455,7 +535,8 @@ func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32,
 
 // allow ends the round with quorum: its waiting members are let through. The caller holds the
 // lock.
-func (m *manager) allow(g *group, now time.Time) permitVerdict {
+func (m *manager) allow(key types.NamespacedName, g *group, now time.Time) permitVerdict {
+	m.endRound(key)
 	v := permitVerdict{Allow: sets.List(g.waiting)}
 	if len(g.waiting) > 0 {
 		v.QuorumWait = now.Sub(g.roundStart)
@@ -474,7 +555,7 @@ func (m *manager) Reevaluate(key types.NamespacedName, minMember int32) permitVe
 	if !ok || len(g.waiting) == 0 || len(g.placed) < int(minMember) {
 		return permitVerdict{}
 	}
-	return m.allow(g, m.clock.Now())
+	return m.allow(key, g, m.clock.Now())
 }
 
 // roundFailure describes a round that ended without quorum.
@@ -490,6 +571,7 @@ type roundFailure struct {
 func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time) roundFailure {
 	released := sets.List(g.waiting)
 	g.waiting = sets.New[types.UID]()
+	m.endRound(key)
 	g.failures++
 	backoff := m.backoffBase
 	for i := 1; i < g.failures && backoff < m.backoffMax; i++ {
@@ -608,8 +690,10 @@ type unreserveResult struct {
 
 // Unreserve forgets pod's reservation. A member that was waiting at Permit is lost to its round
 // (rejected, timed out, preempted): the round fails, and the caller rejects the members it
-// releases. Any other member failed in its own scheduling cycle (a plugin's Reserve or Permit
-// turned it down, whether or not Gang's Reserve ran), which is judged as MemberFailed judges it.
+// releases. With check, any other member failed in its own scheduling cycle (a plugin's Reserve or
+// Permit turned it down, whether or not Gang's Reserve ran), which is judged as MemberFailed
+// judges it. Without check, the member is past its scheduling cycle (see Gang.Unreserve) and only
+// gives its place back.
 func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck) unreserveResult {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -621,6 +705,9 @@ func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int
 	defer m.gc(key, now)
 	m.unreserve(g, pod.UID)
 	if !g.waiting.Has(pod.UID) {
+		if check == nil {
+			return unreserveResult{}
+		}
 		return unreserveResult{Outcome: m.memberFailed(key, g, pod, minMember, check)}
 	}
 	g.waiting.Delete(pod.UID)
@@ -655,6 +742,7 @@ func (m *manager) Drop(key types.NamespacedName) []types.UID {
 		g.parked[uid] = parkedPod{pod: g.reserved[uid].pod, reason: parkedNotFound}
 	}
 	g.waiting = sets.New[types.UID]()
+	m.endRound(key)
 	g.failures, g.backoffUntil = 0, time.Time{}
 	m.gc(key, m.clock.Now())
 	return released

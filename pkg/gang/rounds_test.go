@@ -212,3 +212,86 @@ func TestAnySchedulingCycleStartsTheStatusWriter(t *testing.T) {
 		t.Error("a scheduling cycle did not start the status writer")
 	}
 }
+
+// A member released with an earlier round, whose binding goroutine runs its Unreserve only once
+// the group's next round has begun, gives its place back and nothing more: it neither ends the new
+// round nor reads the scheduler's snapshot, which the scheduling goroutine is renewing meanwhile
+// for the next cycle (run with -race).
+func TestALateUnreserveFromAnEarlierRoundLeavesTheNewRoundAlone(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	// Round 1: a1 waits, a2 fits nowhere, a1 is released.
+	if st := h.pl.Reserve(h.ctx, framework.NewCycleState(), a1, "node"); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	a1State := framework.NewCycleState()
+	st, timeout := h.pl.Permit(h.ctx, a1State, a1, "node")
+	if !st.IsWait() {
+		t.Fatalf("Permit(a1): %v", st)
+	}
+	h.fh.AddWaitingPod(a1, map[string]time.Duration{Name: timeout})
+	doneA1 := make(chan *fwk.Status, 1)
+	go func() { doneA1 <- h.fh.WaitOnPermit(h.ctx, a1) }()
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, rejectedOn("node"))
+	if s := verdict(t, doneA1); s.IsSuccess() {
+		t.Fatalf("a1 was let through: %v", s)
+	}
+
+	// Round 2, after the backoff: a3 waits.
+	h.eventually("the end of the backoff", func() bool {
+		var left time.Duration
+		h.pl.groups.Admit(keyA, a3, func(g groupView) (parkReason, bool) {
+			left = g.BackoffRemaining()
+			return 0, true
+		})
+		return left == 0
+	})
+	_, doneA3 := h.waitAtPermit(a3)
+
+	// Only now does a1's binding goroutine get to its Unreserve, while the scheduling goroutine
+	// starts the next cycle.
+	unreserved := make(chan struct{})
+	go func() {
+		defer close(unreserved)
+		h.pl.Unreserve(h.ctx, a1State, a1, "node")
+	}()
+	h.sees(onNode(a3, "node"))
+	<-unreserved
+
+	stillWaiting(t, "a3, in the new round", doneA3)
+	if h.pl.groups.Holds(keyA, a1.UID) {
+		t.Error("a1 still holds its place after its Unreserve")
+	}
+	h.fh.RejectWaitingPod(a3.UID)
+}
+
+// A member released after it waited at Permit loses the nominated node that kube-scheduler wrote
+// for it before the wait (and does not clear itself), so its room is not kept for it while its
+// group stands aside; a member turned down before Permit is not written to.
+func TestAReleasedMemberLosesItsNominatedNode(t *testing.T) {
+	nominated := func(p *v1.Pod) *v1.Pod {
+		p = p.DeepCopy()
+		p.Status.NominatedNodeName = "node"
+		return p
+	}
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, nominated(a1), nominated(a2), a3)
+	if st := h.pl.Reserve(h.ctx, framework.NewCycleState(), a1, "node"); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	a1State := framework.NewCycleState()
+	if st, _ := h.pl.Permit(h.ctx, a1State, a1, "node"); !st.IsWait() {
+		t.Fatalf("Permit(a1): %v", st)
+	}
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a3, rejectedOn("node"))
+	h.pl.Unreserve(h.ctx, a1State, a1, "node")
+	h.pl.Unreserve(h.ctx, framework.NewCycleState(), a2, "node") // turned down before Permit
+
+	for name, want := range map[string]string{"a1": "", "a2": "node"} {
+		got, err := h.kube.CoreV1().Pods("ns").Get(h.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.NominatedNodeName != want {
+			t.Errorf("%s: nominatedNodeName %q, want %q", name, got.Status.NominatedNodeName, want)
+		}
+	}
+}

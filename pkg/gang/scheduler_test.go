@@ -78,6 +78,11 @@ type cluster struct {
 // taken every unbound pod it can, so that the test, not the informers' timing, decides the order.
 func startScheduler(t *testing.T, objs []runtime.Object, pgs []runtime.Object, wantActive int) *cluster {
 	t.Helper()
+	return startSchedulerWith(t, testTimings, objs, pgs, wantActive)
+}
+
+func startSchedulerWith(t *testing.T, timings timings, objs []runtime.Object, pgs []runtime.Object, wantActive int) *cluster {
+	t.Helper()
 	disableWatchList(t)
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
@@ -111,7 +116,7 @@ func startScheduler(t *testing.T, objs []runtime.Object, pgs []runtime.Object, w
 			if err != nil {
 				return nil, err
 			}
-			return newGang(ctx, args, h, c.pgs, testTimings)
+			return newGang(ctx, args, h, c.pgs, timings)
 		},
 		ledgerName: func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return c.ledger, nil },
 	}
@@ -197,14 +202,43 @@ func cpuMember(pg, name string, priority int32) *v1.Pod {
 		SchedulerName(v1.DefaultSchedulerName).Priority(priority).Req(map[v1.ResourceName]string{v1.ResourceCPU: "2"}).Obj()
 }
 
-func TestTwoGroupsThatFitOnlyAloneDoNotDeadlock(t *testing.T) {
-	// Two nodes of 4 CPUs hold four 2-CPU pods. Groups a and b each need all four. Their
-	// priorities interleave them in the queue, so each gets two members waiting at Permit and
-	// holding the whole cluster before either can complete: the deadlock Gang must break.
+// twoGroupsInterleaved are two groups of four 2-CPU members on two nodes of 4 CPUs, each group
+// needing the whole cluster, whose priorities interleave them in the queue: a0, b0, a1, b1, ...
+func twoGroupsInterleaved() []runtime.Object {
 	objs := []runtime.Object{cpuNode("n1", "4"), cpuNode("n2", "4")}
 	for i := range 4 {
 		objs = append(objs, cpuMember("a", fmt.Sprintf("a%d", i), int32(100-2*i)), cpuMember("b", fmt.Sprintf("b%d", i), int32(99-2*i)))
 	}
+	return objs
+}
+
+// A group that holds nothing gives way to another group's round in progress: b's members,
+// interleaved with a's in the queue, do not come between a's, and a is bound without a failed round.
+func TestAGroupGivesWayToARoundInProgress(t *testing.T) {
+	failedBefore, err := testutil.GetCounterMetricValue(failedRounds.WithLabelValues(failedUnschedulable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startScheduler(t, twoGroupsInterleaved(), []runtime.Object{withTimeout(podGroup("a", 4), 600), withTimeout(podGroup("b", 4), 600)}, 8)
+	c.eventually("group a bound whole", func() bool { return len(c.bound()["a"]) == 4 })
+	failedAfter, err := testutil.GetCounterMetricValue(failedRounds.WithLabelValues(failedUnschedulable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failedAfter != failedBefore {
+		t.Errorf("%v rounds failed: b came between a's members", failedAfter-failedBefore)
+	}
+	if got := c.bound(); len(got["b"]) != 0 {
+		t.Errorf("bound pods by group: %v; want none of b", got)
+	}
+}
+
+func TestTwoGroupsThatFitOnlyAloneDoNotDeadlock(t *testing.T) {
+	// Two nodes of 4 CPUs hold four 2-CPU pods. Groups a and b each need all four. Their
+	// priorities interleave them in the queue and neither gives way to the other's round (as
+	// after a round outlasts the give-way), so each gets two members waiting at Permit and
+	// holding the whole cluster before either can complete: the deadlock Gang must break.
+	objs := twoGroupsInterleaved()
 	withLongTimeout := func(name string) runtime.Object {
 		// Far longer than the test may take: only Gang's release can break the deadlock.
 		return withTimeout(podGroup(name, 4), 600)
@@ -213,7 +247,9 @@ func TestTwoGroupsThatFitOnlyAloneDoNotDeadlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := startScheduler(t, objs, []runtime.Object{withLongTimeout("a"), withLongTimeout("b")}, 8)
+	noGiving := testTimings
+	noGiving.turn = 0
+	c := startSchedulerWith(t, noGiving, objs, []runtime.Object{withLongTimeout("a"), withLongTimeout("b")}, 8)
 
 	var winner, loser string
 	c.eventually("one group to be bound whole", func() bool {

@@ -101,6 +101,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 				"pod group %s did not reach minMember within its schedule timeout; all its waiting members were released", key))
 		},
 	})
+	c.groups.turnMax = t.turn
 	if _, err := pgInformer.Informer().AddEventHandler(c.podGroupHandler()); err != nil {
 		return nil, err
 	}
