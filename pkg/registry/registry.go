@@ -40,8 +40,8 @@ func Registry() frameworkruntime.Registry {
 // them to it): QOSSort sorts the queue, GPUShare and Gang join the default plugins at every point
 // they serve, ElasticQuota enforces quotas, BerthPreemption replaces DefaultPreemption (it is
 // DefaultPreemption plus the quota and group victim rules; listed first, so that its PostFilter
-// runs before Gang's, where DefaultPreemption's did), and GPUShare binds before DefaultBinder so
-// that a GPU pod's devices are written onto it before it is bound.
+// runs before Gang's, where DefaultPreemption's did), and GPUShare binds before DefaultBinder, so
+// that a GPU pod is bound by the one Binding that carries its devices (CheckProfiles enforces it).
 func Profile(schedulerName string) string {
 	return fmt.Sprintf(`- schedulerName: %s
   plugins:
