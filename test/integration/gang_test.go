@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -323,15 +322,11 @@ func (e *gangEnv) waitPodGroup(t *testing.T, name, what string, cond func(v1alph
 // group is left partly bound, and deleting a bound group lets a waiting one in. Ten tries on one
 // control plane, each in a namespace of its own, to catch what a single run would miss.
 //
-// Quarantined: on a loaded machine (make test runs test/bench beside this package on 2 cores) rounds
-// of competing groups can keep colliding and leave freed room empty for over a minute: 1 try in 8
-// failed so in CI (2026-11-22), 20 of 20 passed on a quieter machine. That is a fault of Gang, open
-// in issue 9 (an activated group's members are not yet scheduled back to back); the test stays
-// here, runnable, until it is fixed: BERTH_QUARANTINED=1 go test -run TestManyGangs ./test/integration
+// On a loaded machine this once left freed room empty for over a minute: the waiting groups' members
+// interleaved in the queue, each group took part of the room, and every round failed (issue 9).
+// QOSSort now keeps a group's members together and a group that holds nothing gives way to a round
+// in progress.
 func TestManyGangsCompeteForRoomForAFew(t *testing.T) {
-	if os.Getenv("BERTH_QUARANTINED") == "" {
-		t.Skip("quarantined: freed room can stay empty for over a minute on a loaded machine (issue 9); set BERTH_QUARANTINED=1 to run it")
-	}
 	const (
 		tries     = 10
 		groups    = 12
