@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -17,13 +18,15 @@ import (
 
 // Node status churn for the GPUShare workloads (issue 12). In a real cluster every node's object
 // changes every few seconds (kubelet's status heartbeats, labels that controllers set), and each
-// change is a new Node object in the scheduler's snapshot. The churn updates every node once per
-// nodeUpdatePeriod, in turn, at a steady rate, alternating the two kinds: a heartbeat (the Ready
-// condition's lastHeartbeatTime, a status patch) and a label change. Neither touches GPU
-// capacity. It starts with the first pod, once the harness has created every node, and runs until
-// the workload ends: the same churn for every scheduler, so the ratios stay fair.
+// change is a new Node object in the scheduler's snapshot. When the workload creates the ConfigMap
+// bench-driver/node-churn, the driver updates every node once per its data.period, in turn, at a
+// steady rate, alternating the two kinds: a heartbeat (the Ready condition's lastHeartbeatTime, a
+// status patch) and a label change. Neither touches GPU capacity. It starts with the first pod,
+// once the harness has created every node, and runs until the workload ends: the same churn for
+// every scheduler, so the ratios stay fair.
 const (
-	nodeUpdatePeriod = 10 * time.Second
+	churnNamespace = "bench-driver"
+	churnConfig    = "node-churn"
 	// nodeUpdatesInFlight bounds the concurrent requests, so a slow apiserver slows the churn
 	// down rather than piling up requests.
 	nodeUpdatesInFlight = 8
@@ -33,12 +36,23 @@ const (
 func churnNodes(ctx context.Context, tCtx ktesting.TContext, w workloadID) ([]report.Result, error) {
 	client := tCtx.Client()
 	// The harness creates the nodes first; a status patch racing its creation could fail it.
+	var config *v1.ConfigMap
 	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{Limit: 1})
-		return err == nil && len(pods.Items) > 0, nil
+		if err != nil || len(pods.Items) == 0 {
+			return false, nil
+		}
+		if config, err = client.CoreV1().ConfigMaps(churnNamespace).Get(ctx, churnConfig, metav1.GetOptions{}); err != nil {
+			config = nil
+		}
+		return true, nil
 	})
-	if err != nil {
-		return nil, nil // the workload ended before its first pod
+	if err != nil || config == nil {
+		return nil, nil // the workload ended before its first pod, or asks for no churn
+	}
+	period, err := time.ParseDuration(config.Data["period"])
+	if err != nil || period <= 0 {
+		return nil, fmt.Errorf("%s/%s: period %q: want a positive duration", churnNamespace, churnConfig, config.Data["period"])
 	}
 	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
@@ -60,7 +74,7 @@ func churnNodes(ctx context.Context, tCtx ktesting.TContext, w workloadID) ([]re
 	}
 	var inFlight sync.WaitGroup
 	slots := make(chan struct{}, nodeUpdatesInFlight)
-	ticker := time.NewTicker(nodeUpdatePeriod / time.Duration(len(names)))
+	ticker := time.NewTicker(period / time.Duration(len(names)))
 	defer ticker.Stop()
 	start := time.Now()
 loop:

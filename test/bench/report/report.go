@@ -369,10 +369,12 @@ func Write(w io.Writer, rounds []Round) error {
 					ratios = append(ratios, s/b)
 				}
 			}
-			if len(subj) == 0 {
+			family, _ := splitTestCase(c.subject)
+			baseFamily, _ := splitTestCase(c.baseline)
+			// A figure only one family has (the drivers' node updates) says nothing against another.
+			if len(subj) == 0 || (c.baseline != "" && baseFamily != family && len(base) == 0) {
 				continue
 			}
-			family, _ := splitTestCase(c.subject)
 			fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\n", family, c.workload, c, f.title, meanSpread(base), meanSpread(subj), ratioRange(ratios))
 		}
 	}
