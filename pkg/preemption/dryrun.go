@@ -50,6 +50,24 @@ func (d *dryRun) view(name string) (fwk.NodeInfo, error) {
 	return d.pl.fh.SnapshotSharedLister().NodeInfos().Get(name)
 }
 
+// current is the node as this dry run has left it: its copy, or a new copy when pods this dry
+// run removed (a group's members on other nodes) still run there in the snapshot.
+func (d *dryRun) current(name string) (fwk.NodeInfo, error) {
+	ni, err := d.view(name)
+	if err != nil {
+		return nil, err
+	}
+	if _, copied := d.copies[name]; copied {
+		return ni, nil
+	}
+	for _, pi := range ni.GetPods() {
+		if d.removed[pi.GetPod().UID] {
+			return d.copyOf(name)
+		}
+	}
+	return ni, nil
+}
+
 // copyOf returns this dry run's copy of the node, made on first use without the pods removed so far.
 func (d *dryRun) copyOf(name string) (fwk.NodeInfo, error) {
 	if ni, ok := d.copies[name]; ok {
@@ -239,7 +257,7 @@ func (d *dryRun) placeOne(nodes []fwk.NodeInfo) (string, []*victim, int, *fwk.St
 			continue
 		}
 		name := n.Node().Name
-		ni, err := d.view(name)
+		ni, err := d.current(name)
 		if err != nil {
 			return "", nil, 0, fwk.AsStatus(err)
 		}

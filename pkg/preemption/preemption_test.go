@@ -247,16 +247,20 @@ func (b *budget) Take(pods []*v1.Pod) bool {
 	return true
 }
 
+// node is a node of 4 cpu.
+func node(name string) *v1.Node {
+	return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{"cpu": "4", "pods": "20"}).Obj()
+}
+
+// pod is a pod of the default namespace on nodeName ("" for a pending one).
+func pod(name, nodeName string, prio int32, cpu string, labels map[string]string) *v1.Pod {
+	return st.MakePod().Namespace("default").Name(name).UID(name).Node(nodeName).Priority(prio).Labels(labels).
+		Req(map[v1.ResourceName]string{"cpu": cpu}).StartTime(metav1.NewTime(time.Unix(1000, 0))).Obj()
+}
+
 // TestJudges: the core takes a group whole across nodes, never a sibling, waives priority for
 // what a Judge allows, and stops where a Tally says.
 func TestJudges(t *testing.T) {
-	node := func(name string) *v1.Node {
-		return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{"cpu": "4", "pods": "20"}).Obj()
-	}
-	pod := func(name, nodeName string, prio int32, cpu string, labels map[string]string) *v1.Pod {
-		return st.MakePod().Namespace("default").Name(name).UID(name).Node(nodeName).Priority(prio).Labels(labels).
-			Req(map[v1.ResourceName]string{"cpu": cpu}).StartTime(metav1.NewTime(time.Unix(1000, 0))).Obj()
-	}
 	nodes := []*v1.Node{node("n1"), node("n2")}
 	tests := []struct {
 		name      string
@@ -322,13 +326,6 @@ func TestJudges(t *testing.T) {
 // TestCompany: a preemptor with companions gets, in one candidate, the victims every one of them
 // needs on whichever nodes they go, or none at all when one of them fits nowhere.
 func TestCompany(t *testing.T) {
-	node := func(name string) *v1.Node {
-		return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{"cpu": "4", "pods": "20"}).Obj()
-	}
-	pod := func(name, nodeName string, prio int32, cpu string, labels map[string]string) *v1.Pod {
-		return st.MakePod().Namespace("default").Name(name).UID(name).Node(nodeName).Priority(prio).Labels(labels).
-			Req(map[v1.ResourceName]string{"cpu": cpu}).StartTime(metav1.NewTime(time.Unix(1000, 0))).Obj()
-	}
 	full := func(nodes ...string) []*v1.Pod {
 		var pods []*v1.Pod
 		for _, n := range nodes {
@@ -374,6 +371,13 @@ func TestCompany(t *testing.T) {
 			pods:    append(full("n1", "n3"), pod("m-1", "n2", 10, "4", map[string]string{"group": "m"})),
 			company: 1,
 			want:    []string{"n1-a", "n1-b", "n3-a", "n3-b"},
+		},
+		{
+			name: "a group that goes whole leaves room for a companion where its other members ran",
+			pods: append(full("n3"), pod("v-0", "n1", 0, "4", map[string]string{"group": "v"}),
+				pod("v-1", "n2", 0, "4", map[string]string{"group": "v"})),
+			company: 1,
+			want:    []string{"v-0", "v-1"},
 		},
 		{
 			name:     "nor a higher priority pod's",
