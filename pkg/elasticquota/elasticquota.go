@@ -14,15 +14,18 @@ package elasticquota
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
@@ -126,8 +129,8 @@ func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
 // until a pod of its namespace gives resources back or the quota changes.
 //
 // A member of a pod group that does not yet hold minMember members is admitted only if the
-// members still missing fit as well (each asking what this one asks), so a group that cannot
-// fit its quota holds none of it.
+// members still missing fit as well (see groupNeed), so a group that cannot fit its quota holds
+// none of it.
 func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	pl.scheduling.Store(true)
 	if err := pl.waitForSync(ctx); err != nil {
@@ -144,7 +147,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	}
 	s := &preFilterState{request: request, need: request, group: group, view: view}
 	if missing := pl.missingMembers(pod, group, view.GroupHeld); missing > 1 {
-		s.need = request.Scaled(int64(missing))
+		s.need = pl.groupNeed(pod, group, request, missing-1)
 	}
 	state.Write(preFilterStateKey, s)
 	if e := s.exceeded(); e != nil {
@@ -173,6 +176,48 @@ func (pl *ElasticQuota) missingMembers(pod *v1.Pod, group string, held int) int 
 		return 1
 	}
 	return max(int(pg.Spec.MinMember)-held, 1)
+}
+
+// groupNeed is what admitting pod takes when others more members must hold quota with it for its
+// group to reach minMember: its own request plus, resource by resource, the least that any others
+// of the group's waiting pods ask together. That is the least any way of completing the group can
+// take, so a group is refused only when no choice of its members fits. Members not created yet
+// are counted as asking what pod asks.
+func (pl *ElasticQuota) groupNeed(pod *v1.Pod, group string, request quota.Vector, others int) quota.Vector {
+	var waiting []quota.Vector
+	pods, _ := pl.pods.Pods(pod.Namespace).List(labels.SelectorFromSet(labels.Set{v1alpha1.PodGroupLabel: group}))
+	for _, p := range pods {
+		if p.UID == pod.UID || p.DeletionTimestamp != nil || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
+		}
+		if held, _ := pl.ledger.Holds(p.UID); held {
+			continue
+		}
+		if r, err := quota.RequestOf(p, pl.gpuMemory); err == nil {
+			waiting = append(waiting, r)
+		}
+	}
+	for len(waiting) < others {
+		waiting = append(waiting, request)
+	}
+	need := request.Clone()
+	names := map[v1.ResourceName]bool{}
+	for _, r := range waiting {
+		for name := range r {
+			names[name] = true
+		}
+	}
+	amounts := make([]int64, len(waiting))
+	for name := range names {
+		for i, r := range waiting {
+			amounts[i] = r[name]
+		}
+		slices.Sort(amounts)
+		for _, x := range amounts[:others] {
+			need[name] += x
+		}
+	}
+	return need
 }
 
 // exceeded is why the pod's need does not fit its quota's max, or nil.

@@ -253,3 +253,36 @@ func TestStatusWriterLeads(t *testing.T) {
 		})
 	}
 }
+
+// TestUnequalMembers: a group's missing members are counted as what its waiting pods ask (the
+// least of them, resource by resource), not as copies of the member being admitted.
+func TestUnequalMembers(t *testing.T) {
+	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 3}}
+	member := func(name, cpu string) *v1.Pod { return podOf("a", name, cpu).Label(v1alpha1.PodGroupLabel, "g").Obj() }
+	small, other, big := member("small", "1"), member("other", "1"), member("big", "3")
+	for _, tc := range []struct {
+		name     string
+		pods     []*v1.Pod
+		max      string
+		asking   *v1.Pod
+		wantCode fwk.Code
+		wantMsg  string
+	}{
+		{name: "a small member of 1+1+3 under max 4", pods: []*v1.Pod{small, other, big}, max: "4", asking: small,
+			wantCode: fwk.UnschedulableAndUnresolvable, wantMsg: "quota a/q: cpu used 0, requested for pod group g 5, max 4"},
+		{name: "the big member of 1+1+3 under max 5", pods: []*v1.Pod{small, other, big}, max: "5", asking: big,
+			wantCode: fwk.Success},
+		{name: "the least two of three others", pods: []*v1.Pod{small, other, big, member("third", "1")}, max: "3", asking: small,
+			wantCode: fwk.Success},
+		{name: "members not created yet ask what this one asks", pods: []*v1.Pod{big}, max: "8", asking: big,
+			wantCode: fwk.UnschedulableAndUnresolvable, wantMsg: "quota a/q: cpu used 0, requested for pod group g 9, max 8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.pods, elasticQuota("a", "q", nil, cpu(tc.max)), pg)
+			_, status := e.preFilter(t, tc.asking)
+			if status.Code() != tc.wantCode || status.Message() != tc.wantMsg {
+				t.Errorf("got %v %q, want %v %q", status.Code(), status.Message(), tc.wantCode, tc.wantMsg)
+			}
+		})
+	}
+}

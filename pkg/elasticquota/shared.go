@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -34,6 +35,7 @@ type shared struct {
 	gpuMemory v1.ResourceName
 	quotas    schedlisters.ElasticQuotaLister
 	podGroups schedlisters.PodGroupLister
+	pods      corelisters.PodLister
 	handle    fwk.Handle
 	logger    klog.Logger
 	hasSynced []cache.InformerSynced
@@ -73,6 +75,7 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, gp
 		gpuMemory: gpuMemory,
 		quotas:    eqInformer.Lister(),
 		podGroups: pgInformer.Lister(),
+		pods:      factory.Core().V1().Pods().Lister(),
 		handle:    h,
 		logger:    klog.LoggerWithName(klog.FromContext(ctx), Name),
 	}

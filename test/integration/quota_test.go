@@ -226,6 +226,47 @@ func TestQuotaAdmitsAGroupWhole(t *testing.T) {
 	e.deletePod(t, ns, "plain")
 	e.setMax(t, ns, cpuList("3"))
 	e.WaitForPods(t, ns, time.Minute, "the group bound whole", func(p []v1.Pod) bool { return harness.Bound(p) == 3 })
+
+	// Unequal members (1, 1 and 3 cpu) ask 5 together, whichever of them is asked first: not
+	// under a max of 4, at once under 5.
+	ns = e.Namespace(t, "team-u")
+	e.quota(t, ns, nil, cpuList("4"))
+	pg = &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "u"}, Spec: v1alpha1.PodGroupSpec{MinMember: 3}}
+	if _, err := e.eq.SchedulingV1alpha1().PodGroups(ns).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, cpu := range []string{"3", "1", "1"} {
+		p := cpuPod(ns, fmt.Sprint("u", i), cpu)
+		p.Labels = map[string]string{v1alpha1.PodGroupLabel: "u"}
+		e.CreatePod(t, p)
+	}
+	pods = e.Settled(t, ns, time.Minute)
+	if harness.Bound(pods) != 0 {
+		t.Fatalf("%d members bound of a group that does not fit its quota", harness.Bound(pods))
+	}
+	// The first member tried says what the group asks (Gang then sets the others aside).
+	// Events are recorded asynchronously: wait for one.
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		events, err := e.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		said := false
+		for _, ev := range events.Items {
+			if strings.Contains(ev.Message, "requested for pod group") {
+				if !strings.Contains(ev.Message, "requested for pod group u 5, max 4") {
+					return false, fmt.Errorf("%s says %q, want the group's request of 5", ev.InvolvedObject.Name, ev.Message)
+				}
+				said = true
+			}
+		}
+		return said, nil
+	})
+	if err != nil {
+		t.Errorf("waiting for a member's event naming the group's request: %v", err)
+	}
+	e.setMax(t, ns, cpuList("5"))
+	e.WaitForPods(t, ns, time.Minute, "the unequal group bound whole", func(p []v1.Pod) bool { return harness.Bound(p) == 3 })
 }
 
 // A restarted scheduler rebuilds the ledger from the API before it admits anything.
