@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
+	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -33,7 +33,7 @@ type statusWriter struct {
 }
 
 func newStatusWriter(client versioned.Interface, s *shared, period time.Duration) *statusWriter {
-	return &statusWriter{client: client, s: s, period: period, leads: leaderLease}
+	return &statusWriter{client: client, s: s, period: period, leads: leader.Leads}
 }
 
 func (w *statusWriter) run(ctx context.Context) {
@@ -60,28 +60,6 @@ func (w *statusWriter) leading() bool {
 		return true
 	}
 	return false
-}
-
-// leaderLease reads client-go's leader election gauge (leader_election_master_status, which
-// berth-scheduler registers by importing component-base's client-go metrics): 1 for the lease
-// this process holds. Without the gauge there is no leader election to ask.
-func leaderLease() (leads, known bool) {
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		return false, false
-	}
-	for _, f := range families {
-		if f.GetName() != "leader_election_master_status" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			known = true
-			if m.GetGauge().GetValue() == 1 {
-				return true, true
-			}
-		}
-	}
-	return false, known
 }
 
 // write patches status.used of the quota u describes when it differs. Only resources the quota

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/leader"
 )
 
 // computeStatus is the status a PodGroup should show, given all its pods (finished ones
@@ -130,17 +132,20 @@ func statusPatch(s groupStatus) ([]byte, error) {
 // Its pod informer watches only pods that carry the pod-group label, finished ones included: the
 // scheduler's own pod informer drops pods that have finished, which the counts need.
 //
-// Only the leader writes: the writer starts when the process runs its first scheduling cycle
-// (lead), which a standby replica never does. Until then changes are only queued.
+// Only the leader writes: the writer starts when the process holds its leader lease (package
+// leader), or, where no leader election runs, with its first scheduling cycle (lead); a standby
+// replica does neither. Until then changes are only queued.
 type statusWriter struct {
 	client     versioned.Interface
 	podGroups  schedlisters.PodGroupLister
 	pods       members
 	queue      workqueue.TypedRateLimitingInterface[types.NamespacedName]
 	batchDelay time.Duration
-	// leading is closed when this process starts scheduling.
+	// leading is closed when this process leads: it holds the lease, or it started scheduling.
 	leading  chan struct{}
 	leadOnce sync.Once
+	// leads reads the leader lease (leader.Leads; tests replace it).
+	leads func() (leads, known bool)
 
 	mu sync.Mutex
 	// started holds, for groups whose PodGroup shows no scheduleStartTime yet, when the
@@ -162,6 +167,7 @@ func newStatusWriter(client versioned.Interface, podGroups schedlisters.PodGroup
 		pods:       members{indexer: pods.GetIndexer()},
 		batchDelay: batchDelay,
 		leading:    make(chan struct{}),
+		leads:      leader.Leads,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
 			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "berth_gang_podgroup_status"}),
@@ -254,9 +260,18 @@ func (w *statusWriter) wrote(key types.NamespacedName, s groupStatus) {
 	w.scheduled[key] = s.Scheduled
 }
 
-// lead lets the writer start: this process schedules, so it is the leader.
+// lead lets the writer start: this process holds the lease, or schedules, so it is the leader.
 func (w *statusWriter) lead() {
 	w.leadOnce.Do(func() { close(w.leading) })
+}
+
+func (w *statusWriter) led() bool {
+	select {
+	case <-w.leading:
+		return true
+	default:
+		return false
+	}
 }
 
 // run writes statuses, once this process leads, until ctx ends.
@@ -265,6 +280,7 @@ func (w *statusWriter) run(ctx context.Context) {
 		<-ctx.Done()
 		w.queue.ShutDown()
 	}()
+	go leader.WhenLeading(ctx, time.Second, w.leads, w.led, w.lead)
 	select {
 	case <-w.leading:
 	case <-ctx.Done():

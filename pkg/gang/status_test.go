@@ -280,43 +280,64 @@ func TestStatusWriterIgnoresDeletedPodGroups(t *testing.T) {
 	}
 }
 
-// A standby replica, which never runs a scheduling cycle, writes nothing; the leader writes once
-// it schedules.
+// A standby replica writes nothing; the leader writes as soon as it holds its lease, and, where no
+// leader election runs, once it schedules.
 func TestStatusWriterWritesOnlyWhenLeading(t *testing.T) {
-	disableWatchList(t)
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pgClient := pgfake.NewSimpleClientset(podGroup("a", 1))
-	pgInformers := externalversions.NewSharedInformerFactory(pgClient, 0)
-	lister := pgInformers.Scheduling().V1alpha1().PodGroups().Lister()
-	podInformer := informers.NewSharedInformerFactory(kubefake.NewClientset(), 0).Core().V1().Pods().Informer()
-	w, err := newStatusWriter(pgClient, lister, podInformer, time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pgInformers.Start(ctx.Done())
-	go podInformer.Run(ctx.Done())
-	pgInformers.WaitForCacheSync(ctx.Done())
-	cache.WaitForCacheSync(ctx.Done(), podInformer.HasSynced)
-	pgClient.ClearActions()
-	go w.run(ctx)
-	w.enqueue(keyA)
-	time.Sleep(100 * time.Millisecond)
-	for _, a := range pgClient.Actions() {
-		if _, ok := a.(clienttesting.PatchAction); ok {
-			t.Fatalf("a standby wrote status: %v", a)
-		}
-	}
-	w.lead()
-	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		for _, a := range pgClient.Actions() {
-			if _, ok := a.(clienttesting.PatchAction); ok {
-				return true, nil
+	for _, tc := range []struct {
+		name string
+		// lease is what the leader-election gauge says: held, and whether there is one.
+		held, known bool
+		// schedules: the process then runs its first scheduling cycle.
+		schedules bool
+		wantWrite bool
+	}{
+		{name: "leader, before any scheduling cycle", held: true, known: true, wantWrite: true},
+		{name: "standby", held: false, known: true},
+		{name: "no leader election, before any scheduling cycle"},
+		{name: "no leader election, scheduling", schedules: true, wantWrite: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			disableWatchList(t)
+			_, ctx := ktesting.NewTestContext(t)
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			pgClient := pgfake.NewSimpleClientset(podGroup("a", 1))
+			pgInformers := externalversions.NewSharedInformerFactory(pgClient, 0)
+			lister := pgInformers.Scheduling().V1alpha1().PodGroups().Lister()
+			podInformer := informers.NewSharedInformerFactory(kubefake.NewClientset(), 0).Core().V1().Pods().Informer()
+			w, err := newStatusWriter(pgClient, lister, podInformer, time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		return false, nil
-	}); err != nil {
-		t.Errorf("the leader wrote no status: %v", err)
+			w.leads = func() (bool, bool) { return tc.held, tc.known }
+			pgInformers.Start(ctx.Done())
+			go podInformer.Run(ctx.Done())
+			pgInformers.WaitForCacheSync(ctx.Done())
+			cache.WaitForCacheSync(ctx.Done(), podInformer.HasSynced)
+			pgClient.ClearActions()
+			go w.run(ctx)
+			w.enqueue(keyA)
+			if tc.schedules {
+				w.lead()
+			}
+			wrote := func(context.Context) (bool, error) {
+				for _, a := range pgClient.Actions() {
+					if _, ok := a.(clienttesting.PatchAction); ok {
+						return true, nil
+					}
+				}
+				return false, nil
+			}
+			if tc.wantWrite {
+				if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, wrote); err != nil {
+					t.Errorf("the leader wrote no status: %v", err)
+				}
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+			if done, _ := wrote(ctx); done {
+				t.Fatalf("a process that does not lead wrote status: %v", pgClient.Actions())
+			}
+		})
 	}
 }
