@@ -19,9 +19,14 @@ import (
 
 const gauge = "leader_election_master_status"
 
-// recheck is how long an answer other than "leading" is kept. Reading the gauge gathers the whole
-// registry (10,000 GPU series at 5000 nodes take about 65 ms), and a standby asks as long as it runs.
-const recheck = 5 * time.Second
+// How long an answer other than "leading" is kept. Reading the gauge gathers the whole registry
+// (10,000 GPU series at 5000 nodes take about 65 ms), and a standby asks as long as it runs; so
+// "standby" is kept longer than "no leader election yet", which a starting process says until
+// its elector first reports.
+const (
+	recheckStandby = 5 * time.Second
+	recheckUnknown = time.Second
+)
 
 var last struct {
 	sync.Mutex
@@ -34,6 +39,10 @@ var last struct {
 func Leads() (leads, known bool) {
 	last.Lock()
 	defer last.Unlock()
+	recheck := recheckUnknown
+	if last.known {
+		recheck = recheckStandby
+	}
 	if last.leads || (!last.at.IsZero() && time.Since(last.at) < recheck) {
 		return last.leads, last.known
 	}

@@ -301,6 +301,34 @@ func TestPodGroupStatus(t *testing.T) {
 	})
 }
 
+// A new leader writes PodGroup status as soon as it holds its lease, with no pod to schedule:
+// a group whose members were bound before it started shows Running without waiting for a
+// scheduling cycle. The real berth-scheduler runs, with leader election on.
+func TestPodGroupStatusFromANewLeaderAtOnce(t *testing.T) {
+	e := startGangEnv(t, "leader")
+	e.CreateNode(t, harness.Node("node-a", "8", "16Gi", nil))
+	e.podGroup(t, "train", 2)
+	for _, name := range []string{"train-0", "train-1"} {
+		e.member(t, "train", name, "1", func(p *v1.Pod) { p.Spec.NodeName = "node-a" })
+		p, err := e.Client.CoreV1().Pods(e.ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Status.Phase = v1.PodRunning
+		if _, err := e.Client.CoreV1().Pods(e.ns).UpdateStatus(context.Background(), p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := strings.Replace(berthConfig(e.Cluster, ""), "leaderElect: false",
+		"leaderElect: true\n  resourceNamespace: kube-system\n  resourceName: berth-gang-status", 1)
+	start := time.Now()
+	e.StartSchedulerBinary(t, cfg)
+	e.waitPodGroup(t, "train", "Running, written by the new leader before any scheduling cycle", func(s v1alpha1.PodGroupStatus) bool {
+		return s.Phase == v1alpha1.PodGroupRunning && s.Running == 2
+	})
+	t.Logf("status written %v after the scheduler started, with no scheduling cycle", time.Since(start).Round(time.Millisecond))
+}
+
 func (e *gangEnv) waitPodGroup(t *testing.T, name, what string, cond func(v1alpha1.PodGroupStatus) bool) {
 	t.Helper()
 	var last v1alpha1.PodGroupStatus
