@@ -274,7 +274,8 @@ func (c *contention) fill(ctx context.Context, tick <-chan time.Time, room int) 
 func (c *contention) release(ctx context.Context, tick <-chan time.Time, client kubernetes.Interface, p contentionParams) ([]time.Duration, error) {
 	var released []time.Time
 	next := time.Now()
-	var deadline time.Time
+	// Releases wait for whole gangs; if none comes, the phase still ends.
+	deadline := next.Add(time.Duration(float64(p.releases)/p.releasesPerSecond*float64(time.Second)) + refillTimeout)
 	for {
 		select {
 		case <-ctx.Done():
@@ -312,8 +313,8 @@ func (c *contention) release(ctx context.Context, tick <-chan time.Time, client 
 				c.mu.Unlock()
 				return delays, nil
 			}
-			if !deadline.IsZero() && now.After(deadline) {
-				return nil, fmt.Errorf("%d gangs released, %d waiting gangs bound whole in their room %s after the last release", p.releases, refilled, refillTimeout)
+			if now.After(deadline) {
+				return nil, fmt.Errorf("%d of %d gangs released, %d waiting gangs bound whole in the room they freed, by %s", len(released), p.releases, refilled, deadline.Format(time.TimeOnly))
 			}
 		}
 	}
