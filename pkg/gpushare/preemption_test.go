@@ -65,8 +65,10 @@ func TestFilterReadsNodeInfo(t *testing.T) {
 	}
 	preemptor := gpuPod("preemptor", 8).Priority(100).Obj()
 	n1 := e.nodeInfo(t, "n1")
-	cacheBefore := e.pl.devices.NodeView("n1")
 	check("n1 with the victim", unschedulable(8, 4), filter(preemptor, n1))
+	// After the first PreFilter, which waits until the device cache has taken in the informers'
+	// pods (the victim among them): read earlier, the view could miss the victim.
+	cacheBefore := e.pl.devices.NodeView("n1")
 
 	// Preemption removes the victim from a copy of nodeInfo, and puts it back to try a reprieve.
 	removed := n1.Snapshot()
