@@ -29,7 +29,7 @@ const (
 	churnConfig    = "node-churn"
 	// nodeUpdatesInFlight bounds the concurrent requests, so a slow apiserver slows the churn
 	// down rather than piling up requests.
-	nodeUpdatesInFlight = 8
+	nodeUpdatesInFlight = 32
 	churnLabel          = "bench.berth.io/churn"
 )
 
