@@ -236,6 +236,7 @@ func extenderRequests(t *testing.T, verb string) float64 {
 func TestExtenderPlacesGPUPods(t *testing.T) {
 	for _, nodeCacheCapable := range []bool{true, false} {
 		t.Run(fmt.Sprintf("nodeCacheCapable=%v", nodeCacheCapable), func(t *testing.T) {
+			bindsBefore := extenderRequests(t, extender.BindVerb)
 			e := startExtenderEnv(t, nodeCacheCapable)
 			e.c.CreateNode(t, harness.GPUNode("gpu-a", 2, 16))
 			e.c.CreateNode(t, harness.GPUNode("gpu-b", 2, 16))
@@ -288,6 +289,13 @@ func TestExtenderPlacesGPUPods(t *testing.T) {
 				}
 			}
 
+			// The extender counts a bind after it has answered, so the scheduler may see the pod bound
+			// first: wait for the three GPU pods' binds to be counted before taking the baseline.
+			if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+				return extenderRequests(t, extender.BindVerb)-bindsBefore >= 3, nil
+			}); err != nil {
+				t.Fatalf("the extender counted %v binds for the 3 GPU pods bound", extenderRequests(t, extender.BindVerb)-bindsBefore)
+			}
 			filters, binds := extenderRequests(t, extender.FilterVerb), extenderRequests(t, extender.BindVerb)
 			e.c.CreatePod(t, pod(ns, "no-gpu", ""))
 			noGPU := e.waitBound(t, ns, "no-gpu")
