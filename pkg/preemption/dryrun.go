@@ -3,6 +3,7 @@ package preemption
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
@@ -29,7 +30,10 @@ type dryRun struct {
 	pdbs      []*policy.PodDisruptionBudget
 	copies    map[string]fwk.NodeInfo
 	removed   map[types.UID]bool
-	placed    int
+	// chosen are the victims this candidate settled on, on every node so far: a Tally bounds
+	// them all together (a lender's min holds across nodes, not per node).
+	chosen []*victim
+	placed int
 	// parent is the dry run a fork reads its other nodes from.
 	parent *dryRun
 }
@@ -140,7 +144,7 @@ func (d *dryRun) fits(ni fwk.NodeInfo) *fwk.Status {
 // selectOn is DefaultPreemption's choice of victims on one node (nodeInfo, a copy this dry run
 // owns), with the Judges asked as SelectVictimsOnNode says.
 func (d *dryRun) selectOn(nodeInfo fwk.NodeInfo, all []*preemption.DomainVictim) ([]*victim, int, *fwk.Status) {
-	potential, err := potentialVictims(d.preemptor, all, d.judges, d.removed)
+	potential, err := potentialVictims(d.preemptor, all, d.judges, d.removed, d.chosen)
 	if err != nil {
 		return nil, 0, fwk.AsStatus(err)
 	}
@@ -244,6 +248,7 @@ func (d *dryRun) placeCompanions(n int) ([]*victim, int, *fwk.Status) {
 			return nil, 0, fwk.AsStatus(err)
 		}
 		victims, numViolating = append(victims, took...), numViolating+violating
+		d.chosen = append(d.chosen, took...)
 	}
 	return victims, numViolating, nil
 }
@@ -312,6 +317,7 @@ func (d *dryRun) fork(name string) (*dryRun, fwk.NodeInfo, error) {
 	}
 	f := d.pl.newDryRun(d.ctx, d.state.Clone(), d.preemptor, d.judges, d.pdbs)
 	f.parent = d
+	f.chosen = slices.Clone(d.chosen)
 	for uid := range d.removed {
 		f.removed[uid] = true
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand"
+	"slices"
 	"sort"
 	"sync"
 
@@ -292,6 +293,7 @@ func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.Cy
 	if !status.IsSuccess() {
 		return nil, 0, status
 	}
+	d.chosen = slices.Clone(victims)
 	if n := companions(a.judges); n > 0 {
 		if err := d.place(mainNode); err != nil {
 			return nil, 0, fwk.AsStatus(err)
@@ -309,9 +311,10 @@ func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.Cy
 
 // potentialVictims turns the pods on the node into units (whole groups where a Judge says pods
 // go together), keeps those that may be victims, and, when a Judge keeps a Tally, the set the
-// Tallies accept, least important first. Without Judges it is DefaultPreemption's list.
-// Units with a pod in gone (already removed by this dry run) are not offered again.
-func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges []Judge, gone map[types.UID]bool) ([]*victim, error) {
+// Tallies accept, least important first, after the victims chosen already (on other nodes of the
+// same candidate). Without Judges it is DefaultPreemption's list. Units with a pod in gone
+// (already removed by this dry run) are not offered again.
+func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges []Judge, gone map[types.UID]bool, chosen []*victim) ([]*victim, error) {
 	priority := corev1helpers.PodPriority(preemptor)
 	seen := make(map[types.UID]bool, len(gone))
 	for uid := range gone {
@@ -342,6 +345,12 @@ func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges 
 	}
 	if len(tallies) == 0 {
 		return out, nil
+	}
+	for _, v := range chosen {
+		for _, t := range tallies {
+			// Accepted when they were chosen, by a tally that had taken no more than those before them.
+			t.Take(podsOf(v))
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return preemption.MoreImportantVictim(out[j], out[i]) })
 	accepted := out[:0]

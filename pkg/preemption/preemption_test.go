@@ -186,7 +186,7 @@ func (noSay) Verdict([]*v1.Pod) Verdict                     { return NoSay }
 func (noSay) Tally() Tally                                  { return nil }
 
 // byLabel groups pods by their "group" label, vetoes the preemptor's own group, and lets
-// "lent" pods go whatever their priority, at most `budget` of them per node.
+// "lent" pods go whatever their priority, at most `budget` of them per candidate.
 // company pods like the preemptor must fit beside it.
 type byLabel struct{ budget, company int }
 
@@ -339,6 +339,7 @@ func TestCompany(t *testing.T) {
 		name     string
 		pods     []*v1.Pod
 		company  int
+		budget   int
 		want     []string
 		wantCode fwk.Code
 	}{
@@ -380,6 +381,22 @@ func TestCompany(t *testing.T) {
 			want:    []string{"v-0", "v-1"},
 		},
 		{
+			name: "a tally counts the victims of every node of the candidate together",
+			pods: []*v1.Pod{pod("lent-1", "n1", 100, "4", map[string]string{"lent": "y"}),
+				pod("lent-2", "n2", 100, "4", map[string]string{"lent": "y"}), pod("n3-hi", "n3", 20, "4", nil)},
+			company:  1,
+			budget:   1,
+			wantCode: fwk.Unschedulable,
+		},
+		{
+			name: "within the tally, victims on two nodes",
+			pods: []*v1.Pod{pod("lent-1", "n1", 100, "4", map[string]string{"lent": "y"}),
+				pod("lent-2", "n2", 100, "4", map[string]string{"lent": "y"}), pod("n3-hi", "n3", 20, "4", nil)},
+			company: 1,
+			budget:  2,
+			want:    []string{"lent-1", "lent-2"},
+		},
+		{
 			name:     "nor a higher priority pod's",
 			pods:     append(full("n1"), pod("n2-hi", "n2", 20, "4", nil), pod("n3-hi", "n3", 20, "4", nil)),
 			company:  1,
@@ -388,7 +405,7 @@ func TestCompany(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, nodes, append(slices.Clone(tc.pods), member), byLabel{company: tc.company})
+			e := newEnv(t, nodes, append(slices.Clone(tc.pods), member), byLabel{budget: tc.budget, company: tc.company})
 			got, _, code := e.victims(t, e.pl, member, "n1", nil)
 			slices.Sort(got)
 			if diff := cmp.Diff(tc.want, got); diff != "" || code != tc.wantCode {

@@ -41,12 +41,13 @@ type Judge interface {
 	Together(pod *v1.Pod) []*v1.Pod
 	// Verdict judges a victim: pods that go together, all in one namespace.
 	Verdict(victim []*v1.Pod) Verdict
-	// Tally returns a fresh count for one node's dry run, or nil if the Judge keeps none.
+	// Tally returns a fresh count, or nil if the Judge keeps none.
 	Tally() Tally
 }
 
-// Tally bounds a set of victims as a whole, for one node's dry run: victims are offered least
-// important first, and one that Take refuses is kept.
+// Tally bounds a set of victims as a whole, for one candidate: on each node of it (a group's
+// companions may need several) a fresh Tally first takes the victims chosen on the nodes before,
+// then is offered that node's victims least important first, and one that Take refuses is kept.
 type Tally interface {
 	Take(victim []*v1.Pod) bool
 }

@@ -271,7 +271,7 @@ func TestReclaim(t *testing.T) {
 			t.Errorf("taking %s cpu from b: %v, want %v", step.cpu, got, step.want)
 		}
 	}
-	// Each node's dry run counts afresh.
+	// Each candidate counts afresh.
 	if !r.Lenders().Take([]*v1.Pod{cpuPod("b", "v", "3")}) {
 		t.Error("a fresh tally refused what b can lend")
 	}

@@ -124,13 +124,14 @@ func holdsNamed(spec *Spec, pods []*v1.Pod, gpuMemory v1.ResourceName) bool {
 	return false
 }
 
-// Lenders counts, for one node's dry run, what each lender still has to give.
+// Lenders counts, for one preemption candidate (its victims on every node together), what each
+// lender still has to give.
 type Lenders struct {
 	r    *Reclaim
 	left map[string]Vector
 }
 
-// Lenders starts a count for one dry run.
+// Lenders starts a count for one candidate.
 func (r *Reclaim) Lenders() *Lenders {
 	return &Lenders{r: r, left: map[string]Vector{}}
 }

@@ -437,3 +437,89 @@ func TestQuotaStatusFromANewLeaderAtOnce(t *testing.T) {
 	}
 	t.Logf("status.used written %v after the scheduler started, with no scheduling cycle", time.Since(start).Round(time.Millisecond))
 }
+
+// A lender's min holds across every node of one preemption (issue 10): team-b uses 8 cpu with a
+// min of 6, so exactly one of its 2-cpu pods may be reclaimed. team-a's group of two 2-cpu members
+// needs a pod gone on each node: evicting one helps nothing and two would take team-b below its
+// min, so nothing goes and the group waits. When a third node makes room for one member, the
+// other reclaims exactly one of team-b's pods, and team-b keeps its min.
+func TestReclaimKeepsTheLendersMinAcrossNodes(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil), harness.Node("n2", "4", "64Gi", nil))
+	e.ActAsKubelet(t)
+	a, b := e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
+	e.quota(t, a, cpuList("4"), cpuList("4"))
+	e.quota(t, b, cpuList("6"), cpuList("8"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	for i := range 4 {
+		e.CreatePod(t, cpuPod(b, fmt.Sprint("b", i), "2"))
+	}
+	e.WaitForPods(t, b, time.Minute, "team-b filling both nodes", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+
+	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 2}}
+	if _, err := e.eq.SchedulingV1alpha1().PodGroups(a).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		p := cpuPod(a, fmt.Sprint("g", i), "2")
+		p.Labels = map[string]string{v1alpha1.PodGroupLabel: "g"}
+		e.CreatePod(t, p)
+	}
+	// A member's preemption, had it chosen victims, would be in the same status update that
+	// marks it unschedulable: a nominated node, and a message that reclaim is in progress.
+	for _, m := range e.Settled(t, a, time.Minute) {
+		if m.Status.NominatedNodeName != "" || strings.Contains(harness.Unschedulable(&m), "in progress") {
+			t.Errorf("%s nominated to %q, says %q: want no victims (team-b can lend one pod, the group needs two)",
+				m.Name, m.Status.NominatedNodeName, harness.Unschedulable(&m))
+		}
+	}
+	checkKept(t, e, b, 4)
+
+	e.CreateNode(t, harness.Node("n3", "2", "64Gi", nil))
+	e.WaitForPods(t, a, time.Minute, "the group bound", func(p []v1.Pod) bool { return harness.Bound(p) == 2 })
+	e.WaitForPods(t, b, time.Minute, "one of team-b's pods gone", func(p []v1.Pod) bool { return len(p) <= 3 })
+	checkKept(t, e, b, 3)
+}
+
+// The same for plain pods, one preemption each: team-a's two 2-cpu pods, each needing a pod of
+// team-b gone, may take one of them; the second waits, and team-b keeps its min.
+func TestPlainReclaimKeepsTheLendersMin(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil), harness.Node("n2", "4", "64Gi", nil))
+	e.ActAsKubelet(t)
+	a, b := e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
+	e.quota(t, a, cpuList("4"), cpuList("4"))
+	e.quota(t, b, cpuList("6"), cpuList("8"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	for i := range 4 {
+		e.CreatePod(t, cpuPod(b, fmt.Sprint("b", i), "2"))
+	}
+	e.WaitForPods(t, b, time.Minute, "team-b filling both nodes", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+	e.CreatePod(t, cpuPod(a, "a0", "2"))
+	e.CreatePod(t, cpuPod(a, "a1", "2"))
+	e.WaitForPods(t, a, time.Minute, "one of team-a's pods bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
+	e.WaitForPods(t, b, time.Minute, "one of team-b's pods gone", func(p []v1.Pod) bool { return len(p) <= 3 })
+	// The other, tried next to the first or after its victim went, chose none: team-b is at its min.
+	e.WaitForPods(t, a, time.Minute, "the other turned away without victims", func(p []v1.Pod) bool {
+		for i := range p {
+			if p[i].Spec.NodeName == "" && (harness.Unschedulable(&p[i]) == "" || p[i].Status.NominatedNodeName != "") {
+				return false
+			}
+		}
+		return true
+	})
+	checkKept(t, e, b, 3)
+}
+
+// checkKept checks that ns has n pods, all bound and none being deleted.
+func checkKept(t *testing.T, e *quotaEnv, ns string, n int) {
+	t.Helper()
+	pods := e.WaitForPods(t, ns, time.Minute, "list", func([]v1.Pod) bool { return true })
+	deleting := 0
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			deleting++
+		}
+	}
+	if len(pods) != n || harness.Bound(pods) != n || deleting != 0 {
+		t.Errorf("%s keeps %d pods (%d bound, %d being deleted), want %d, as its min allows", ns, len(pods), harness.Bound(pods), deleting, n)
+	}
+}
