@@ -60,6 +60,12 @@ const (
 	Basic = "Basic"
 )
 
+// controls are the families measured against a control family of their own shape rather than
+// against Basic: Quota runs its pods in ten namespaces (ten createPods ops, then a barrier), and
+// NoQuota runs the same ops without the ElasticQuotas, so Quota against NoQuota is what the quotas
+// cost and nothing else. Without the control's results a family falls back to Basic.
+var controls = map[string]string{"Quota": "NoQuota"}
+
 // Result is one data item: a metric of one workload of one test case.
 type Result struct {
 	// TestCase is named <Family>_<Scheduler>, e.g. Basic_Stock or Gang_Berth.
@@ -284,7 +290,8 @@ func (c comparison) String() string {
 
 // comparisons finds, in the order the results came: every variant against Stock on the same
 // family and workload, then every variant but Stock and Berth against Berth likewise, then every
-// family against Basic with the same variant and workload, then the test cases in none of these.
+// family against its control (or Basic) with the same variant and workload, then the test cases
+// in none of these.
 func comparisons(rounds []Round) []comparison {
 	type key struct{ testCase, workload string }
 	var seen []key
@@ -324,7 +331,11 @@ func comparisons(rounds []Round) []comparison {
 		if family == Basic {
 			continue
 		}
-		if base := (key{Basic + "_" + scheduler, k.workload}); has(base) {
+		base := key{Basic + "_" + scheduler, k.workload}
+		if control, ok := controls[family]; ok && has(key{control + "_" + scheduler, k.workload}) {
+			base = key{control + "_" + scheduler, k.workload}
+		}
+		if has(base) {
 			out = append(out, comparison{workload: k.workload, subject: k.testCase, baseline: base.testCase})
 		}
 	}

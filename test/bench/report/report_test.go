@@ -216,10 +216,13 @@ Gang/10Gangs    Stock only  throughput (pods/s)  -         5.00     -
 `,
 		},
 		{
-			name: "quotas against basic, the drivers' figures, none against a family without them",
+			name: "quotas against their control (else basic), the drivers' figures, none against a family without them",
 			rounds: []Round{{Results: []Result{
 				throughput("Basic_Berth", "5000Nodes", 200),
 				throughput("Quota_Berth", "5000Nodes", 190),
+				throughput("Basic_Berth", "50Nodes", 100),
+				throughput("NoQuota_Berth", "50Nodes", 80),
+				throughput("Quota_Berth", "50Nodes", 76),
 				{TestCase: "GangContention_Stock", Workload: "500Nodes", Metric: GangTimeToFull, Data: map[string]float64{"Value": 2}},
 				{TestCase: "GangContention_Stock", Workload: "500Nodes", Metric: GangRefillDelay, Data: map[string]float64{"Average": 1000, "Max": 1500}},
 				{TestCase: "GangContention_Stock", Workload: "500Nodes", Metric: GangPartialSeen, Data: map[string]float64{"Value": 0}},
@@ -232,13 +235,15 @@ Gang/10Gangs    Stock only  throughput (pods/s)  -         5.00     -
 			want: `Scheduler benchmarks: 1 round(s). Values: mean ±relative standard deviation over the rounds.
 SUBJECT/BASELINE: the ratio within each round; mean [min, max] over the rounds.
 
-WORKLOAD                 COMPARISON                  METRIC                  BASELINE  SUBJECT  SUBJECT/BASELINE
-GangContention/500Nodes  Berth vs Stock              time to full (s)        2.00      3.00     1.500
-GangContention/500Nodes  Berth vs Stock              refill delay mean (ms)  1000      500      0.500
-GangContention/500Nodes  Berth vs Stock              refill delay max (ms)   1500      3000     2.000
-GangContention/500Nodes  Berth vs Stock              partial groups seen     0.000     0.000    -
-GPUShare/5000Nodes       Berth vs Stock              node updates (/s)       500       490      0.980
-Quota/5000Nodes          Quota_Berth vs Basic_Berth  throughput (pods/s)     200       190      0.950
+WORKLOAD                 COMPARISON                    METRIC                  BASELINE  SUBJECT  SUBJECT/BASELINE
+GangContention/500Nodes  Berth vs Stock                time to full (s)        2.00      3.00     1.500
+GangContention/500Nodes  Berth vs Stock                refill delay mean (ms)  1000      500      0.500
+GangContention/500Nodes  Berth vs Stock                refill delay max (ms)   1500      3000     2.000
+GangContention/500Nodes  Berth vs Stock                partial groups seen     0.000     0.000    -
+GPUShare/5000Nodes       Berth vs Stock                node updates (/s)       500       490      0.980
+Quota/5000Nodes          Quota_Berth vs Basic_Berth    throughput (pods/s)     200       190      0.950
+NoQuota/50Nodes          NoQuota_Berth vs Basic_Berth  throughput (pods/s)     100       80.0     0.800
+Quota/50Nodes            Quota_Berth vs NoQuota_Berth  throughput (pods/s)     80.0      76.0     0.950
 `,
 		},
 		{
