@@ -103,6 +103,9 @@ type preFilterState struct {
 	need    quota.Vector
 	group   string
 	view    *quota.View
+	// exceeded is check() of the view as it is: Filter runs on every node, and the answer
+	// changes only when the dry run changes the view's use.
+	exceeded *quota.Exceeded
 }
 
 // Clone copies the view's use, which AddPod and RemovePod change.
@@ -149,8 +152,9 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	if missing := pl.missingMembers(pod, group, view.GroupHeld); missing > 1 {
 		s.need = pl.groupNeed(pod, group, request, missing-1)
 	}
+	s.exceeded = s.check()
 	state.Write(preFilterStateKey, s)
-	if e := s.exceeded(); e != nil {
+	if e := s.exceeded; e != nil {
 		code := fwk.Unschedulable
 		if view.Spec.Fits(nil, s.need) != nil {
 			// More than max even with nothing else running: preemption cannot help, a new max can.
@@ -220,8 +224,8 @@ func (pl *ElasticQuota) groupNeed(pod *v1.Pod, group string, request quota.Vecto
 	return need
 }
 
-// exceeded is why the pod's need does not fit its quota's max, or nil.
-func (s *preFilterState) exceeded() *quota.Exceeded {
+// check returns why the pod's need does not fit its quota's max, or nil.
+func (s *preFilterState) check() *quota.Exceeded {
 	e := s.view.Spec.Fits(s.view.Used, s.need)
 	if e != nil && s.need[e.Resource] != s.request[e.Resource] {
 		e.Group = s.group
@@ -261,6 +265,7 @@ func (pl *ElasticQuota) adjust(state fwk.CycleState, pod, other *v1.Pod, sign in
 		return fwk.AsStatus(err)
 	}
 	s.view.Used.Add(req, sign)
+	s.exceeded = s.check()
 	return nil
 }
 
@@ -272,7 +277,7 @@ func (pl *ElasticQuota) Filter(_ context.Context, state fwk.CycleState, _ *v1.Po
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	if e := s.exceeded(); e != nil {
+	if e := s.exceeded; e != nil {
 		return fwk.NewStatus(fwk.Unschedulable, e.Error())
 	}
 	return nil

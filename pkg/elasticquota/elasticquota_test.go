@@ -40,7 +40,7 @@ type env struct {
 	recorder *events.FakeRecorder
 }
 
-func newEnv(t *testing.T, pods []*v1.Pod, crs ...runtime.Object) *env {
+func newEnv(t testing.TB, pods []*v1.Pod, crs ...runtime.Object) *env {
 	t.Helper()
 	// The generated ElasticQuota fake cannot stream a watch list: list, then watch.
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(clientfeatures.WatchListClient), false)
@@ -98,7 +98,7 @@ func podOf(ns, name, cpu string) *st.PodWrapper {
 	return st.MakePod().Namespace(ns).Name(name).UID(ns + "-" + name).Req(map[v1.ResourceName]string{"cpu": cpu})
 }
 
-func (e *env) preFilter(t *testing.T, pod *v1.Pod) (fwk.CycleState, *fwk.Status) {
+func (e *env) preFilter(t testing.TB, pod *v1.Pod) (fwk.CycleState, *fwk.Status) {
 	t.Helper()
 	state := framework.NewCycleState()
 	_, status := e.pl.PreFilter(e.ctx, state, pod, nil)
@@ -284,5 +284,24 @@ func TestUnequalMembers(t *testing.T) {
 				t.Errorf("got %v %q, want %v %q", status.Code(), status.Message(), tc.wantCode, tc.wantMsg)
 			}
 		})
+	}
+}
+
+// BenchmarkFilter is Filter on every node of a scheduling cycle whose PreFilter admitted the pod,
+// against a quota that names four resources.
+func BenchmarkFilter(b *testing.B) {
+	limits := v1.ResourceList{v1.ResourceCPU: mustParse("1000"), v1.ResourceMemory: mustParse("1Ti"),
+		v1.ResourcePods: mustParse("1000"), "aliyun.com/gpu-mem": mustParse("1000")}
+	e := newEnv(b, []*v1.Pod{podOf("a", "bound", "1").Node("n1").Obj()}, elasticQuota("a", "q", nil, limits))
+	pod := podOf("a", "p", "1").Obj()
+	state, status := e.preFilter(b, pod)
+	if !status.IsSuccess() {
+		b.Fatal(status)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := e.pl.Filter(e.ctx, state, pod, nil); !s.IsSuccess() {
+			b.Fatal(s)
+		}
 	}
 }
