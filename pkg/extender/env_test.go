@@ -22,6 +22,10 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2/ktesting"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
+	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/berth-sched/berth/pkg/gpu"
@@ -190,4 +194,26 @@ func (env *testEnv) writes() []string {
 		}
 	}
 	return out
+}
+
+// schedulerClient is kube-scheduler's own extender client for the extender at url, configured as
+// berth ships it (manifests/extender/scheduler-config.yaml).
+func schedulerClient(t testing.TB, url string) fwk.Extender {
+	t.Helper()
+	ext, err := scheduler.NewHTTPExtender(&schedulerapi.Extender{
+		URLPrefix: url + testPrefix, FilterVerb: FilterVerb, PrioritizeVerb: PrioritizeVerb, PreemptVerb: PreemptVerb, BindVerb: BindVerb,
+		Weight: 5, NodeCacheCapable: true,
+		ManagedResources: []schedulerapi.ExtenderManagedResource{{Name: string(testMemory)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ext
+}
+
+// nodeInfo is a node as the scheduler hands it to its extender client.
+func nodeInfo(node *v1.Node) fwk.NodeInfo {
+	info := framework.NewNodeInfo()
+	info.SetNode(node)
+	return info
 }
