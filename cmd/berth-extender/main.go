@@ -106,6 +106,9 @@ func run(ctx context.Context, o *Options, cfg extender.Config) error {
 	recorder := broadcaster.NewRecorder(scheme.Scheme, component)
 
 	f := &front{}
+	if o.Profiling {
+		f.profiles = profilesHandler()
+	}
 	server, err := newServer(o, f, logger)
 	if err != nil {
 		return err

@@ -37,6 +37,7 @@ type Options struct {
 	ClientCAFile    string
 	URLPrefix       string
 	MaxRequestBytes int64
+	Profiling       bool
 
 	MemoryResource  string
 	CountResource   string
@@ -90,6 +91,8 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"Path the verbs are served under, as in the scheduler's urlPrefix: <prefix>/filter, /prioritize, /preempt, /bind.")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes,
 		"Largest request body accepted; larger ones get 413. Raise it for nodeCacheCapable: false on large clusters.")
+	fs.BoolVar(&o.Profiling, "profiling", o.Profiling,
+		"Serve Go's profiler at /debug/pprof/ (behind --client-ca-file, as the verbs are).")
 
 	fs = fss.FlagSet("GPU")
 	fs.StringVar(&o.MemoryResource, "memory-resource", o.MemoryResource,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"sync/atomic"
 
@@ -15,6 +16,20 @@ import (
 // refuses a verb that reaches it anyway: its cache is not the one that counts reservations.
 type front struct {
 	active atomic.Pointer[http.Handler]
+	// profiles serves /debug/pprof/ with --profiling, on active and standby replicas alike; nil
+	// without.
+	profiles http.Handler
+}
+
+// profilesHandler is Go's profiler at /debug/pprof/, as kube-scheduler's --profiling serves it.
+func profilesHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 func (f *front) activate(h http.Handler) { f.active.Store(&h) }
@@ -29,6 +44,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/metrics":
 		legacyregistry.Handler().ServeHTTP(w, r)
+		return
+	}
+	if f.profiles != nil && strings.HasPrefix(r.URL.Path, "/debug/pprof/") {
+		f.profiles.ServeHTTP(w, r)
 		return
 	}
 	if h := f.active.Load(); h != nil {

@@ -69,3 +69,25 @@ func TestFront(t *testing.T) {
 		}
 	}
 }
+
+// --profiling serves Go's profiler on a standby too; without it the path is the extender's (a
+// 404 on an active replica), and behind --client-ca-file it needs a certificate like the verbs.
+func TestFrontProfiles(t *testing.T) {
+	get := func(h http.Handler, path string) (int, string) {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		return w.Code, w.Body.String()
+	}
+	f := &front{profiles: profilesHandler()}
+	if code, body := get(f, "/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("with --profiling: %d %q, want the profiles' index", code, body)
+	}
+	if code, _ := get(requireClientCert(f), "/debug/pprof/"); code != http.StatusUnauthorized {
+		t.Errorf("with --profiling and --client-ca-file, no certificate: %d, want %d", code, http.StatusUnauthorized)
+	}
+	off := &front{}
+	off.activate(http.NotFoundHandler())
+	if code, _ := get(off, "/debug/pprof/"); code != http.StatusNotFound {
+		t.Errorf("without --profiling: %d, want %d", code, http.StatusNotFound)
+	}
+}
