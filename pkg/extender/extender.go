@@ -100,8 +100,12 @@ func (e *Extender) filter(ctx context.Context, args *extenderv1.ExtenderArgs) (*
 	if err == nil && req.Total > 0 {
 		err = e.cache.CheckCapacity(req)
 	}
+	var views [][]gpu.Device
+	if err == nil && req.Total > 0 {
+		views = e.cache.NodeViews(nodes)
+	}
 	failed, unresolvable := extenderv1.FailedNodesMap{}, extenderv1.FailedNodesMap{}
-	fits := func(name string) bool {
+	fits := func(i int, name string) bool {
 		switch {
 		case err != nil:
 			// The pod itself is at fault, or no GPU anywhere is large enough.
@@ -110,7 +114,7 @@ func (e *Extender) filter(ctx context.Context, args *extenderv1.ExtenderArgs) (*
 		case req.Total == 0:
 			return true
 		}
-		reason, resolvable := e.noFit(name, req)
+		reason, resolvable := e.noFit(name, views[i], req)
 		switch {
 		case reason == "":
 			return true
@@ -124,8 +128,8 @@ func (e *Extender) filter(ctx context.Context, args *extenderv1.ExtenderArgs) (*
 	result := &extenderv1.ExtenderFilterResult{FailedNodes: failed, FailedAndUnresolvableNodes: unresolvable}
 	if args.NodeNames != nil {
 		kept := make([]string, 0, len(nodes))
-		for _, name := range nodes {
-			if fits(name) {
+		for i, name := range nodes {
+			if fits(i, name) {
 				kept = append(kept, name)
 			}
 		}
@@ -133,7 +137,7 @@ func (e *Extender) filter(ctx context.Context, args *extenderv1.ExtenderArgs) (*
 	} else {
 		kept := &v1.NodeList{Items: make([]v1.Node, 0, len(args.Nodes.Items))}
 		for i := range args.Nodes.Items {
-			if fits(args.Nodes.Items[i].Name) {
+			if fits(i, args.Nodes.Items[i].Name) {
 				kept.Items = append(kept.Items, args.Nodes.Items[i])
 			}
 		}
@@ -144,10 +148,10 @@ func (e *Extender) filter(ctx context.Context, args *extenderv1.ExtenderArgs) (*
 	return result, nil
 }
 
-// noFit says why the request does not fit on the node's GPUs now, "" if it does, and whether
-// evicting pods could change that.
-func (e *Extender) noFit(node string, req gpu.Request) (reason string, resolvable bool) {
-	_, err := gpu.Fit(e.cache.NodeView(node), req, e.cfg.Strategy)
+// noFit says why the request does not fit on the node's GPUs now (devs, the cache's view of
+// them), "" if it does, and whether evicting pods could change that.
+func (e *Extender) noFit(node string, devs []gpu.Device, req gpu.Request) (reason string, resolvable bool) {
+	_, err := gpu.Fit(devs, req, e.cfg.Strategy)
 	var noFit *gpu.NoFitError
 	switch {
 	case err == nil:
@@ -172,13 +176,17 @@ func (e *Extender) prioritize(ctx context.Context, args *extenderv1.ExtenderArgs
 		return nil, err
 	}
 	req, reqErr := gpu.RequestOf(pod, e.cfg.Resources.Memory)
+	var views [][]gpu.Device
+	if reqErr == nil && req.Total > 0 {
+		views = e.cache.NodeViews(nodes)
+	}
 	scores := make(extenderv1.HostPriorityList, len(nodes))
 	for i, name := range nodes {
 		scores[i].Host = name
-		if reqErr != nil || req.Total == 0 {
+		if views == nil {
 			continue
 		}
-		if s, err := gpu.Score(e.cache.NodeView(name), req, e.cfg.Strategy); err == nil {
+		if s, err := gpu.Score(views[i], req, e.cfg.Strategy); err == nil {
 			scores[i].Score = int64(math.Round(s * float64(extenderv1.MaxExtenderPriority)))
 		}
 	}

@@ -532,3 +532,37 @@ func TestCacheDevicesOn(t *testing.T) {
 		t.Error("Hold for a pod that already holds devices succeeded")
 	}
 }
+
+// NodeViews reads what NodeView does for each name, unknown nodes and nodes without GPUs included,
+// and its views do not share memory: a caller may change one (as preempt's what-if views do).
+func TestNodeViews(t *testing.T) {
+	c := NewCache(testResources)
+	for _, node := range []*v1.Node{gpuNode("a", "2", "32").Obj(), gpuNode("b", "3", "48").Obj(), st.MakeNode().Name("cpu").Obj()} {
+		if err := c.AddOrUpdateNode(node); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, pod := range []*v1.Pod{boundPod("p1", "a", "1:10"), boundPod("p2", "b", "0:4,2:4"), boundPod("p3", "gone", "0:2")} {
+		if err := c.AddOrUpdatePod(pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"b", "cpu", "missing", "a", "gone", "b"}
+	views := c.NodeViews(names)
+	if len(views) != len(names) {
+		t.Fatalf("%d views for %d names", len(views), len(names))
+	}
+	for i, name := range names {
+		if diff := cmp.Diff(c.NodeView(name), views[i]); diff != "" {
+			t.Errorf("%s (-NodeView +NodeViews):\n%s", name, diff)
+		}
+	}
+	views[0] = append(views[0], Device{Capacity: 99})
+	views[0][0].Used = 99
+	if diff := cmp.Diff(c.NodeView("a"), views[3]); diff != "" {
+		t.Errorf("changing b's view changed a's (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(c.NodeView("b"), views[5]); diff != "" {
+		t.Errorf("changing one view of b changed the other (-want +got):\n%s", diff)
+	}
+}
