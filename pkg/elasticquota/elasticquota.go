@@ -148,10 +148,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	s := &preFilterState{request: request, need: request, group: group, view: view}
-	if missing := pl.missingMembers(pod, group, view.GroupHeld); missing > 1 {
-		s.need = pl.groupNeed(pod, group, request, missing-1)
-	}
+	s := &preFilterState{request: request, need: pl.needOf(pod, group, request, view), group: group, view: view}
 	s.exceeded = s.check()
 	state.Write(preFilterStateKey, s)
 	if e := s.exceeded; e != nil {
@@ -169,13 +166,23 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	return nil, nil
 }
 
+// needOf is what admitting pod, asking request, takes from its quota (view): the request, or for
+// a member of a group that does not yet hold minMember members, the group's share (groupNeed).
+// Admission checks it against max, and reclaim against min.
+func (s *shared) needOf(pod *v1.Pod, group string, request quota.Vector, view *quota.View) quota.Vector {
+	if missing := s.missingMembers(pod, group, view.GroupHeld); missing > 1 {
+		return s.groupNeed(pod, group, request, missing-1)
+	}
+	return request
+}
+
 // missingMembers is how many members group still needs to hold quota to reach minMember, this
 // pod included; 1 for a pod of no group or a group that has its quorum.
-func (pl *ElasticQuota) missingMembers(pod *v1.Pod, group string, held int) int {
+func (s *shared) missingMembers(pod *v1.Pod, group string, held int) int {
 	if group == "" {
 		return 1
 	}
-	pg, err := pl.podGroups.PodGroups(pod.Namespace).Get(group)
+	pg, err := s.podGroups.PodGroups(pod.Namespace).Get(group)
 	if err != nil {
 		return 1
 	}
@@ -187,17 +194,17 @@ func (pl *ElasticQuota) missingMembers(pod *v1.Pod, group string, held int) int 
 // of the group's waiting pods ask together. That is the least any way of completing the group can
 // take, so a group is refused only when no choice of its members fits. Members not created yet
 // are counted as asking what pod asks.
-func (pl *ElasticQuota) groupNeed(pod *v1.Pod, group string, request quota.Vector, others int) quota.Vector {
+func (s *shared) groupNeed(pod *v1.Pod, group string, request quota.Vector, others int) quota.Vector {
 	var waiting []quota.Vector
-	pods, _ := pl.pods.Pods(pod.Namespace).List(labels.SelectorFromSet(labels.Set{v1alpha1.PodGroupLabel: group}))
+	pods, _ := s.pods.Pods(pod.Namespace).List(labels.SelectorFromSet(labels.Set{v1alpha1.PodGroupLabel: group}))
 	for _, p := range pods {
 		if p.UID == pod.UID || p.DeletionTimestamp != nil || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
 			continue
 		}
-		if held, _ := pl.ledger.Holds(p.UID); held {
+		if held, _ := s.ledger.Holds(p.UID); held {
 			continue
 		}
-		if r, err := quota.RequestOf(p, pl.gpuMemory); err == nil {
+		if r, err := quota.RequestOf(p, s.gpuMemory); err == nil {
 			waiting = append(waiting, r)
 		}
 	}

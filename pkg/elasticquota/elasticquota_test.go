@@ -30,6 +30,8 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	eqfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 
+	"github.com/berth-sched/berth/pkg/preemption"
+
 	// Wires client-go's feature gates to utilfeature.DefaultFeatureGate, as in kube-scheduler.
 	_ "k8s.io/kubernetes/pkg/features"
 )
@@ -302,6 +304,34 @@ func BenchmarkFilter(b *testing.B) {
 	for b.Loop() {
 		if s := e.pl.Filter(e.ctx, state, pod, nil); !s.IsSuccess() {
 			b.Fatal(s)
+		}
+	}
+}
+
+// TestGroupReclaimsOnlyWithinMin: a member of a group short of minMember reclaims (takes what
+// other quotas borrow) only if the whole group's need stays within its quota's min, as admission
+// counts it; a plain pod of the member's size does.
+func TestGroupReclaimsOnlyWithinMin(t *testing.T) {
+	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 2}}
+	borrowed := podOf("b", "b0", "2").Node("n1").Obj()
+	e := newEnv(t, []*v1.Pod{borrowed}, elasticQuota("a", "q", cpu("2"), cpu("8")), elasticQuota("b", "q", nil, cpu("8")), pg)
+	rule := &victimRule{e.pl.shared}
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		want preemption.Verdict
+	}{
+		{"a plain pod within min", podOf("a", "plain", "2").Obj(), preemption.Allowed},
+		{"a member whose group needs twice the min", podOf("a", "g-0", "2").Label(v1alpha1.PodGroupLabel, "g").Obj(), preemption.Never},
+		{"a member whose group fits the min", podOf("a", "g-0", "1").Label(v1alpha1.PodGroupLabel, "g").Obj(), preemption.Allowed},
+	}
+	for _, tc := range tests {
+		j := rule.ForPreemptor(tc.pod, nil)
+		if j == nil {
+			t.Fatalf("%s: no quota rule", tc.name)
+		}
+		if got := j.Verdict([]*v1.Pod{borrowed}); got != tc.want {
+			t.Errorf("%s: verdict on a borrowed pod %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

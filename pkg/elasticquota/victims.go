@@ -30,12 +30,19 @@ func VictimRule(ctx context.Context, h fwk.Handle) (preemption.Rule, error) {
 type victimRule struct{ *shared }
 
 // ForPreemptor returns nil for a preemptor whose namespace has no quota: it preempts by priority.
+// A member of a group short of minMember reclaims only if the group's share, as admission counts
+// it, stays within the quota's min.
 func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) preemption.Judge {
 	request, err := quota.RequestOf(preemptor, r.gpuMemory)
 	if err != nil {
 		return nil
 	}
-	reclaim := r.ledger.ReclaimFor(preemptor, request, r.gpuMemory)
+	group := groupOf(preemptor)
+	view, ok := r.ledger.ViewOf(preemptor.Namespace, group)
+	if !ok {
+		return nil
+	}
+	reclaim := r.ledger.ReclaimFor(preemptor, r.needOf(preemptor, group, request, view), r.gpuMemory)
 	if reclaim == nil {
 		return nil
 	}
