@@ -444,26 +444,9 @@ func TestQuotaStatusFromANewLeaderAtOnce(t *testing.T) {
 // min, so nothing goes and the group waits. When a third node makes room for one member, the
 // other reclaims exactly one of team-b's pods, and team-b keeps its min.
 func TestReclaimKeepsTheLendersMinAcrossNodes(t *testing.T) {
-	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil), harness.Node("n2", "4", "64Gi", nil))
-	e.ActAsKubelet(t)
-	a, b := e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
-	e.quota(t, a, cpuList("4"), cpuList("4"))
-	e.quota(t, b, cpuList("6"), cpuList("8"))
-	e.StartScheduler(t, berthConfig(e.Cluster, ""))
-	for i := range 4 {
-		e.CreatePod(t, cpuPod(b, fmt.Sprint("b", i), "2"))
-	}
-	e.WaitForPods(t, b, time.Minute, "team-b filling both nodes", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+	e, a, b := teamBFillsTwoNodes(t, cpuList("4"), cpuList("4"), cpuList("6"))
 
-	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 2}}
-	if _, err := e.eq.SchedulingV1alpha1().PodGroups(a).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 2 {
-		p := cpuPod(a, fmt.Sprint("g", i), "2")
-		p.Labels = map[string]string{v1alpha1.PodGroupLabel: "g"}
-		e.CreatePod(t, p)
-	}
+	e.groupOfTwo(t, a)
 	// A member's preemption, had it chosen victims, would be in the same status update that
 	// marks it unschedulable: a nominated node, and a message that reclaim is in progress.
 	for _, m := range e.Settled(t, a, time.Minute) {
@@ -483,16 +466,7 @@ func TestReclaimKeepsTheLendersMinAcrossNodes(t *testing.T) {
 // The same for plain pods, one preemption each: team-a's two 2-cpu pods, each needing a pod of
 // team-b gone, may take one of them; the second waits, and team-b keeps its min.
 func TestPlainReclaimKeepsTheLendersMin(t *testing.T) {
-	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil), harness.Node("n2", "4", "64Gi", nil))
-	e.ActAsKubelet(t)
-	a, b := e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
-	e.quota(t, a, cpuList("4"), cpuList("4"))
-	e.quota(t, b, cpuList("6"), cpuList("8"))
-	e.StartScheduler(t, berthConfig(e.Cluster, ""))
-	for i := range 4 {
-		e.CreatePod(t, cpuPod(b, fmt.Sprint("b", i), "2"))
-	}
-	e.WaitForPods(t, b, time.Minute, "team-b filling both nodes", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+	e, a, b := teamBFillsTwoNodes(t, cpuList("4"), cpuList("4"), cpuList("6"))
 	e.CreatePod(t, cpuPod(a, "a0", "2"))
 	e.CreatePod(t, cpuPod(a, "a1", "2"))
 	e.WaitForPods(t, a, time.Minute, "one of team-a's pods bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
@@ -509,6 +483,37 @@ func TestPlainReclaimKeepsTheLendersMin(t *testing.T) {
 	checkKept(t, e, b, 3)
 }
 
+// teamBFillsTwoNodes starts a cluster of two 4-cpu nodes and a scheduler, with quotas for team-a
+// (minA, maxA) and team-b (minB, max 8 cpu), and team-b's four 2-cpu pods filling both nodes.
+func teamBFillsTwoNodes(t *testing.T, minA, maxA, minB v1.ResourceList) (e *quotaEnv, a, b string) {
+	t.Helper()
+	e = startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil), harness.Node("n2", "4", "64Gi", nil))
+	e.ActAsKubelet(t)
+	a, b = e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
+	e.quota(t, a, minA, maxA)
+	e.quota(t, b, minB, cpuList("8"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	for i := range 4 {
+		e.CreatePod(t, cpuPod(b, fmt.Sprint("b", i), "2"))
+	}
+	e.WaitForPods(t, b, time.Minute, "team-b filling both nodes", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+	return e, a, b
+}
+
+// groupOfTwo creates PodGroup g (minMember 2) in ns and its two members of 2 cpu.
+func (e *quotaEnv) groupOfTwo(t *testing.T, ns string) {
+	t.Helper()
+	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 2}}
+	if _, err := e.eq.SchedulingV1alpha1().PodGroups(ns).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		p := cpuPod(ns, fmt.Sprint("g", i), "2")
+		p.Labels = map[string]string{v1alpha1.PodGroupLabel: "g"}
+		e.CreatePod(t, p)
+	}
+}
+
 // checkKept checks that ns has n pods, all bound and none being deleted.
 func checkKept(t *testing.T, e *quotaEnv, ns string, n int) {
 	t.Helper()
@@ -522,4 +527,24 @@ func checkKept(t *testing.T, e *quotaEnv, ns string, n int) {
 	if len(pods) != n || harness.Bound(pods) != n || deleting != 0 {
 		t.Errorf("%s keeps %d pods (%d bound, %d being deleted), want %d, as its min allows", ns, len(pods), harness.Bound(pods), deleting, n)
 	}
+}
+
+// A member of a group reclaims only if its whole group stays within its quota's min: team-a's min
+// is 2 cpu, its group of two 2-cpu members needs 4, so it takes nothing from team-b (borrowing all
+// 8 cpu), while a plain 2-cpu pod of team-a takes one of team-b's pods back.
+func TestGroupBeyondItsMinReclaimsNothing(t *testing.T) {
+	e, a, b := teamBFillsTwoNodes(t, cpuList("2"), cpuList("8"), nil)
+
+	e.groupOfTwo(t, a)
+	for _, m := range e.Settled(t, a, time.Minute) {
+		if m.Spec.NodeName != "" || m.Status.NominatedNodeName != "" {
+			t.Errorf("%s bound to %q, nominated to %q: want it waiting, its group beyond its quota's min", m.Name, m.Spec.NodeName, m.Status.NominatedNodeName)
+		}
+	}
+	checkKept(t, e, b, 4)
+
+	e.CreatePod(t, cpuPod(a, "plain", "2"))
+	e.WaitForPods(t, a, time.Minute, "the plain pod bound", func(p []v1.Pod) bool { return harness.Pod(p, "plain").Spec.NodeName != "" })
+	e.WaitForPods(t, b, time.Minute, "one of team-b's pods gone", func(p []v1.Pod) bool { return len(p) <= 3 })
+	checkKept(t, e, b, 3)
 }
