@@ -144,14 +144,14 @@ func (*Gang) Name() string { return Name }
 // PreEnqueue keeps a member out of the active queue while its group cannot be scheduled: its
 // PodGroup is missing, fewer than minMember of its pods can be scheduled, or it stands aside
 // after a failed round. PreEnqueue results reach no pod condition, so the first time a pod is
-// held for a reason it gets an event saying which.
+// held for a reason it gets an event saying which; later holds for that reason get none.
 func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	key, ok := groupOf(pod)
 	if !ok {
 		return nil
 	}
-	_, reason, st, newlyParked := pl.admit(key, pod, nil)
-	if newlyParked {
+	_, reason, st, firstTime := pl.admit(key, pod, nil)
+	if firstTime {
 		kind := v1.EventTypeNormal
 		if reason == parkedNotFound {
 			kind = v1.EventTypeWarning
@@ -166,14 +166,14 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1alpha1.PodGroup, groupView) string) (*v1alpha1.PodGroup, parkReason, *fwk.Status, bool) {
 	var pg *v1alpha1.PodGroup
 	var msg string
-	reason, ok, newlyParked := pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
+	reason, ok, firstTime := pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
 		var err error
 		if pg, err = pl.podGroups.PodGroups(key.Namespace).Get(key.Name); err != nil {
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
 			return parkedNotFound, false
 		}
-		if d := g.BackoffRemaining(); d > 0 {
-			msg = fmt.Sprintf("pod group %s could not place all its members and stands aside for %v", key, d.Round(time.Millisecond))
+		if in, d := g.InBackoff(); in {
+			msg = fmt.Sprintf("pod group %s could not place all its members and stands aside (backoff %v)", key, d)
 			return parkedBackoff, false
 		}
 		minMember := minMemberOf(pg)
@@ -187,8 +187,8 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 				return parkedMinResources, false
 			}
 		}
-		if d := g.TurnRemaining(); d > 0 {
-			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, d.Round(time.Millisecond))
+		if g.TurnRemaining() > 0 {
+			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, pl.groups.turnMax)
 			return parkedTurn, false
 		}
 		// Before the member can enter the active queue, where QOSSort sorts it by this time.
@@ -198,7 +198,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 	if ok {
 		return pg, 0, nil, false
 	}
-	return pg, reason, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), newlyParked
+	return pg, reason, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), firstTime
 }
 
 // EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups

@@ -3,6 +3,7 @@ package gang
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -387,8 +388,15 @@ func TestPreFilterAfterAFailedRound(t *testing.T) {
 	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, nil)
 	verdict(t, waiting)
 	_, got := h.pl.PreFilter(h.ctx, framework.NewCycleState(), a3, nil)
-	if got.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(got.Message(), "could not place all its members and stands aside for") {
-		t.Errorf("PreFilter during the backoff: %v", got)
+	want := fmt.Sprintf("pod group ns/a could not place all its members and stands aside (backoff %v)", testTimings.backoffBase)
+	if got.Code() != fwk.UnschedulableAndUnresolvable || got.Message() != want {
+		t.Errorf("PreFilter during the backoff: %v, want %q", got, want)
+	}
+	// The scheduler writes a pod's status whenever its message changes: one that counted down
+	// would cost an API write on every retry of every member.
+	time.Sleep(testTimings.backoffBase / 10)
+	if _, again := h.pl.PreFilter(h.ctx, framework.NewCycleState(), a3, nil); again.Message() != got.Message() {
+		t.Errorf("PreFilter's message changed during one backoff: %q, then %q", got.Message(), again.Message())
 	}
 	if got := h.pl.PreEnqueue(h.ctx, a3); got.IsSuccess() {
 		t.Errorf("PreEnqueue let a member through during its group's backoff")

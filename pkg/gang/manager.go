@@ -141,8 +141,12 @@ type group struct {
 	deadline time.Time
 	// parked holds the pods Gang turned away, to wake them when their reason goes away.
 	parked map[types.UID]parkedPod
-	// backoffUntil is when a group that failed its last round may try again.
+	// told holds, for each pod, the reasons it has been told of (an event), one bit per reason.
+	told map[types.UID]uint8
+	// backoffUntil is when a group that failed its last round may try again, and backoff how
+	// long it stands aside (from the failure that set backoffUntil).
 	backoffUntil time.Time
+	backoff      time.Duration
 	// failures counts consecutive failed rounds; a round that reaches quorum resets it.
 	failures int
 	// wakeAt is when the armed wake timer fires, zero when none is armed.
@@ -184,6 +188,7 @@ func (m *manager) group(key types.NamespacedName) *group {
 			ready:    sets.New[types.UID](),
 			waiting:  sets.New[types.UID](),
 			parked:   map[types.UID]parkedPod{},
+			told:     map[types.UID]uint8{},
 		}
 		m.groups[key] = g
 	}
@@ -346,11 +351,13 @@ func (m *manager) PodChanged(key types.NamespacedName, uid types.UID, pod *v1.Po
 }
 
 // Admit runs check under the manager's lock and parks pod when check refuses it, or unparks it
-// when check lets it through. It reports check's verdict, and whether the pod was newly parked for
-// this reason. Running check under the lock is what makes parking safe against Wake: an informer
-// updates its cache before it calls handlers, so either check already sees the change, or the pod
-// is parked before the handler's Wake runs.
-func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g groupView) (parkReason, bool)) (reason parkReason, ok, newlyParked bool) {
+// when check lets it through. It reports check's verdict, and whether this is the first time the
+// pod is parked for this reason: a pod of a group that waits for room goes through backoff and
+// turns many times, and an event each time would load the API server with what the pod's first
+// events already said. Running check under the lock is what makes parking safe against Wake: an
+// informer updates its cache before it calls handlers, so either check already sees the change,
+// or the pod is parked before the handler's Wake runs.
+func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g groupView) (parkReason, bool)) (reason parkReason, ok, firstTime bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.clock.Now()
@@ -361,9 +368,11 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 		m.gc(key, now)
 		return 0, true, false
 	}
-	prev, was := g.parked[pod.UID]
 	m.park(key, g, pod, reason, now)
-	return reason, false, !was || prev.reason != reason
+	bit := uint8(1) << reason
+	firstTime = g.told[pod.UID]&bit == 0
+	g.told[pod.UID] |= bit
+	return reason, false, firstTime
 }
 
 // groupView lets an admission check read a group's state under the manager's lock.
@@ -376,12 +385,11 @@ type groupView struct {
 // TurnRemaining is how long the group still gives way to another group's round in progress.
 func (v groupView) TurnRemaining() time.Duration { return v.turn }
 
-// BackoffRemaining is how long the group still stands aside after a failed round.
-func (v groupView) BackoffRemaining() time.Duration {
-	if d := v.g.backoffUntil.Sub(v.now); d > 0 {
-		return d
-	}
-	return 0
+// InBackoff reports whether the group still stands aside after a failed round, and for how long
+// in all (not what remains: that would change the pods' status message, so cost a write, on
+// every retry).
+func (v groupView) InBackoff() (bool, time.Duration) {
+	return v.now.Before(v.g.backoffUntil), v.g.backoff
 }
 
 // Ready is how many of the group's pods can be scheduled or are.
@@ -578,7 +586,7 @@ func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time) r
 		backoff *= 2
 	}
 	backoff = min(backoff, m.backoffMax)
-	g.backoffUntil = now.Add(backoff)
+	g.backoffUntil, g.backoff = now.Add(backoff), backoff
 	for _, uid := range released {
 		if r, ok := g.reserved[uid]; ok {
 			m.park(key, g, r.pod, parkedBackoff, now)
@@ -655,7 +663,7 @@ func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember 
 		// with many groups competing every round would meet another.
 		now := m.clock.Now()
 		if until := now.Add(m.backoffBase); until.After(g.backoffUntil) {
-			g.backoffUntil = until
+			g.backoffUntil, g.backoff = until, m.backoffBase
 		}
 		m.park(key, g, pod, parkedBackoff, now)
 		return memberOutcome{}
@@ -725,6 +733,7 @@ func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
 	g.bound.Delete(uid)
 	g.ready.Delete(uid)
 	delete(g.parked, uid)
+	delete(g.told, uid)
 	delete(m.released, uid)
 }
 

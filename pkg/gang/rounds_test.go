@@ -238,12 +238,12 @@ func TestALateUnreserveFromAnEarlierRoundLeavesTheNewRoundAlone(t *testing.T) {
 
 	// Round 2, after the backoff: a3 waits.
 	h.eventually("the end of the backoff", func() bool {
-		var left time.Duration
+		var in bool
 		h.pl.groups.Admit(keyA, a3, func(g groupView) (parkReason, bool) {
-			left = g.BackoffRemaining()
+			in, _ = g.InBackoff()
 			return 0, true
 		})
-		return left == 0
+		return !in
 	})
 	_, doneA3 := h.waitAtPermit(a3)
 

@@ -456,3 +456,87 @@ func TestManyGangsCompeteForRoomForAFew(t *testing.T) {
 		e.WaitForPods(t, ns, within, "the try's pods gone", func(p []v1.Pod) bool { return len(p) == 0 })
 	}
 }
+
+// A group that waits for room retries after every backoff, for as long as the room is taken. Each
+// retry must not cost the API server a write: the scheduler writes a pod's status, and records an
+// event, whenever the pod's failure message changes, so a message that counted the backoff down
+// wrote every waiting member on every retry (with a thousand groups waiting, the API server fell
+// behind and bindings took seconds). Watched over eight backoffs, each waiting member's status is
+// written at most twice, and it gets a few events, not one per retry.
+func TestAGroupWaitingForRoomWritesLittle(t *testing.T) {
+	const (
+		watchFor   = 16 * time.Second // eight of Gang's 2 s backoffs
+		mostWrites = 2
+		mostEvents = 4
+	)
+	e := startGangEnv(t, "quiet")
+	e.CreateNode(t, harness.Node("node-a", "2", "16Gi", nil))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.podGroup(t, "held", 2)
+	e.members(t, "held", 2, "1")
+	e.WaitForPods(t, e.ns, time.Minute, "held bound", func(p []v1.Pod) bool { return boundIn(p, "held") == 2 })
+
+	ctx := context.Background()
+	list, err := e.Client.CoreV1().Pods(e.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := e.Client.CoreV1().Pods(e.ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	e.podGroup(t, "waits", 2)
+	e.members(t, "waits", 2, "1")
+	writes := map[string]int{}
+	deadline := time.After(watchFor)
+watch:
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatal("the pod watch ended early")
+			}
+			if p, isPod := ev.Object.(*v1.Pod); isPod && p.Labels[v1alpha1.PodGroupLabel] == "waits" && ev.Type == "MODIFIED" {
+				writes[p.Name]++
+			}
+		case <-deadline:
+			break watch
+		}
+	}
+	pods := e.Settled(t, e.ns, time.Minute)
+	if n := boundIn(pods, "waits"); n != 0 {
+		t.Fatalf("%d members of waits bound on a node that has no room", n)
+	}
+	for _, name := range []string{"waits-0", "waits-1"} {
+		if msg := harness.Unschedulable(harness.Pod(pods, name)); msg == "" {
+			t.Errorf("%s has no Unschedulable condition saying why it waits", name)
+		}
+		if writes[name] > mostWrites {
+			t.Errorf("%s was written %d times in %v of waiting; want at most %d", name, writes[name], watchFor, mostWrites)
+		}
+		evs, err := e.Client.EventsV1().Events(e.ns).List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=" + name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		for _, ev := range evs.Items {
+			notes = append(notes, ev.Reason+": "+ev.Note)
+		}
+		if len(notes) > mostEvents {
+			t.Errorf("%s got %d events in %v of waiting; want at most %d:\n%s", name, len(notes), watchFor, mostEvents, strings.Join(notes, "\n"))
+		}
+		t.Logf("%s: %d events", name, len(notes))
+	}
+	t.Logf("status writes while waiting %v: %v", watchFor, writes)
+
+	// The room it waited for lets it in.
+	for _, p := range pods {
+		if p.Labels[v1alpha1.PodGroupLabel] == "held" {
+			if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	e.WaitForPods(t, e.ns, time.Minute, "waits bound", func(p []v1.Pod) bool { return boundIn(p, "waits") == 2 })
+}
