@@ -388,11 +388,30 @@ func TestReclaimInProgressSaysSo(t *testing.T) {
 		t.Errorf("a0's PodScheduled condition says %q, want %q", msg, want)
 	}
 
-	// A new node a0 does not tolerate wakes it (it has room) while its victims are still
-	// terminating.
+	// While its victims are still terminating, a0 is retried (a new node it does not tolerate, and
+	// a pod's deletion) and still says its reclaim is in progress.
 	tainted := harness.Node("tainted", "4", "64Gi", nil)
 	tainted.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "other", Effect: v1.TaintEffectNoSchedule}}
 	e.CreateNode(t, tainted)
+	victims := e.WaitForPods(t, b, time.Minute, "three victims terminating", func(p []v1.Pod) bool {
+		n := 0
+		for _, x := range p {
+			if x.DeletionTimestamp != nil {
+				n++
+			}
+		}
+		return n == 3
+	})
+	// The node may reach a0 while it is held by the preemption plugin's PreEnqueue (a retry that
+	// came while the preemption's deletions were still being sent): a held pod is offered only
+	// the events of the plugin that holds it, as with DefaultPreemption, and here that is a pod's
+	// deletion. The team-b pod that is not a victim going away is such an event; it frees 1 cpu
+	// of the 3 a0 needs, so a0 still waits for its victims.
+	for _, x := range victims {
+		if x.DeletionTimestamp == nil {
+			e.deletePod(t, b, x.Name)
+		}
+	}
 	// The retry is read from the pod's condition, not its events: the scheduler's event recorder
 	// folds a pod's FailedScheduling events into one series, keyed by the pod's resourceVersion
 	// and not by the message, so a retry that follows the last one before the informer has seen
@@ -411,15 +430,7 @@ func TestReclaimInProgressSaysSo(t *testing.T) {
 		last = harness.Unschedulable(&p[0])
 		return strings.Contains(last, "0/2 nodes are available") && strings.Contains(last, want)
 	})
-	for _, v := range e.WaitForPods(t, b, time.Minute, "three victims terminating", func(p []v1.Pod) bool {
-		n := 0
-		for _, x := range p {
-			if x.DeletionTimestamp != nil {
-				n++
-			}
-		}
-		return n == 3
-	}) {
+	for _, v := range victims {
 		if v.DeletionTimestamp != nil {
 			e.deletePod(t, b, v.Name)
 		}
