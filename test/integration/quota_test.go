@@ -302,15 +302,7 @@ func TestGroupsArePreemptedWhole(t *testing.T) {
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	group := func(ns string) {
 		t.Helper()
-		pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 4}}
-		if _, err := e.eq.SchedulingV1alpha1().PodGroups(ns).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 4 {
-			p := cpuPod(ns, fmt.Sprint("g", i), "2")
-			p.Labels = map[string]string{v1alpha1.PodGroupLabel: "g"}
-			e.CreatePod(t, p)
-		}
+		e.group(t, ns, 4)
 		e.WaitForPods(t, ns, time.Minute, "the group bound on both nodes", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
 	}
 
@@ -474,7 +466,7 @@ func TestQuotaStatusFromANewLeaderAtOnce(t *testing.T) {
 func TestReclaimKeepsTheLendersMinAcrossNodes(t *testing.T) {
 	e, a, b := teamBFillsTwoNodes(t, cpuList("4"), cpuList("4"), cpuList("6"))
 
-	e.groupOfTwo(t, a)
+	e.group(t, a, 2)
 	// A member's preemption, had it chosen victims, would be in the same status update that
 	// marks it unschedulable: a nominated node, and a message that reclaim is in progress.
 	for _, m := range e.Settled(t, a, time.Minute) {
@@ -528,14 +520,14 @@ func teamBFillsTwoNodes(t *testing.T, minA, maxA, minB v1.ResourceList) (e *quot
 	return e, a, b
 }
 
-// groupOfTwo creates PodGroup g (minMember 2) in ns and its two members of 2 cpu.
-func (e *quotaEnv) groupOfTwo(t *testing.T, ns string) {
+// group creates PodGroup g (minMember n) in ns and its n members of 2 cpu.
+func (e *quotaEnv) group(t *testing.T, ns string, n int32) {
 	t.Helper()
-	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: 2}}
+	pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g"}, Spec: v1alpha1.PodGroupSpec{MinMember: n}}
 	if _, err := e.eq.SchedulingV1alpha1().PodGroups(ns).Create(context.Background(), pg, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 2 {
+	for i := range n {
 		p := cpuPod(ns, fmt.Sprint("g", i), "2")
 		p.Labels = map[string]string{v1alpha1.PodGroupLabel: "g"}
 		e.CreatePod(t, p)
@@ -563,7 +555,7 @@ func checkKept(t *testing.T, e *quotaEnv, ns string, n int) {
 func TestGroupBeyondItsMinReclaimsNothing(t *testing.T) {
 	e, a, b := teamBFillsTwoNodes(t, cpuList("2"), cpuList("8"), nil)
 
-	e.groupOfTwo(t, a)
+	e.group(t, a, 2)
 	for _, m := range e.Settled(t, a, time.Minute) {
 		if m.Spec.NodeName != "" || m.Status.NominatedNodeName != "" {
 			t.Errorf("%s bound to %q, nominated to %q: want it waiting, its group beyond its quota's min", m.Name, m.Spec.NodeName, m.Status.NominatedNodeName)
