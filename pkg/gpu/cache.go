@@ -285,12 +285,8 @@ func (c *Cache) NodeViews(names []string) [][]Device {
 		if !ok || len(n.capacity) == 0 {
 			continue
 		}
-		view := devs[:len(n.capacity):len(n.capacity)]
+		views[i] = n.devices(devs[:len(n.capacity):len(n.capacity)])
 		devs = devs[len(n.capacity):]
-		for d, capacity := range n.capacity {
-			view[d] = Device{Capacity: capacity, Used: n.used[d]}
-		}
-		views[i] = view
 	}
 	return views
 }
@@ -373,11 +369,16 @@ func (c *Cache) view(name string) []Device {
 	if !ok || len(n.capacity) == 0 {
 		return nil
 	}
-	devs := make([]Device, len(n.capacity))
+	return n.devices(make([]Device, len(n.capacity)))
+}
+
+// devices fills dst, as long as the node's GPU list, with each GPU's capacity and use, and
+// returns it. The caller holds the lock.
+func (n *nodeState) devices(dst []Device) []Device {
 	for i, capacity := range n.capacity {
-		devs[i] = Device{Capacity: capacity, Used: n.used[i]}
+		dst[i] = Device{Capacity: capacity, Used: n.used[i]}
 	}
-	return devs
+	return dst
 }
 
 func (c *Cache) hold(uid types.UID, p *podState) {
