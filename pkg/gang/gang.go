@@ -238,7 +238,7 @@ func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fw
 // cluster may have changed since), or when the group's minResources exceed the cluster's free
 // capacity. The rejections are UnschedulableAndUnresolvable: preempting for one member cannot
 // help the group.
-func (pl *Gang) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	// Only the leader runs scheduling cycles: any pod's cycle starts the status writer.
 	pl.status.lead()
 	key, ok := groupOf(pod)
@@ -250,6 +250,9 @@ func (pl *Gang) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node
 	})
 	if pg != nil && pg.Status.ScheduleStartTime.IsZero() {
 		pl.status.noteStarted(key, time.Now())
+	}
+	if st != nil {
+		state.Write(heldStateKey, heldMark{})
 	}
 	return nil, st
 }
@@ -283,11 +286,12 @@ func (pl *Gang) placed(key types.NamespacedName, g groupView) []*v1.Pod {
 // quorum, the group lets go: its waiting members are rejected at once, which gives back all they
 // hold, and it stands aside for its backoff; unless this cycle's snapshot still showed room that
 // another round has given back since, on a node that turned the member away, and then the member
-// is retried (see manager). It returns Unschedulable without a nomination, so the preemption
-// plugins still run and may make room for the pod.
-func (pl *Gang) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+// is retried (see manager). A member Gang's own PreFilter held back has failed no round and stays
+// parked for its reason. It returns Unschedulable without a nomination, so the preemption plugins
+// still run and may make room for the pod.
+func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	key, ok := groupOf(pod)
-	if !ok {
+	if !ok || marked(state, heldStateKey) {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name)
@@ -438,11 +442,21 @@ type permitMark struct{}
 
 func (permitMark) Clone() fwk.StateData { return permitMark{} }
 
-func passedPermit(state fwk.CycleState) bool {
+func passedPermit(state fwk.CycleState) bool { return marked(state, permitStateKey) }
+
+// heldStateKey marks in a member's CycleState that Gang's PreFilter held it back: the scheduler
+// still runs PostFilter for it, and that must not count as a failure of its group's round.
+const heldStateKey fwk.StateKey = "PreFilter" + Name
+
+type heldMark struct{}
+
+func (heldMark) Clone() fwk.StateData { return heldMark{} }
+
+func marked(state fwk.CycleState, key fwk.StateKey) bool {
 	if state == nil {
 		return false
 	}
-	_, err := state.Read(permitStateKey)
+	_, err := state.Read(key)
 	return err == nil
 }
 

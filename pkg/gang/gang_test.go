@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -406,6 +407,31 @@ func TestPreFilterAfterAFailedRound(t *testing.T) {
 	h.activatedEventually("ns/a1", "ns/a2", "ns/a3")
 	if got := h.pl.PreEnqueue(h.ctx, a3); !got.IsSuccess() {
 		t.Errorf("PreEnqueue after the backoff: %v", got)
+	}
+}
+
+// The scheduler runs PostFilter also for a pod its PreFilter turned away. A member Gang held back
+// itself (its group's minResources do not fit) has failed no round: PostFilter must not send its
+// group into backoff, which would flip its message (a status write per flip) and park it for a
+// timer instead of for the capacity that can let it in.
+func TestPostFilterAfterGangsOwnPreFilter(t *testing.T) {
+	pg := podGroup("a", 2)
+	pg.Spec.MinResources = resources(map[v1.ResourceName]string{v1.ResourceCPU: "10"})
+	h := newHarness(t, []*v1alpha1.PodGroup{pg}, a1, a2)
+	nodes := []fwk.NodeInfo{nodeInfo(st.MakeNode().Name("n1").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "4"}).Obj())}
+	state := framework.NewCycleState()
+	_, first := h.pl.PreFilter(h.ctx, state, a2, nodes)
+	if first.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Fatalf("PreFilter: %v, want the minResources rejection", first)
+	}
+	if _, got := h.pl.PostFilter(h.ctx, state, a2, nil); got.Code() != fwk.Unschedulable {
+		t.Errorf("PostFilter: %v", got)
+	}
+	if reason, _ := h.pl.groups.ParkedReason(types.NamespacedName{Namespace: "ns", Name: "a"}, a2.UID); reason != parkedMinResources {
+		t.Errorf("after PostFilter the member is parked for %v, want %v (woken by capacity)", reason, parkedMinResources)
+	}
+	if _, again := h.pl.PreFilter(h.ctx, framework.NewCycleState(), a2, nodes); again.Message() != first.Message() {
+		t.Errorf("the next attempt says %q, want %q again", again.Message(), first.Message())
 	}
 }
 
