@@ -107,45 +107,91 @@ func Fit(devs []Device, req Request, s *Strategy) (Assignment, error) {
 	if req.Total <= 0 {
 		return nil, nil
 	}
-	candidates := make([]int, 0, len(devs))
-	var largest int64
-	large := 0 // devices that could hold the share, were they empty
-	for i, d := range devs {
+	if nf := noFit(devs, req); nf != nil {
+		return nil, nf
+	}
+	var buf [maxStackDevices]int
+	a := make(Assignment, req.Count)
+	for i, idx := range choose(devs, req, s, buf[:0]) {
+		a[i] = DeviceShare{Index: idx, Memory: req.PerDevice}
+	}
+	sortShares(a)
+	return a, nil
+}
+
+// Fits reports whether Fit would find devices for req, with Fit's error if not, without choosing
+// them: Filter asks it of every node, and most nodes pass, so it neither sorts nor allocates.
+func Fits(devs []Device, req Request) error {
+	if req.Total <= 0 {
+		return nil
+	}
+	if nf := noFit(devs, req); nf != nil {
+		return nf
+	}
+	return nil
+}
+
+// maxStackDevices is how many chosen devices Fit and Score keep on the stack; requests for more
+// GPUs allocate.
+const maxStackDevices = 8
+
+// noFit is the error Fit returns when fewer than req.Count devices have req.PerDevice free, nil if
+// enough have.
+func noFit(devs []Device, req Request) *NoFitError {
+	var (
+		fitting int
+		largest int64
+		large   int // devices that could hold the share, were they empty
+	)
+	for _, d := range devs {
 		free := d.Free()
 		largest = max(largest, free)
 		if free >= req.PerDevice {
-			candidates = append(candidates, i)
+			fitting++
 		}
 		if d.Capacity >= req.PerDevice {
 			large++
 		}
 	}
-	if len(candidates) < req.Count {
-		return nil, &NoFitError{
-			Request:     req,
-			Devices:     len(devs),
-			Fitting:     len(candidates),
-			LargestFree: largest,
-			Resolvable:  large >= req.Count,
-		}
+	if fitting >= req.Count {
+		return nil
 	}
-	slices.SortStableFunc(candidates, func(a, b int) int {
-		fa, fb := devs[a].Free(), devs[b].Free()
-		switch {
-		case fa == fb:
-			return 0
-		case s.before(fa, fb):
-			return -1
-		default:
-			return 1
-		}
-	})
-	a := make(Assignment, req.Count)
-	for i, idx := range candidates[:req.Count] {
-		a[i] = DeviceShare{Index: idx, Memory: req.PerDevice}
+	return &NoFitError{
+		Request:     req,
+		Devices:     len(devs),
+		Fitting:     fitting,
+		LargestFree: largest,
+		Resolvable:  large >= req.Count,
 	}
-	sortShares(a)
-	return a, nil
+}
+
+// choose appends to dst the indices of the req.Count devices Fit takes, in the order taken: each
+// is the first, in the strategy's order of free memory and then by index, of the devices with
+// req.PerDevice free that come after the one taken before it. Enough devices must fit (noFit).
+func choose(devs []Device, req Request, s *Strategy, dst []int) []int {
+	// after reports whether device i comes after device j in the order devices are taken.
+	after := func(i, j int) bool {
+		fi, fj := devs[i].Free(), devs[j].Free()
+		if fi == fj {
+			return i > j
+		}
+		return s.before(fj, fi)
+	}
+	prev := -1
+	for range req.Count {
+		next := -1
+		for i, d := range devs {
+			if d.Free() < req.PerDevice || (prev >= 0 && !after(i, prev)) {
+				continue
+			}
+			if next < 0 || after(next, i) {
+				next = i
+			}
+		}
+		dst = append(dst, next)
+		prev = next
+	}
+	return dst
 }
 
 // CanHold reports whether GPUs of these capacities could ever hold the request, were they empty.
@@ -164,16 +210,23 @@ func CanHold(capacities []int64, req Request) bool {
 // a whole (how full all its GPUs end up), in equal parts. It returns Fit's error if the request
 // does not fit.
 func Score(devs []Device, req Request, s *Strategy) (float64, error) {
-	a, err := Fit(devs, req, s)
-	if err != nil {
-		return 0, err
+	if req.Total <= 0 {
+		return 0, nil
 	}
+	if nf := noFit(devs, req); nf != nil {
+		return 0, nf
+	}
+	var buf [maxStackDevices]int
+	chosen := choose(devs, req, s, buf[:0])
+	// Summed in index order, as the assignment lists them, so that Score rates a placement the same
+	// however it was chosen.
+	slices.Sort(chosen)
 	var deviceFull float64
-	for _, d := range a {
-		dev := devs[d.Index]
-		deviceFull += fullness(dev.Used+d.Memory, dev.Capacity)
+	for _, i := range chosen {
+		dev := devs[i]
+		deviceFull += fullness(dev.Used+req.PerDevice, dev.Capacity)
 	}
-	deviceFull /= float64(len(a))
+	deviceFull /= float64(len(chosen))
 	var used, capacity int64
 	for _, d := range devs {
 		used += min(d.Used, d.Capacity)

@@ -2,6 +2,9 @@ package gpu
 
 import (
 	"errors"
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -203,4 +206,84 @@ func TestAdjust(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFitChoosesAsSorting: Fit, which picks devices in one pass each without sorting, takes the
+// devices a stable sort of the fitting devices by the strategy would take, on many random nodes
+// (with devices of equal free memory, full ones and overcommitted ones); Fits, Filter's check,
+// says exactly what Fit says about whether the request fits; and Score rates the devices so taken.
+func TestFitChoosesAsSorting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 1))
+	for n := range 20000 {
+		devs := make([]Device, rng.IntN(12))
+		for i := range devs {
+			devs[i].Capacity = int64(4 * (1 + rng.IntN(4)))
+			devs[i].Used = int64(2 * rng.IntN(10))
+		}
+		req := many(1+rng.IntN(4), int64(2*(1+rng.IntN(8))))
+		for _, s := range []*Strategy{Binpack, Spread} {
+			want, wantErr := fitBySorting(devs, req, s)
+			got, err := Fit(devs, req, s)
+			if diff := cmp.Diff(want, got); diff != "" || !reflect.DeepEqual(wantErr, err) {
+				t.Fatalf("case %d, %v on %v by %s: Fit = %v, %v; sorting takes %v, %v (-want +got):\n%s", n, req, devs, s, got, err, want, wantErr, diff)
+			}
+			if err := Fits(devs, req); !reflect.DeepEqual(wantErr, err) {
+				t.Fatalf("case %d, %v on %v: Fits = %v, Fit = %v", n, req, devs, err, wantErr)
+			}
+			score, err := Score(devs, req, s)
+			if !reflect.DeepEqual(wantErr, err) {
+				t.Fatalf("case %d, %v on %v: Score's error %v, Fit's %v", n, req, devs, err, wantErr)
+			}
+			if wantErr == nil {
+				if wantScore := scoreOf(devs, want, req, s); score != wantScore {
+					t.Fatalf("case %d, %v on %v by %s: Score = %v, want %v for %v", n, req, devs, s, score, wantScore, want)
+				}
+			}
+		}
+	}
+}
+
+// fitBySorting is Fit as a stable sort of the fitting devices by the strategy.
+func fitBySorting(devs []Device, req Request, s *Strategy) (Assignment, error) {
+	var candidates []int
+	for i, d := range devs {
+		if d.Free() >= req.PerDevice {
+			candidates = append(candidates, i)
+		}
+	}
+	if len(candidates) < req.Count {
+		return nil, noFit(devs, req)
+	}
+	slices.SortStableFunc(candidates, func(a, b int) int {
+		fa, fb := devs[a].Free(), devs[b].Free()
+		switch {
+		case fa == fb:
+			return 0
+		case s.before(fa, fb):
+			return -1
+		default:
+			return 1
+		}
+	})
+	a := make(Assignment, req.Count)
+	for i, idx := range candidates[:req.Count] {
+		a[i] = DeviceShare{Index: idx, Memory: req.PerDevice}
+	}
+	sortShares(a)
+	return a, nil
+}
+
+// scoreOf is Score's rating of placing req on the devices a names.
+func scoreOf(devs []Device, a Assignment, req Request, s *Strategy) float64 {
+	var deviceFull float64
+	for _, d := range a {
+		deviceFull += fullness(devs[d.Index].Used+d.Memory, devs[d.Index].Capacity)
+	}
+	deviceFull /= float64(len(a))
+	var used, capacity int64
+	for _, d := range devs {
+		used += min(d.Used, d.Capacity)
+		capacity += d.Capacity
+	}
+	return s.rate((deviceFull + fullness(used+req.Total, capacity)) / 2)
 }

@@ -12,20 +12,35 @@ import (
 	"k8s.io/component-base/metrics"
 )
 
-// BenchmarkFitAndScore is the per-node work of Filter and Score on an 8-GPU node.
+// BenchmarkFitAndScore is the per-node work of Filter and Score on an 8-GPU node: Filter asks
+// whether the request fits, Score rates the placement, Reserve (once per pod) picks the devices.
 func BenchmarkFitAndScore(b *testing.B) {
 	devs := make([]Device, 8)
 	for i := range devs {
 		devs[i] = Device{Capacity: 80, Used: int64(i * 9)}
 	}
-	req := many(2, 10)
-	for b.Loop() {
-		if _, err := Fit(devs, req, Binpack); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Score(devs, req, Binpack); err != nil {
-			b.Fatal(err)
-		}
+	for _, req := range []Request{one(10), many(2, 10)} {
+		b.Run(fmt.Sprintf("%dGPUs/filter", req.Count), func(b *testing.B) {
+			for b.Loop() {
+				if err := filterCheck(devs, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("%dGPUs/score", req.Count), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Score(devs, req, Binpack); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("%dGPUs/fit", req.Count), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Fit(devs, req, Binpack); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -150,4 +165,9 @@ func (*cacheOnly) DescribeWithStability(ch chan<- *metrics.Desc) {
 
 func (o *cacheOnly) CollectWithStability(ch chan<- metrics.Metric) {
 	o.c.collect(ch, map[string]bool{})
+}
+
+// filterCheck is what the plugin's Filter asks of a node's devices.
+func filterCheck(devs []Device, req Request) error {
+	return Fits(devs, req)
 }

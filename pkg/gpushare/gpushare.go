@@ -177,8 +177,7 @@ func (pl *GPUShare) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	_, err = gpu.Fit(pl.views.devicesOn(nodeInfo), s.req, pl.strategy)
-	return noFitStatus(err)
+	return noFitStatus(gpu.Fits(pl.views.devicesOn(nodeInfo), s.req))
 }
 
 // noFitStatus turns Fit's error into a rejection: Unschedulable when evicting pods could free
