@@ -97,6 +97,28 @@ func TestNodeViews(t *testing.T) {
 	}
 }
 
+// TestNodeViewsSharedSlot: two NodeInfos whose generations pick the same slot of the recent views,
+// asked about in turn, each get their own node's devices, every time.
+func TestNodeViewsSharedSlot(t *testing.T) {
+	e := newEnv(t, args(config.Binpack))
+	a := framework.NewNodeInfo(boundPod("a", "n1", "0:4").Obj())
+	a.SetNode(gpuNode("n1", 2, 32).Obj())
+	b := framework.NewNodeInfo(boundPod("b", "n2", "1:8").Obj())
+	b.SetNode(gpuNode("n2", 2, 32).Obj())
+	b.Generation = a.Generation + recentSlots
+	want := map[*framework.NodeInfo][]gpu.Device{
+		a: {{Capacity: 16, Used: 4}, {Capacity: 16}},
+		b: {{Capacity: 16}, {Capacity: 16, Used: 8}},
+	}
+	for i := range 4 {
+		for _, ni := range []*framework.NodeInfo{a, b} {
+			if diff := cmp.Diff(want[ni], e.pl.views.devicesOn(ni)); diff != "" {
+				t.Errorf("try %d, node %s (-want +got):\n%s", i, ni.Node().Name, diff)
+			}
+		}
+	}
+}
+
 // BenchmarkNodeViews is what Filter, Score and Reserve pay per node to learn its devices: for a
 // NodeInfo whose generation was seen (every call after the first in a cycle, and every cycle until
 // the node or its pods change); for a new generation (a pod came or went: two NodeInfos of the same
@@ -124,11 +146,15 @@ func BenchmarkNodeViews(b *testing.B) {
 			e.pl.views.devicesOn(infos[0])
 		}
 	})
+	// Every call below brings a generation not seen before, as the scheduler's counter would.
+	gen := int64(1 << 40)
 	b.Run("newGeneration", func(b *testing.B) {
 		infos[1].SetNode(node)
 		i := 0
 		for b.Loop() {
 			i++
+			gen++
+			infos[i%2].Generation = gen
 			e.pl.views.devicesOn(infos[i%2])
 		}
 	})
@@ -137,7 +163,38 @@ func BenchmarkNodeViews(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
+			gen++
+			infos[i%2].Generation = gen
 			e.pl.views.devicesOn(infos[i%2])
+		}
+	})
+}
+
+// BenchmarkNodeViewsParallel is Filter's and Score's lookup as the scheduler makes it: many
+// goroutines at once (the framework checks nodes in parallel), each asking about NodeInfos of 1000
+// nodes whose generation was seen.
+func BenchmarkNodeViewsParallel(b *testing.B) {
+	e := newEnv(b, args(config.Binpack))
+	infos := make([]*framework.NodeInfo, 1000)
+	for i := range infos {
+		name := fmt.Sprintf("gpu-node-%04d", i)
+		pod := boundPod(fmt.Sprintf("p%d", i), name, fmt.Sprintf("%d:10", i%8)).Obj()
+		if err := e.pl.devices.AddOrUpdatePod(pod); err != nil {
+			b.Fatal(err)
+		}
+		infos[i] = framework.NewNodeInfo(pod)
+		infos[i].SetNode(gpuNode(name, 8, 128).Obj())
+		e.pl.views.devicesOn(infos[i])
+	}
+	b.SetParallelism(8)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			i++
+			if devs := e.pl.views.devicesOn(infos[i%len(infos)]); len(devs) != 8 {
+				b.Fatal(devs)
+			}
 		}
 	})
 }
