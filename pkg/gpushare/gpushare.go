@@ -270,7 +270,7 @@ func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 	if err := pl.devices.Hold(pod.UID, nodeName, a); err != nil {
 		return fwk.AsStatus(err)
 	}
-	klog.FromContext(ctx).V(4).Info("Reserved GPUs", "pod", klog.KObj(pod), "node", nodeName, "devices", a.String())
+	klog.FromContext(ctx).V(4).Info("Reserved GPUs", "pod", klog.KObj(pod), "node", nodeName, "devices", a)
 	return nil
 }
 
