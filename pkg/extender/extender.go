@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -49,6 +50,8 @@ type Extender struct {
 	nodes  corelisters.NodeLister
 	synced []toolscache.InformerSynced
 	now    func() time.Time
+	// trailing is when filter first told the scheduler to retry each pod because the cache trailed it.
+	trailing trailingPods
 }
 
 // New builds an extender on the pod and node informers of factory; start the factory afterwards.
@@ -61,12 +64,13 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, c
 	registerMetrics()
 	pods, nodes := factory.Core().V1().Pods(), factory.Core().V1().Nodes()
 	e := &Extender{
-		cfg:    cfg,
-		client: client,
-		cache:  gpu.NewCache(cfg.Resources),
-		pods:   pods.Lister(),
-		nodes:  nodes.Lister(),
-		now:    time.Now,
+		cfg:      cfg,
+		client:   client,
+		cache:    gpu.NewCache(cfg.Resources),
+		pods:     pods.Lister(),
+		nodes:    nodes.Lister(),
+		now:      time.Now,
+		trailing: trailingPods{since: map[types.UID]time.Time{}},
 	}
 	regs, err := e.cache.AddEventHandlers(pods.Informer(), nodes.Informer(), logger, onError)
 	if err != nil {
@@ -91,28 +95,47 @@ func (e *Extender) HasSynced() bool {
 
 // filter keeps the nodes whose GPUs have room for the pod now. Nodes that could not hold it even
 // with every GPU empty are unresolvable, so that the scheduler does not try preemption there.
+//
+// A GPU pod that fits on none of the candidates may only seem not to fit: the scheduler calls
+// filter as soon as its own informer shows the event that made room (a pod gone, a node or its
+// GPUs added), and the extender's informer may not have delivered that event yet. The scheduler
+// retries a pod the extender turned down only on a later cluster event, so such an answer could
+// leave the pod pending until the scheduler's periodic flush, minutes later. The scheduler counts
+// a node's GPU memory in total (managedResources with ignoredByScheduler: false, as shipped)
+// before it asks the extender, so a candidate on which the cache shows less memory free in total
+// than the pod asks for is one the two views disagree on. Then filter answers with an error,
+// which the scheduler retries after a backoff of a second or so, by which time the cache has
+// caught up; for at most trailingGrace per pod, after which the answer is the final one.
 func (e *Extender) filter(ctx context.Context, args *extenderv1.ExtenderArgs) (*extenderv1.ExtenderFilterResult, error) {
 	pod, nodes, err := candidateNodes(args)
 	if err != nil {
 		return nil, err
 	}
-	req, err := gpu.RequestOf(pod, e.cfg.Resources.Memory)
-	if err == nil && req.Total > 0 {
-		err = e.cache.CheckCapacity(req)
-	}
+	req, reqErr := gpu.RequestOf(pod, e.cfg.Resources.Memory)
+	var capErr error
 	var views [][]gpu.Device
-	if err == nil && req.Total > 0 {
+	if reqErr == nil && req.Total > 0 {
+		capErr = e.cache.CheckCapacity(req)
 		views = e.cache.NodeViews(nodes)
 	}
 	failed, unresolvable := extenderv1.FailedNodesMap{}, extenderv1.FailedNodesMap{}
+	trailing := ""
 	fits := func(i int, name string) bool {
 		switch {
-		case err != nil:
-			// The pod itself is at fault, or no GPU anywhere is large enough.
-			unresolvable[name] = err.Error()
+		case reqErr != nil:
+			// The pod itself is at fault.
+			unresolvable[name] = reqErr.Error()
 			return false
 		case req.Total == 0:
 			return true
+		}
+		if trailing == "" && freeMemory(views[i]) < req.Total {
+			trailing = name
+		}
+		if capErr != nil {
+			// No GPU anywhere is large enough.
+			unresolvable[name] = capErr.Error()
+			return false
 		}
 		reason, resolvable := e.noFit(name, views[i], req)
 		switch {
@@ -126,27 +149,93 @@ func (e *Extender) filter(ctx context.Context, args *extenderv1.ExtenderArgs) (*
 		return false
 	}
 	result := &extenderv1.ExtenderFilterResult{FailedNodes: failed, FailedAndUnresolvableNodes: unresolvable}
+	kept := 0
 	if args.NodeNames != nil {
-		kept := make([]string, 0, len(nodes))
+		names := make([]string, 0, len(nodes))
 		for i, name := range nodes {
 			if fits(i, name) {
-				kept = append(kept, name)
+				names = append(names, name)
 			}
 		}
-		result.NodeNames = &kept
+		result.NodeNames, kept = &names, len(names)
 	} else {
-		kept := &v1.NodeList{Items: make([]v1.Node, 0, len(args.Nodes.Items))}
+		list := &v1.NodeList{Items: make([]v1.Node, 0, len(args.Nodes.Items))}
 		for i := range args.Nodes.Items {
 			if fits(i, args.Nodes.Items[i].Name) {
-				kept.Items = append(kept.Items, args.Nodes.Items[i])
+				list.Items = append(list.Items, args.Nodes.Items[i])
 			}
 		}
-		result.Nodes = kept
+		result.Nodes, kept = list, len(list.Items)
 	}
-	klog.FromContext(ctx).V(4).Info("Filtered nodes", "pod", klog.KObj(pod), "request", req,
+	logger := klog.FromContext(ctx)
+	if kept == 0 && trailing != "" {
+		if e.trailing.retry(pod.UID, e.now()) {
+			trailingRetries.Inc()
+			logger.V(2).Info("Pod fits on no candidate, but the cache shows less GPU memory free than the scheduler does; asking the scheduler to retry",
+				"pod", klog.KObj(pod), "request", req, "node", trailing)
+			return &extenderv1.ExtenderFilterResult{Error: fmt.Sprintf(
+				"berth-extender: the pod asks for %d %s and node %s, which the scheduler passed, has less free in the extender's cache: "+
+					"the extender has not seen the change the scheduler acts on yet; retry", req.Total, e.cfg.Resources.Memory, trailing)}, nil
+		}
+	} else {
+		e.trailing.forget(pod.UID)
+	}
+	logger.V(4).Info("Filtered nodes", "pod", klog.KObj(pod), "request", req,
 		"nodes", len(nodes), "failed", len(failed), "unresolvable", len(unresolvable))
 	return result, nil
 }
+
+func freeMemory(devs []gpu.Device) int64 {
+	var free int64
+	for _, d := range devs {
+		free += d.Free()
+	}
+	return free
+}
+
+// trailingGrace is how long filter keeps asking the scheduler to retry a pod whose candidates
+// the cache shows with less GPU memory than the scheduler does. A watch event reaches the
+// extender milliseconds after the scheduler; a disagreement that lasts longer is not lag (the
+// scheduler is configured not to count GPU memory, or counts pods the extender does not), and the
+// pod then waits for cluster events like any other the extender turned down.
+const trailingGrace = 5 * time.Second
+
+// trailingPods remembers, per pod, when filter first asked the scheduler to retry it.
+type trailingPods struct {
+	mu    sync.Mutex
+	since map[types.UID]time.Time
+}
+
+// retry reports whether the pod is still within its grace, starting the grace at its first call.
+func (t *trailingPods) retry(uid types.UID, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	first, ok := t.since[uid]
+	if !ok {
+		if len(t.since) >= maxTrailingPods {
+			// Pods past their grace, most of them deleted or placed since: forgetting one only
+			// gives it another grace.
+			for uid, at := range t.since {
+				if now.Sub(at) >= trailingGrace {
+					delete(t.since, uid)
+				}
+			}
+		}
+		t.since[uid] = now
+		return true
+	}
+	return now.Sub(first) < trailingGrace
+}
+
+// forget ends the pod's grace: the cache agrees with the scheduler on its candidates again.
+func (t *trailingPods) forget(uid types.UID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.since, uid)
+}
+
+// maxTrailingPods bounds the memory of trailingPods between prunings.
+const maxTrailingPods = 1024
 
 // noFit says why the request does not fit on the node's GPUs now (devs, the cache's view of
 // them), "" if it does, and whether evicting pods could change that.

@@ -3,7 +3,9 @@ package extender
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
+	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/berth-sched/berth/pkg/gpu"
@@ -71,8 +74,11 @@ func TestFilter(t *testing.T) {
 	env := newEnv(t, gpu.Binpack, testCluster()...)
 	all := []string{"free", "full", "small", "cpu", "unknown"}
 	tests := []struct {
-		name             string
-		pod              *v1.Pod
+		name string
+		pod  *v1.Pod
+		// nodes are the candidates, all by default. The scheduler sends only nodes whose GPU
+		// memory in total has room for the pod.
+		nodes            []string
 		wantKept         []string
 		wantFailed       extenderv1.FailedNodesMap
 		wantUnresolvable extenderv1.FailedNodesMap
@@ -118,8 +124,9 @@ func TestFilter(t *testing.T) {
 		{
 			name:     "a request no GPU of the cluster can hold fails everywhere at once",
 			pod:      gpuPod("p", 24).Obj(),
+			nodes:    []string{"free"},
 			wantKept: []string{},
-			wantUnresolvable: failEverywhere(all,
+			wantUnresolvable: failEverywhere([]string{"free"},
 				"pod asks for 24 aliyun.com/gpu-mem on one GPU, but the largest GPU of any node holds 16"),
 		},
 		{
@@ -133,7 +140,11 @@ func TestFilter(t *testing.T) {
 	for form, makeArgs := range nodeArgs {
 		for _, tt := range tests {
 			t.Run(form+"/"+tt.name, func(t *testing.T) {
-				args := makeArgs(tt.pod, all...)
+				nodes := tt.nodes
+				if nodes == nil {
+					nodes = all
+				}
+				args := makeArgs(tt.pod, nodes...)
 				got := call[extenderv1.ExtenderFilterResult](t, env, FilterVerb, args)
 				if diff := cmp.Diff(tt.wantKept, keptNames(t, args, got)); diff != "" {
 					t.Errorf("kept nodes (-want +got):\n%s", diff)
@@ -149,6 +160,65 @@ func TestFilter(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The scheduler calls filter as soon as its own informer shows the event that made room; the
+// extender's may not have delivered it yet. A GPU pod that then fits nowhere, on candidates that
+// the cache shows with less GPU memory in total than the scheduler does, is answered with an error
+// (the scheduler retries it after a backoff) for trailingGrace, and only then turned down: a final
+// answer would leave it pending until a later cluster event.
+func TestFilterWhileTheCacheTrailsTheScheduler(t *testing.T) {
+	env := newEnv(t, gpu.Binpack,
+		gpuNode("held", 1, 16), boundPod("holder", "held", "0:16"),
+		gpuNode("split", 2, 32), boundPod("s0", "split", "0:8"), boundPod("s1", "split", "1:8"),
+		gpuNode("free", 1, 16),
+		st.MakeNode().Name("cpu").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "8"}).Obj(),
+	)
+	var clock atomic.Int64
+	env.ext.now = func() time.Time { return testNow.Add(time.Duration(clock.Load())) }
+	filter := func(pod *v1.Pod, nodes ...string) extenderv1.ExtenderFilterResult {
+		return call[extenderv1.ExtenderFilterResult](t, env, FilterVerb, nodeArgs["nodeCacheCapable"](pod, nodes...))
+	}
+	retried := func(got extenderv1.ExtenderFilterResult) bool { return strings.HasSuffix(got.Error, "; retry") }
+
+	// Candidates the scheduler passed, where the cache shows less than 12 free in all: the holder
+	// it has not seen go, a node whose GPUs it has not seen, a node it has not seen at all.
+	for _, node := range []string{"held", "cpu", "joined"} {
+		pod := gpuPod("p-"+node, 12).Obj()
+		clock.Store(0)
+		for _, at := range []time.Duration{0, time.Second, 3 * time.Second} {
+			clock.Store(int64(at))
+			if got := filter(pod, node); !retried(got) {
+				t.Errorf("%s, %v after the first try: %+v, want a retry", node, at, got)
+			}
+		}
+		clock.Store(int64(trailingGrace))
+		if got := filter(pod, node); got.Error != "" || len(*got.NodeNames) != 0 {
+			t.Errorf("%s after the grace: %+v, want the final answer", node, got)
+		}
+	}
+	clock.Store(0)
+	// Room in total but on no one GPU: the two views agree, the answer is final at once.
+	if got := filter(gpuPod("fragmented", 12).Obj(), "split"); got.Error != "" || got.FailedNodes["split"] == "" {
+		t.Errorf("fragmented node: %+v, want it failed at once", got)
+	}
+	// A pod that fits somewhere needs no retry, and its grace ends.
+	pod := gpuPod("somewhere", 12).Obj()
+	if got := filter(pod, "held"); !retried(got) {
+		t.Fatalf("%+v, want a retry", got)
+	}
+	if got := filter(pod, "held", "free"); got.Error != "" || cmp.Diff([]string{"free"}, *got.NodeNames) != "" {
+		t.Errorf("%+v, want free kept", got)
+	}
+	clock.Store(int64(time.Minute))
+	if got := filter(pod, "held"); !retried(got) {
+		t.Errorf("a new disagreement after the pod's grace ended: %+v, want a retry", got)
+	}
+	// The scheduler's own client turns the answer into an error, which it retries.
+	nodes := []fwk.NodeInfo{nodeInfo(gpuNode("held", 1, 16))}
+	if _, _, _, err := schedulerClient(t, env.server.URL).Filter(gpuPod("client", 12).Obj(), nodes); err == nil || !strings.HasSuffix(err.Error(), "; retry") {
+		t.Errorf("kube-scheduler's extender client: %v, want the retry error", err)
 	}
 }
 

@@ -282,7 +282,7 @@ func TestSchedulerClientKeepsItsConnection(t *testing.T) {
 	server.Start()
 	defer server.Close()
 	client := schedulerClient(t, server.URL)
-	for _, memory := range []int{8, 40} { // fits everywhere; fits nowhere, with a reason per node
+	for _, memory := range []int{8, 24} { // fits everywhere; on no GPU (16 each), with a reason per node
 		pod := gpuPod("p", memory).Obj()
 		for range 10 {
 			if _, _, _, err := client.Filter(pod, infos); err != nil {

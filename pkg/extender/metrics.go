@@ -25,6 +25,13 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"verb", "code"})
 
+	trailingRetries = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      metricsSubsystem,
+		Name:           "extender_trailing_retries_total",
+		Help:           "Filter answers that asked the scheduler to retry a GPU pod because the extender's cache showed less GPU memory than the scheduler's.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
 	registerOnce sync.Once
 )
 
@@ -32,6 +39,6 @@ var (
 // metrics come with the cache.
 func registerMetrics() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(requests, requestDuration)
+		legacyregistry.MustRegister(requests, requestDuration, trailingRetries)
 	})
 }

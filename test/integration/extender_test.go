@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
@@ -42,11 +44,21 @@ type extenderEnv struct {
 	addr   string
 	prefix string
 	stop   func()
+	// watchLag delays every chunk of the extender's watches by that much after it arrives.
+	watchLag time.Duration
 }
 
 func startExtenderEnv(t *testing.T, nodeCacheCapable bool) *extenderEnv {
 	t.Helper()
-	e := &extenderEnv{c: harness.StartCluster(t)}
+	return startExtenderEnvLagging(t, nodeCacheCapable, 0)
+}
+
+// startExtenderEnvLagging is startExtenderEnv with an extender whose watches deliver every event
+// lag after the scheduler's, as one on a busy node or far from the API server sees them: each time
+// the scheduler acts on an event, the extender has not seen it yet.
+func startExtenderEnvLagging(t *testing.T, nodeCacheCapable bool, lag time.Duration) *extenderEnv {
+	t.Helper()
+	e := &extenderEnv{c: harness.StartCluster(t), watchLag: lag}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +74,11 @@ func startExtenderEnv(t *testing.T, nodeCacheCapable bool) *extenderEnv {
 // serve runs a fresh extender, with an empty cache, on l until stop or the end of the test.
 func (e *extenderEnv) serve(t *testing.T, l net.Listener) {
 	t.Helper()
-	client, err := kubernetes.NewForConfig(e.c.RESTConfig())
+	cfg := rest.CopyConfig(e.c.RESTConfig())
+	if e.watchLag > 0 {
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return laggingWatches{rt, e.watchLag} })
+	}
+	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +127,81 @@ func (e *extenderEnv) restart(t *testing.T) {
 		t.Fatalf("listening again on %s: %v", e.addr, err)
 	}
 	e.serve(t, l)
+}
+
+// laggingWatches holds back what a watch response brings until lag after it arrived: a delay
+// line, so that the lag stays the same however many events come.
+type laggingWatches struct {
+	http.RoundTripper
+	lag time.Duration
+}
+
+func (l laggingWatches) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.RoundTripper.RoundTrip(req)
+	if err == nil && req.URL.Query().Get("watch") == "true" {
+		resp.Body = newLaggingBody(resp.Body, l.lag)
+	}
+	return resp, err
+}
+
+type laggingBody struct {
+	body   io.ReadCloser
+	lag    time.Duration
+	chunks chan lagged
+	closed chan struct{}
+	close  func()
+	rest   []byte
+}
+
+// lagged is what one read of the body brought, and when.
+type lagged struct {
+	data []byte
+	err  error
+	at   time.Time
+}
+
+func newLaggingBody(body io.ReadCloser, lag time.Duration) *laggingBody {
+	b := &laggingBody{body: body, lag: lag, chunks: make(chan lagged, 1024), closed: make(chan struct{})}
+	b.close = sync.OnceFunc(func() { close(b.closed) })
+	go func() {
+		for {
+			buf := make([]byte, 32<<10)
+			n, err := body.Read(buf)
+			select {
+			case b.chunks <- lagged{data: buf[:n], err: err, at: time.Now()}:
+			case <-b.closed:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return b
+}
+
+func (b *laggingBody) Read(p []byte) (int, error) {
+	for len(b.rest) == 0 {
+		var c lagged
+		select {
+		case c = <-b.chunks:
+		case <-b.closed:
+			return 0, io.ErrClosedPipe
+		}
+		time.Sleep(time.Until(c.at.Add(b.lag)))
+		if len(c.data) == 0 && c.err != nil {
+			return 0, c.err
+		}
+		b.rest = c.data
+	}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
+}
+
+func (b *laggingBody) Close() error {
+	b.close()
+	return b.body.Close()
 }
 
 func extenderShippedSchedulerConfig(t *testing.T) string {

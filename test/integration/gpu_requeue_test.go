@@ -28,7 +28,10 @@ const requeueWithin = 20 * time.Second
 // a GPU node joins, a node's device plugin registers its GPUs, a node's GPUs grow, a pod holding
 // the GPU finishes, or it is deleted. Both ways berth places GPU pods are tried: its plugin in
 // berth-scheduler, and the stock kube-scheduler calling berth-extender, whose cache is fed by a
-// watch of its own that can trail the scheduler's.
+// watch of its own that can trail the scheduler's. Here it trails by 300 ms on every event, so
+// that each try meets the race: the scheduler retries the pod before the extender has seen the
+// room (before the fix, a pending pod stayed pending in a try now and then, and in every try with
+// this lag).
 func TestGPUPodIsRequeuedByTheEventThatMakesRoom(t *testing.T) {
 	t.Run("plugin", func(t *testing.T) {
 		c := harness.StartCluster(t)
@@ -36,7 +39,7 @@ func TestGPUPodIsRequeuedByTheEventThatMakesRoom(t *testing.T) {
 		testRequeuedByTheEventThatMakesRoom(t, c)
 	})
 	t.Run("extender", func(t *testing.T) {
-		testRequeuedByTheEventThatMakesRoom(t, startExtenderEnv(t, true).c)
+		testRequeuedByTheEventThatMakesRoom(t, startExtenderEnvLagging(t, true, 300*time.Millisecond).c)
 	})
 }
 
