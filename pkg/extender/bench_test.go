@@ -27,11 +27,7 @@ func BenchmarkFilterAndPrioritize(b *testing.B) {
 	}
 	env := newEnv(b, gpu.Binpack, objs...)
 	ext := schedulerClient(b, env.server.URL)
-	// The bench's GPU pod (test/bench/templates/pod-gpu.yaml).
-	pod := gpuPod("p", 0).Containers([]v1.Container{st.MakeContainer().Name("pause").Image("registry.k8s.io/pause:3.10.2").
-		ContainerPort([]v1.ContainerPort{{ContainerPort: 80}}).
-		ResourceRequests(map[v1.ResourceName]string{v1.ResourceCPU: "100m", v1.ResourceMemory: "500Mi"}).
-		ResourceLimits(map[v1.ResourceName]string{v1.ResourceCPU: "100m", v1.ResourceMemory: "500Mi", testMemory: "9"}).Obj()}).Obj()
+	pod := benchPod()
 	infos := make([]fwk.NodeInfo, candidates)
 	for i := range infos {
 		infos[i] = nodeInfo(gpuNode(fmt.Sprintf("node-%d", i*nodes/candidates), 8, 128))
@@ -46,4 +42,12 @@ func BenchmarkFilterAndPrioritize(b *testing.B) {
 			b.Fatalf("prioritize: %v, %v", scores, err)
 		}
 	}
+}
+
+// benchPod is the bench's GPU pod (test/bench/templates/pod-gpu.yaml).
+func benchPod() *v1.Pod {
+	return gpuPod("p", 0).Containers([]v1.Container{st.MakeContainer().Name("pause").Image("registry.k8s.io/pause:3.10.2").
+		ContainerPort([]v1.ContainerPort{{ContainerPort: 80}}).
+		ResourceRequests(map[v1.ResourceName]string{v1.ResourceCPU: "100m", v1.ResourceMemory: "500Mi"}).
+		ResourceLimits(map[v1.ResourceName]string{v1.ResourceCPU: "100m", v1.ResourceMemory: "500Mi", testMemory: "9"}).Obj()}).Obj()
 }

@@ -1,6 +1,7 @@
 package extender
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 )
 
 // The verbs, as the scheduler's extender configuration names them (filterVerb, ...) after
@@ -94,7 +96,9 @@ func serve[Req, Resp any](e *Extender, verb string, maxBytes int64, handle func(
 			fail(err)
 			return
 		}
-		body, err := json.Marshal(resp)
+		buf := answerBuffers.Get().(*bytes.Buffer)
+		defer answerBuffers.Put(buf)
+		body, err := appendAnswer(buf.AvailableBuffer(), resp)
 		if err != nil {
 			fail(err)
 			return
@@ -106,12 +110,25 @@ func serve[Req, Resp any](e *Extender, verb string, maxBytes int64, handle func(
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		_, _ = w.Write(body)
+		if cap(body) > buf.Cap() {
+			// Keep the grown buffer for the next answer.
+			*buf = *bytes.NewBuffer(body[:0])
+		}
 	})
 }
 
 func decode(w http.ResponseWriter, r *http.Request, maxBytes int64, into any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBytes))
-	err := dec.Decode(into)
+	var err error
+	if args, ok := into.(*extenderv1.ExtenderArgs); ok {
+		// filter and prioritize: their node names are read by readNodeNames.
+		var wire argsWire
+		if err = dec.Decode(&wire); err == nil {
+			err = wire.unwire(args)
+		}
+	} else {
+		err = dec.Decode(into)
+	}
 	if err == nil {
 		// One JSON value and nothing after it.
 		if err = dec.Decode(&struct{}{}); err == io.EOF {
