@@ -244,8 +244,15 @@ func (c *Cluster) WaitForPods(t testing.TB, ns string, timeout time.Duration, wh
 		})
 	if err != nil {
 		var b strings.Builder
-		for _, p := range pods {
+		for i := range pods {
+			p := &pods[i]
 			fmt.Fprintf(&b, "\n  %s node=%q", p.Name, p.Spec.NodeName)
+			if devs, ok := p.Annotations["berth.dev/gpu-devices"]; ok {
+				fmt.Fprintf(&b, " devices=%q", devs)
+			}
+			if msg := Unschedulable(p); msg != "" {
+				fmt.Fprintf(&b, " unschedulable=%q", msg)
+			}
 		}
 		if listErr != nil {
 			fmt.Fprintf(&b, "\n  (the last list failed: %v)", listErr)
