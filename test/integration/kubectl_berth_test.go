@@ -101,6 +101,10 @@ func TestKubectlBerth(t *testing.T) {
 	train := harness.GPUPod(ns, "train", 16)
 	train.Annotations = map[string]string{"berth.dev/gpu-count": "2"}
 	c.CreatePod(t, train)
+	// Bound before the others come: pods that reach the scheduler together in its informer's first
+	// list are queued in name order, and the two inference pods, packed onto one GPU first, would
+	// leave train no two GPUs with room (1 run in 3).
+	c.WaitForPods(t, ns, time.Minute, "train bound", func(pods []v1.Pod) bool { return nodeOf(pods, "train") != "" })
 	c.CreatePod(t, harness.GPUPod(ns, "infer-a", 8))
 	c.CreatePod(t, harness.GPUPod(ns, "infer-b", 8))
 	c.CreatePod(t, harness.GPUPod(ns, "giant", 24)) // no GPU holds 24
