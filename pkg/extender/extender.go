@@ -240,7 +240,7 @@ const maxTrailingPods = 1024
 // noFit says why the request does not fit on the node's GPUs now (devs, the cache's view of
 // them), "" if it does, and whether evicting pods could change that.
 func (e *Extender) noFit(node string, devs []gpu.Device, req gpu.Request) (reason string, resolvable bool) {
-	_, err := gpu.Fit(devs, req, e.cfg.Strategy)
+	err := gpu.Fits(devs, req)
 	var noFit *gpu.NoFitError
 	switch {
 	case err == nil:
@@ -334,7 +334,7 @@ func (e *Extender) preempt(ctx context.Context, args *extenderv1.ExtenderPreempt
 			continue
 		}
 		if req.Total > 0 {
-			if _, err := gpu.Fit(e.withoutVictims(node, victims), req, e.cfg.Strategy); err != nil {
+			if err := gpu.Fits(e.withoutVictims(node, victims), req); err != nil {
 				logger.V(4).Info("Victims do not free the GPU memory the pod needs", "pod", klog.KObj(args.Pod), "node", node, "reason", err)
 				continue
 			}
