@@ -1,7 +1,6 @@
 package extender
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,9 +95,13 @@ func serve[Req, Resp any](e *Extender, verb string, maxBytes int64, handle func(
 			fail(err)
 			return
 		}
-		buf := answerBuffers.Get().(*bytes.Buffer)
-		defer answerBuffers.Put(buf)
-		body, err := appendAnswer(buf.AvailableBuffer(), resp)
+		buf := answerBuffers.Get().(*[]byte)
+		body, err := appendAnswer((*buf)[:0], resp)
+		// The buffer goes back as grown for the answer, once the answer is written.
+		defer func() {
+			*buf = body[:0]
+			answerBuffers.Put(buf)
+		}()
 		if err != nil {
 			fail(err)
 			return
@@ -110,10 +113,6 @@ func serve[Req, Resp any](e *Extender, verb string, maxBytes int64, handle func(
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		_, _ = w.Write(body)
-		if cap(body) > buf.Cap() {
-			// Keep the grown buffer for the next answer.
-			*buf = *bytes.NewBuffer(body[:0])
-		}
 	})
 }
 

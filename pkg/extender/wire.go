@@ -1,7 +1,6 @@
 package extender
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -95,7 +94,7 @@ func skipSpace(s string, i int) int {
 
 // answerBuffers holds the buffers answers are written into; a prioritize answer for 500 nodes is
 // about 15 KiB.
-var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendAnswer appends resp as JSON: the answers of filter (with NodeNames) and prioritize
 // directly, any other through encoding/json. Both forms decode to the same value.
