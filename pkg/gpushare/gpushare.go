@@ -121,6 +121,10 @@ type preFilterState struct {
 // Clone returns the state itself: it never changes after PreFilter.
 func (s *preFilterState) Clone() fwk.StateData { return s }
 
+// noGPUState is the state of every pod without GPU memory, most pods of a cluster: one value,
+// not one allocation per scheduling cycle.
+var noGPUState = &preFilterState{}
+
 func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
 	c, err := state.Read(preFilterStateKey)
 	if err != nil {
@@ -144,10 +148,11 @@ func (pl *GPUShare) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
 	// Reserve and Bind read the state too, also for pods whose Filter and Score are skipped.
-	state.Write(preFilterStateKey, &preFilterState{req: req})
 	if req.Total == 0 {
+		state.Write(preFilterStateKey, noGPUState)
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
+	state.Write(preFilterStateKey, &preFilterState{req: req})
 	if err := pl.devices.waitForSync(ctx); err != nil {
 		return nil, fwk.AsStatus(err)
 	}
@@ -390,11 +395,16 @@ func (pl *GPUShare) isSchedulableAfterPodUpdate(_ klog.Logger, _ *v1.Pod, oldObj
 }
 
 // SignPod signs the pod's GPU request (memory and GPU count), so that only pods asking for the
-// same are batched together. Pods with a malformed request are not signed.
+// same are batched together. Pods with a malformed request are not signed. A pod without GPU
+// memory adds no fragment: its signature is the one the other plugins give it, which no GPU
+// pod's shares, and the framework spends no reflection on an empty request.
 func (pl *GPUShare) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
 	req, err := gpu.RequestOf(pod, pl.res.Memory)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable, err.Error())
+	}
+	if req.Total == 0 {
+		return nil, nil
 	}
 	return []fwk.SignFragment{{Key: pl.signerKey, Value: req}}, nil
 }
