@@ -38,15 +38,17 @@ func New(_ context.Context, _ runtime.Object, _ fwk.Handle) (fwk.Plugin, error) 
 // Name returns the plugin's name.
 func (*QOSSort) Name() string { return Name }
 
-// Less reports whether e1 should be scheduled before e2.
+// Less reports whether e1 should be scheduled before e2. The queue calls it a few times for every
+// pod it adds or pops, so each entity's pod is looked up once, and a class is ranked without a map.
 func (*QOSSort) Less(e1, e2 fwk.QueuedEntityInfo) bool {
 	if p1, p2 := e1.GetPriority(), e2.GetPriority(); p1 != p2 {
 		return p1 > p2
 	}
-	if q1, q2 := rank(e1), rank(e2); q1 != q2 {
+	pod1, pod2 := podOf(e1), podOf(e2)
+	if q1, q2 := rank(pod1), rank(pod2); q1 != q2 {
 		return q1 > q2
 	}
-	k1, k2 := arrival(e1), arrival(e2)
+	k1, k2 := arrival(e1, pod1), arrival(e2, pod2)
 	if !k1.at.Equal(k2.at) {
 		return k1.at.Before(k2.at)
 	}
@@ -64,9 +66,10 @@ type arrivalKey struct {
 	group string
 }
 
-func arrival(e fwk.QueuedEntityInfo) arrivalKey {
-	if pe, ok := e.(podEntity); ok && pe.GetPodInfo() != nil && pe.GetPodInfo().GetPod() != nil {
-		if group, at, ok := grouporder.Of(pe.GetPodInfo().GetPod()); ok {
+// arrival is e's key; pod is e's pod, or nil for an entity that is not one pod.
+func arrival(e fwk.QueuedEntityInfo, pod *v1.Pod) arrivalKey {
+	if pod != nil {
+		if group, at, ok := grouporder.Of(pod); ok {
 			return arrivalKey{at: at, group: group.String()}
 		}
 	}
@@ -78,19 +81,32 @@ type podEntity interface {
 	GetPodInfo() fwk.PodInfo
 }
 
-// rank orders QoS classes, stronger first. A pod group entity of the native 1.37 API gathers pods
-// of any class and its membership changes while it is queued, so it gets the middle rank: a
-// group's key must not move while it sits in the heap.
-func rank(e fwk.QueuedEntityInfo) int {
+// podOf is the pod of a pod entry, or nil for any other entity.
+func podOf(e fwk.QueuedEntityInfo) *v1.Pod {
 	pe, ok := e.(podEntity)
-	if !ok || pe.GetPodInfo() == nil || pe.GetPodInfo().GetPod() == nil {
-		return classRank[v1.PodQOSBurstable]
+	if !ok {
+		return nil
 	}
-	return classRank[qos.GetPodQOS(pe.GetPodInfo().GetPod())]
+	pi := pe.GetPodInfo()
+	if pi == nil {
+		return nil
+	}
+	return pi.GetPod()
 }
 
-var classRank = map[v1.PodQOSClass]int{
-	v1.PodQOSGuaranteed: 2,
-	v1.PodQOSBurstable:  1,
-	v1.PodQOSBestEffort: 0,
+// rank orders QoS classes, stronger first. A pod group entity of the native 1.37 API (pod nil)
+// gathers pods of any class and its membership changes while it is queued, so it gets the middle
+// rank: a group's key must not move while it sits in the heap.
+func rank(pod *v1.Pod) int {
+	if pod == nil {
+		return 1
+	}
+	switch qos.GetPodQOS(pod) {
+	case v1.PodQOSGuaranteed:
+		return 2
+	case v1.PodQOSBestEffort:
+		return 0
+	default:
+		return 1
+	}
 }

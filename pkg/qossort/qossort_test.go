@@ -22,7 +22,7 @@ import (
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // queued wraps a pod as the scheduling queue does.
-func queued(t *testing.T, pod *v1.Pod, ts time.Time) *framework.QueuedPodInfo {
+func queued(t testing.TB, pod *v1.Pod, ts time.Time) *framework.QueuedPodInfo {
 	t.Helper()
 	pi, err := framework.NewPodInfo(pod)
 	if err != nil {
