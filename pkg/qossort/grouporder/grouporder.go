@@ -13,6 +13,7 @@ package grouporder
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -20,20 +21,33 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 )
 
-var created sync.Map // types.NamespacedName -> time.Time
+var (
+	created sync.Map // types.NamespacedName -> time.Time
+	// groups counts the times in created. While it is zero, as in a cluster that uses no pod
+	// groups, Of answers without reading the pod, whose labels QOSSort's Less would otherwise
+	// fetch from memory for every comparison.
+	groups atomic.Int64
+)
 
 // Note records when group was created, unless a time is recorded already.
 func Note(group types.NamespacedName, at time.Time) {
-	created.LoadOrStore(group, at)
+	if _, loaded := created.LoadOrStore(group, at); !loaded {
+		groups.Add(1)
+	}
 }
 
 // Forget drops group's time.
 func Forget(group types.NamespacedName) {
-	created.Delete(group)
+	if _, loaded := created.LoadAndDelete(group); loaded {
+		groups.Add(-1)
+	}
 }
 
 // Of returns the group pod belongs to and the group's recorded creation time, if both exist.
 func Of(pod *v1.Pod) (types.NamespacedName, time.Time, bool) {
+	if groups.Load() == 0 {
+		return types.NamespacedName{}, time.Time{}, false
+	}
 	name := pod.Labels[v1alpha1.PodGroupLabel]
 	if name == "" {
 		return types.NamespacedName{}, time.Time{}, false

@@ -38,3 +38,32 @@ func TestNoteOnceUntilForgotten(t *testing.T) {
 		t.Error("a time after Forget")
 	}
 }
+
+// The count that lets Of skip the pod follows Note and Forget exactly: a second Note of a group, or
+// a Forget of one never noted, does not move it.
+func TestCount(t *testing.T) {
+	a := types.NamespacedName{Namespace: "ns", Name: "a"}
+	b := types.NamespacedName{Namespace: "ns", Name: "b"}
+	member := st.MakePod().Namespace("ns").Name("a-0").Label(v1alpha1.PodGroupLabel, "a").Obj()
+	t.Cleanup(func() { Forget(a); Forget(b) })
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	Note(a, at)
+	Note(a, at)
+	Note(b, at)
+	Forget(types.NamespacedName{Namespace: "ns", Name: "never"})
+	if n := groups.Load(); n != 2 {
+		t.Errorf("count %d after noting two groups, want 2", n)
+	}
+	Forget(b)
+	if _, _, ok := Of(member); !ok {
+		t.Error("a member lost its group's time when another group was forgotten")
+	}
+	Forget(a)
+	Forget(a)
+	if n := groups.Load(); n != 0 {
+		t.Errorf("count %d after forgetting both, want 0", n)
+	}
+	if _, _, ok := Of(member); ok {
+		t.Error("a time after Forget")
+	}
+}
