@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -138,7 +139,7 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 		if pod.Spec.NodeName == "" {
 			return
 		}
-		if pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+		if finished(pod) {
 			s.wake(s.ledger.Forget(pod.UID))
 			return
 		}
@@ -155,10 +156,15 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 				observe(pod)
 			}
 		},
-		UpdateFunc: func(_, obj any) {
-			if pod, ok := obj.(*v1.Pod); ok {
-				observe(pod)
+		UpdateFunc: func(oldObj, obj any) {
+			pod, ok := obj.(*v1.Pod)
+			if !ok {
+				return
 			}
+			if old, ok := oldObj.(*v1.Pod); ok && sameCount(old, pod) {
+				return
+			}
+			observe(pod)
 		},
 		DeleteFunc: func(obj any) {
 			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -171,6 +177,22 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 	}
 }
 
+// sameCount reports whether an update leaves alone everything the ledger reads of a pod: its
+// node, whether it has finished or is being deleted, its group, its GPU count and its spec's
+// resources. Most updates of a bound pod are its kubelet's status reports, which change none of
+// these; they are spared computing the pod's request and taking the ledger's lock. The API server
+// bumps metadata.generation on every change of a pod's spec (a resize included) except its
+// binding, which sets spec.nodeName.
+func sameCount(old, cur *v1.Pod) bool {
+	return old.UID == cur.UID && old.Generation == cur.Generation && old.Spec.NodeName == cur.Spec.NodeName &&
+		finished(old) == finished(cur) && (old.DeletionTimestamp == nil) == (cur.DeletionTimestamp == nil) &&
+		groupOf(old) == groupOf(cur) && old.Annotations[gpu.PodGPUCountAnnotation] == cur.Annotations[gpu.PodGPUCountAnnotation]
+}
+
+func finished(pod *v1.Pod) bool {
+	return pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
+}
+
 // withoutGPU is pod without its GPU memory limits, for a pod whose GPU request is malformed.
 func withoutGPU(pod *v1.Pod, gpuMemory v1.ResourceName) *v1.Pod {
 	p := pod.DeepCopy()
@@ -180,7 +202,7 @@ func withoutGPU(pod *v1.Pod, gpuMemory v1.ResourceName) *v1.Pod {
 	for i := range p.Spec.InitContainers {
 		delete(p.Spec.InitContainers[i].Resources.Limits, gpuMemory)
 	}
-	delete(p.Annotations, "berth.dev/gpu-count")
+	delete(p.Annotations, gpu.PodGPUCountAnnotation)
 	return p
 }
 
