@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"slices"
+	"strings"
 	"sync"
 	"weak"
 
@@ -115,6 +117,9 @@ func (c *Cache) collect(ch chan<- metrics.Metric, seen map[string]bool) {
 		all = append(all, f)
 	}
 	c.mu.RUnlock()
+	// In the order the registry sorts a family's series into: its sort then only checks them (a
+	// map's order cost it as much as the rest of the gather at 5000 nodes).
+	slices.SortFunc(all, func(a, b figures) int { return strings.Compare(a.node, b.node) })
 	for _, f := range all {
 		ch <- metrics.NewLazyConstMetric(memoryCapacity, metrics.GaugeValue, float64(f.capacity), f.node)
 		ch <- metrics.NewLazyConstMetric(memoryAllocated, metrics.GaugeValue, float64(f.used), f.node)
