@@ -41,6 +41,8 @@ const (
 	extenderConfig  = "extender-scheduler-config.yaml"
 	extenderAddress = "127.0.0.1:39123"
 	extenderPrefix  = "/berth"
+	// extenderFilterOnlyConfig is the same extender without prioritizeVerb.
+	extenderFilterOnlyConfig = "extender-filteronly-scheduler-config.yaml"
 )
 
 // benchRegistry is berth's plugins plus the extender launcher.
@@ -154,8 +156,8 @@ func writeKubeconfig(cfg *restclient.Config, path string) error {
 	return clientcmd.WriteToFile(*kc, path)
 }
 
-// TestExtenderConfigIsShipped holds the benchmark's extender configuration to the one berth ships,
-// but for where the extender listens.
+// TestExtenderConfigIsShipped holds the benchmark's extender configurations to the one berth ships,
+// but for where the extender listens (and, for the filter-only one, its prioritize).
 func TestExtenderConfigIsShipped(t *testing.T) {
 	extenders := func(path string, configMap bool) []map[string]any {
 		t.Helper()
@@ -196,5 +198,19 @@ func TestExtenderConfigIsShipped(t *testing.T) {
 	delete(shipped[0], "tlsConfig")
 	if diff := cmp.Diff(shipped[0], bench[0]); diff != "" {
 		t.Errorf("the benchmark's extender differs from the shipped one (-shipped +bench):\n%s", diff)
+	}
+	// The filter-only configuration is the shipped one less prioritize and its weight.
+	filterOnly := extenders(extenderFilterOnlyConfig, false)
+	if len(filterOnly) != 1 {
+		t.Fatalf("extenders: %d in %s; want 1", len(filterOnly), extenderFilterOnlyConfig)
+	}
+	if filterOnly[0]["urlPrefix"] != u.String() {
+		t.Errorf("%s: urlPrefix %v, want %s", extenderFilterOnlyConfig, filterOnly[0]["urlPrefix"], u)
+	}
+	delete(filterOnly[0], "urlPrefix")
+	delete(shipped[0], "prioritizeVerb")
+	delete(shipped[0], "weight")
+	if diff := cmp.Diff(shipped[0], filterOnly[0]); diff != "" {
+		t.Errorf("%s is not the shipped extender less prioritizeVerb and weight (-shipped +bench):\n%s", extenderFilterOnlyConfig, diff)
 	}
 }

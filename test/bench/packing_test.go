@@ -261,11 +261,14 @@ const (
 
 var wholeNodeSizes = []int{2, 4, 8}
 
-// A wholeNodeScorer is one profile to compare: GPUShare's strategy, and whether
-// NodeResourcesAllocatable is enabled.
+// A wholeNodeScorer is one profile to compare: GPUShare's strategy, whether GPUShare scores nodes
+// at all, and whether NodeResourcesAllocatable is enabled. Without a node score the strategy
+// still chooses the devices on the node the other plugins chose: that is the stock scheduler with
+// berth-extender configured without prioritizeVerb (filter and bind only).
 type wholeNodeScorer struct {
 	name        string
 	strategy    *gpu.Strategy
+	noNodeScore bool
 	allocatable bool
 }
 
@@ -274,6 +277,8 @@ var wholeNodeScorers = []wholeNodeScorer{
 	{name: "Binpack+NodeResourcesAllocatable", strategy: gpu.Binpack, allocatable: true},
 	{name: "Spread", strategy: gpu.Spread},
 	{name: "Spread+NodeResourcesAllocatable", strategy: gpu.Spread, allocatable: true},
+	{name: "DevicesOnly", strategy: gpu.Binpack, noNodeScore: true},
+	{name: "DevicesOnly+NodeResourcesAllocatable", strategy: gpu.Binpack, noNodeScore: true, allocatable: true},
 }
 
 // job is one arrival of the stream: the pod and how long it stays once placed.
@@ -412,9 +417,11 @@ func newWholeNodeFramework(tb testing.TB, c *wholeNodeCluster, s wholeNodeScorer
 		tf.RegisterBindPlugin(defaultbinder.Name, defaultbinder.New),
 		tf.RegisterPluginAsExtensions(names.NodeResourcesFit, intree[names.NodeResourcesFit], "PreScore", "Score"),
 		tf.RegisterPluginAsExtensions(names.NodeResourcesBalancedAllocation, intree[names.NodeResourcesBalancedAllocation], "PreScore", "Score"),
-		tf.RegisterScorePlugin("GPUShare", func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	}
+	if !s.noNodeScore {
+		register = append(register, tf.RegisterScorePlugin("GPUShare", func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
 			return &gpuShareScore{c: c, strategy: s.strategy}, nil
-		}, 1),
+		}, 1))
 	}
 	if s.allocatable {
 		register = append(register, tf.RegisterScorePlugin(allocatable.Name, allocatable.New, 1),
@@ -596,7 +603,8 @@ func BenchmarkWholeNodePacking(b *testing.B) {
 
 // TestWholeNodePacking checks the simulation behind BenchmarkWholeNodePacking: no device is ever
 // over capacity, a job is turned away only when it fits on no node, and, with either GPU
-// strategy, NodeResourcesAllocatable places more whole-node jobs than the profile without it.
+// strategy, NodeResourcesAllocatable places more whole-node jobs than the profile without it, and
+// so does GPUShare's node score.
 func TestWholeNodePacking(t *testing.T) {
 	jobs := wholeNodeStream(t)[:wholeTestArrivals]
 	results := map[string]wholeNodeResult{}
@@ -617,7 +625,13 @@ func TestWholeNodePacking(t *testing.T) {
 		t.Logf("%-33s whole-node jobs placed %.3f (2 GPUs %.3f, 4 GPUs %.3f, 8 GPUs %.3f); share jobs placed %.4f",
 			s.name, r.wholeShare(), r.wholeShareOf(2), r.wholeShareOf(4), r.wholeShareOf(8), r.sharesShare())
 	}
-	for _, strategy := range []string{"Binpack", "Spread"} {
+	// Without GPUShare's node score (berth-extender without prioritize) small jobs spread over the
+	// nodes by cpu and memory, and whole nodes are left free less often.
+	if scored, unscored := results["Binpack"], results["DevicesOnly"]; scored.wholeShare() <= unscored.wholeShare() {
+		t.Errorf("GPUShare's node score placed %.3f of the whole-node jobs, no more than %.3f without it",
+			scored.wholeShare(), unscored.wholeShare())
+	}
+	for _, strategy := range []string{"Binpack", "Spread", "DevicesOnly"} {
 		without, with := results[strategy], results[strategy+"+NodeResourcesAllocatable"]
 		if with.wholeShare() <= without.wholeShare() {
 			t.Errorf("%s: NodeResourcesAllocatable placed %.3f of the whole-node jobs, no more than %.3f without it",
