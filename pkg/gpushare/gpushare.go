@@ -182,7 +182,8 @@ func (pl *GPUShare) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	return noFitStatus(gpu.Fits(pl.views.devicesOn(nodeInfo), s.req))
+	var buf deviceBuf
+	return noFitStatus(gpu.Fits(pl.views.devicesOn(nodeInfo, &buf), s.req))
 }
 
 // noFitStatus turns Fit's error into a rejection: Unschedulable when evicting pods could free
@@ -221,7 +222,8 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
-	score, err := gpu.Score(pl.views.devicesOn(nodeInfo), s.req, pl.strategy)
+	var buf deviceBuf
+	score, err := gpu.Score(pl.views.devicesOn(nodeInfo, &buf), s.req, pl.strategy)
 	if err != nil {
 		// The node's devices filled up since Filter; Reserve will say so if it is chosen.
 		return 0, nil
@@ -268,7 +270,8 @@ func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	a, err := gpu.Fit(pl.views.devicesOn(nodeInfo), s.req, pl.strategy)
+	var buf deviceBuf
+	a, err := gpu.Fit(pl.views.devicesOn(nodeInfo, &buf), s.req, pl.strategy)
 	if err != nil {
 		return noFitStatus(err)
 	}

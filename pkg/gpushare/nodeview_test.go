@@ -2,10 +2,13 @@ package gpushare
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -55,12 +58,20 @@ func TestNodeViews(t *testing.T) {
 	ni := framework.NewNodeInfo(boundPod("a", "n1", "0:4").Obj())
 	ni.SetNode(node)
 
-	first := views.devicesOn(ni)
+	first := views.devicesOn(ni, new(deviceBuf))
 	if diff := cmp.Diff([]gpu.Device{{Capacity: 16, Used: 4}, {Capacity: 16}}, first); diff != "" {
 		t.Fatalf("devices (-want +got):\n%s", diff)
 	}
-	if again := views.devicesOn(ni); &again[0] != &first[0] {
-		t.Error("the same NodeInfo generation was worked out twice")
+	// A pod slipped into the NodeInfo without a new generation, which the scheduler never does:
+	// devices worked out once per generation do not see it.
+	gen := ni.Generation
+	ni.AddPod(boundPod("unseen", "n1", "1:2").Obj())
+	ni.Generation = gen
+	if diff := cmp.Diff(first, views.devicesOn(ni, new(deviceBuf))); diff != "" {
+		t.Errorf("the same NodeInfo generation was worked out twice (-want +got):\n%s", diff)
+	}
+	if err := ni.RemovePod(klog.Background(), boundPod("unseen", "n1", "1:2").Obj()); err != nil {
+		t.Fatal(err)
 	}
 	capacity := views.capacity(node)
 
@@ -71,20 +82,20 @@ func TestNodeViews(t *testing.T) {
 	if got := views.capacity(beat); &got[0] != &capacity[0] {
 		t.Error("a Node object with unchanged GPU fields was parsed again")
 	}
-	if diff := cmp.Diff(first, views.devicesOn(ni)); diff != "" {
+	if diff := cmp.Diff(first, views.devicesOn(ni, new(deviceBuf))); diff != "" {
 		t.Errorf("after a heartbeat (-want +got):\n%s", diff)
 	}
 
 	// A pod arrives: a new generation, new devices.
 	ni.AddPod(boundPod("b", "n1", "1:8").Obj())
-	if diff := cmp.Diff([]gpu.Device{{Capacity: 16, Used: 4}, {Capacity: 16, Used: 8}}, views.devicesOn(ni)); diff != "" {
+	if diff := cmp.Diff([]gpu.Device{{Capacity: 16, Used: 4}, {Capacity: 16, Used: 8}}, views.devicesOn(ni, new(deviceBuf))); diff != "" {
 		t.Errorf("after a pod arrived (-want +got):\n%s", diff)
 	}
 
 	// The GPUs change: read again.
 	grown := st.MakeNode().Name("n1").Capacity(map[v1.ResourceName]string{countResource: "2", memoryResource: "48"}).Obj()
 	ni.SetNode(grown)
-	if diff := cmp.Diff([]gpu.Device{{Capacity: 24, Used: 4}, {Capacity: 24, Used: 8}}, views.devicesOn(ni)); diff != "" {
+	if diff := cmp.Diff([]gpu.Device{{Capacity: 24, Used: 4}, {Capacity: 24, Used: 8}}, views.devicesOn(ni, new(deviceBuf))); diff != "" {
 		t.Errorf("after the GPUs grew (-want +got):\n%s", diff)
 	}
 
@@ -92,7 +103,7 @@ func TestNodeViews(t *testing.T) {
 	if _, ok := views.m["n1"]; ok {
 		t.Error("a deleted node's view was kept")
 	}
-	if got := views.devicesOn(framework.NewNodeInfo()); got != nil {
+	if got := views.devicesOn(framework.NewNodeInfo(), new(deviceBuf)); got != nil {
 		t.Errorf("a NodeInfo without a Node has devices %v", got)
 	}
 }
@@ -112,11 +123,27 @@ func TestNodeViewsSharedSlot(t *testing.T) {
 	}
 	for i := range 4 {
 		for _, ni := range []*framework.NodeInfo{a, b} {
-			if diff := cmp.Diff(want[ni], e.pl.views.devicesOn(ni)); diff != "" {
+			if diff := cmp.Diff(want[ni], e.pl.views.devicesOn(ni, new(deviceBuf))); diff != "" {
 				t.Errorf("try %d, node %s (-want +got):\n%s", i, ni.Node().Name, diff)
 			}
 		}
 	}
+	// As Filter and Score ask, from many goroutines at once: the slot is read while others fill it
+	// with the other node's devices, and no reader ever gets a mix of the two.
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			var buf deviceBuf
+			for i := range 2000 {
+				ni := []*framework.NodeInfo{a, b}[(g+i)%2]
+				if devs := e.pl.views.devicesOn(ni, &buf); !slices.Equal(devs, want[ni]) {
+					t.Errorf("goroutine %d, try %d, node %s: %v, want %v", g, i, ni.Node().Name, devs, want[ni])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // BenchmarkNodeViews is what Filter, Score and Reserve pay per node to learn its devices: for a
@@ -143,7 +170,7 @@ func BenchmarkNodeViews(b *testing.B) {
 	infos[1].SetNode(beat)
 	b.Run("sameGeneration", func(b *testing.B) {
 		for b.Loop() {
-			e.pl.views.devicesOn(infos[0])
+			e.pl.views.devicesOn(infos[0], new(deviceBuf))
 		}
 	})
 	// Every call below brings a generation not seen before, as the scheduler's counter would.
@@ -155,7 +182,7 @@ func BenchmarkNodeViews(b *testing.B) {
 			i++
 			gen++
 			infos[i%2].Generation = gen
-			e.pl.views.devicesOn(infos[i%2])
+			e.pl.views.devicesOn(infos[i%2], new(deviceBuf))
 		}
 	})
 	b.Run("heartbeat", func(b *testing.B) {
@@ -165,7 +192,7 @@ func BenchmarkNodeViews(b *testing.B) {
 			i++
 			gen++
 			infos[i%2].Generation = gen
-			e.pl.views.devicesOn(infos[i%2])
+			e.pl.views.devicesOn(infos[i%2], new(deviceBuf))
 		}
 	})
 }
@@ -184,7 +211,7 @@ func BenchmarkNodeViewsParallel(b *testing.B) {
 		}
 		infos[i] = framework.NewNodeInfo(pod)
 		infos[i].SetNode(gpuNode(name, 8, 128).Obj())
-		e.pl.views.devicesOn(infos[i])
+		e.pl.views.devicesOn(infos[i], new(deviceBuf))
 	}
 	b.SetParallelism(8)
 	b.ResetTimer()
@@ -192,7 +219,7 @@ func BenchmarkNodeViewsParallel(b *testing.B) {
 		i := 0
 		for pb.Next() {
 			i++
-			if devs := e.pl.views.devicesOn(infos[i%len(infos)]); len(devs) != 8 {
+			if devs := e.pl.views.devicesOn(infos[i%len(infos)], new(deviceBuf)); len(devs) != 8 {
 				b.Fatal(devs)
 			}
 		}
