@@ -42,6 +42,9 @@ func Registry() frameworkruntime.Registry {
 // DefaultPreemption plus the quota and group victim rules; listed first, so that its PostFilter
 // runs before Gang's, where DefaultPreemption's did), and GPUShare binds before DefaultBinder, so
 // that a GPU pod is bound by the one Binding that carries its devices (CheckProfiles enforces it).
+// GPUShare also filters first: it turns a node with no room on its GPUs away in a fraction of the
+// time NodeResourcesFit takes to check any node (docs/gpushare.md). The nodes that pass are the
+// same in any order; a node both would reject is reported as GPUShare's.
 func Profile(schedulerName string) string {
 	return fmt.Sprintf(`- schedulerName: %s
   plugins:
@@ -51,6 +54,8 @@ func Profile(schedulerName string) string {
     multiPoint:
       enabled: [{name: BerthPreemption}, {name: GPUShare}, {name: Gang}, {name: ElasticQuota}]
       disabled: [{name: DefaultPreemption}]
+    filter:
+      enabled: [{name: GPUShare}]
     bind:
       enabled: [{name: GPUShare}]
 `, schedulerName)
