@@ -191,10 +191,12 @@ func (pl *GPUShare) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 // message is formatted only if someone reads it: most rejected nodes' statuses are dropped unread
 // once another node takes the pod.
 func noFitStatus(err error) *fwk.Status {
+	if err == nil {
+		// Before nf is declared: errors.As moves it to the heap, an allocation for every node.
+		return nil
+	}
 	var nf *gpu.NoFitError
 	switch {
-	case err == nil:
-		return nil
 	case !errors.As(err, &nf):
 		return fwk.AsStatus(err)
 	case nf.Resolvable:

@@ -225,3 +225,30 @@ func BenchmarkNodeViewsParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFilter is Filter on a node whose GPUs hold the pod (most nodes Filter sees) and on one
+// whose GPUs are full, for a generation already seen.
+func BenchmarkFilter(b *testing.B) {
+	e := newEnv(b, args(config.Binpack))
+	state := framework.NewCycleState()
+	req, err := gpu.RequestOf(gpuPod("p", 8).Obj(), memoryResource)
+	if err != nil {
+		b.Fatal(err)
+	}
+	state.Write(preFilterStateKey, &preFilterState{req: req})
+	for _, tc := range []struct {
+		name, used string
+		fits       bool
+	}{{"fits", "0:10", true}, {"full", "0:16,1:16,2:16,3:16,4:16,5:16,6:16,7:16", false}} {
+		b.Run(tc.name, func(b *testing.B) {
+			ni := framework.NewNodeInfo(boundPod("a", "n1", tc.used).Obj())
+			ni.SetNode(gpuNode("n1", 8, 128).Obj())
+			b.ReportAllocs()
+			for b.Loop() {
+				if status := e.pl.Filter(e.ctx, state, nil, ni); status.IsSuccess() != tc.fits {
+					b.Fatal(status)
+				}
+			}
+		})
+	}
+}
