@@ -5,7 +5,6 @@ package gpushare
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -192,12 +191,13 @@ func (pl *GPUShare) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 // once another node takes the pod.
 func noFitStatus(err error) *fwk.Status {
 	if err == nil {
-		// Before nf is declared: errors.As moves it to the heap, an allocation for every node.
 		return nil
 	}
-	var nf *gpu.NoFitError
+	// package gpu returns its *NoFitError unwrapped; errors.As would move nf to the heap, one more
+	// allocation for every node turned away.
+	nf, ok := err.(*gpu.NoFitError)
 	switch {
-	case !errors.As(err, &nf):
+	case !ok:
 		return fwk.AsStatus(err)
 	case nf.Resolvable:
 		return fwk.NewStatus(fwk.Unschedulable).WithError(nf)
