@@ -74,7 +74,7 @@ func (a *recordingActivator) take() []string {
 
 // harness is a Gang plugin on a framework handle with fake clients, as the scheduler builds it.
 type harness struct {
-	t         *testing.T
+	t         testing.TB
 	ctx       context.Context
 	pl        *Gang
 	fh        framework.Framework
@@ -88,7 +88,7 @@ type harness struct {
 	waiting frameworkruntime.Option
 }
 
-func newHarness(t *testing.T, pgs []*v1alpha1.PodGroup, pods ...*v1.Pod) *harness {
+func newHarness(t testing.TB, pgs []*v1alpha1.PodGroup, pods ...*v1.Pod) *harness {
 	t.Helper()
 	disableWatchList(t)
 	schedmetrics.Register()

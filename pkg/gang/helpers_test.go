@@ -18,7 +18,7 @@ import (
 // disableWatchList makes informers list then watch. The generated PodGroup fake cannot stream a
 // watch list, and its informers predate client-go's check for clients that cannot, so with the
 // feature on they never sync against it. A real kube-apiserver serves either.
-func disableWatchList(t *testing.T) {
+func disableWatchList(t testing.TB) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(clientfeatures.WatchListClient), false)
 }
 
