@@ -293,14 +293,15 @@ func (pl *ElasticQuota) Filter(_ context.Context, state fwk.CycleState, _ *v1.Po
 // Reserve holds the pod's request in the ledger. The ledger checks max again under its lock, so
 // no two pods can both take the last of a quota.
 func (pl *ElasticQuota) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) *fwk.Status {
-	if _, err := state.Read(preFilterStateKey); err != nil {
+	c, err := state.Read(preFilterStateKey)
+	if err != nil {
 		// No quota in the pod's namespace: PreFilter skipped it, and the informer records it
-		// once it is bound. (Checked before getPreFilterState, which formats an error.)
+		// once it is bound. (Read directly: getPreFilterState would format an error for it.)
 		return nil
 	}
-	s, err := getPreFilterState(state)
-	if err != nil {
-		return fwk.AsStatus(err)
+	s, ok := c.(*preFilterState)
+	if !ok {
+		return fwk.AsStatus(fmt.Errorf("invalid PreFilter state, got type %T", c))
 	}
 	if err := pl.ledger.Reserve(pod, s.group, s.request); err != nil {
 		return fwk.NewStatus(fwk.Unschedulable, err.Error())

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
@@ -139,7 +140,7 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 		if pod.Spec.NodeName == "" {
 			return
 		}
-		if finished(pod) {
+		if podutil.IsPodTerminal(pod) {
 			s.wake(s.ledger.Forget(pod.UID))
 			return
 		}
@@ -185,12 +186,8 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 // binding, which sets spec.nodeName.
 func sameCount(old, cur *v1.Pod) bool {
 	return old.UID == cur.UID && old.Generation == cur.Generation && old.Spec.NodeName == cur.Spec.NodeName &&
-		finished(old) == finished(cur) && (old.DeletionTimestamp == nil) == (cur.DeletionTimestamp == nil) &&
+		podutil.IsPodTerminal(old) == podutil.IsPodTerminal(cur) && (old.DeletionTimestamp == nil) == (cur.DeletionTimestamp == nil) &&
 		groupOf(old) == groupOf(cur) && old.Annotations[gpu.PodGPUCountAnnotation] == cur.Annotations[gpu.PodGPUCountAnnotation]
-}
-
-func finished(pod *v1.Pod) bool {
-	return pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
 }
 
 // withoutGPU is pod without its GPU memory limits, for a pod whose GPU request is malformed.

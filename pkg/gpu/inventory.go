@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 )
 
 // maxDevicesPerNode bounds what a node or an annotation may claim, so that a corrupt capacity
@@ -105,12 +106,8 @@ func quantityEqual(a, b v1.ResourceList, name v1.ResourceName) bool {
 // PodChanged reports whether an update of a pod can change how the cache accounts it.
 func PodChanged(old, cur *v1.Pod) bool {
 	return old.Spec.NodeName != cur.Spec.NodeName ||
-		isTerminal(old) != isTerminal(cur) ||
+		podutil.IsPodTerminal(old) != podutil.IsPodTerminal(cur) ||
 		old.Annotations[PodGPUDevicesAnnotation] != cur.Annotations[PodGPUDevicesAnnotation] ||
 		old.Annotations[GPUShareIndexAnnotation] != cur.Annotations[GPUShareIndexAnnotation] ||
 		old.Annotations[GPUSharePodAnnotation] != cur.Annotations[GPUSharePodAnnotation]
-}
-
-func isTerminal(pod *v1.Pod) bool {
-	return pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
 }
