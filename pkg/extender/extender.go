@@ -11,7 +11,6 @@ package extender
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -240,20 +239,17 @@ const maxTrailingPods = 1024
 // noFit says why the request does not fit on the node's GPUs now (devs, the cache's view of
 // them), "" if it does, and whether evicting pods could change that.
 func (e *Extender) noFit(node string, devs []gpu.Device, req gpu.Request) (reason string, resolvable bool) {
-	err := gpu.Fits(devs, req)
-	var noFit *gpu.NoFitError
+	nf := gpu.Fits(devs, req)
 	switch {
-	case err == nil:
+	case nf == nil:
 		return "", false
-	case !errors.As(err, &noFit):
-		return err.Error(), false
-	case noFit.Devices == 0:
+	case nf.Devices == 0:
 		if _, err := e.nodes.Get(node); err != nil {
 			// The scheduler's informer saw the node before this one did.
 			return fmt.Sprintf("node %q is not in the GPU extender's cache yet", node), false
 		}
 	}
-	return noFit.Error(), noFit.Resolvable
+	return nf.Error(), nf.Resolvable
 }
 
 // prioritize scores each node from 0 to MaxExtenderPriority by the core's Score with the
@@ -334,8 +330,8 @@ func (e *Extender) preempt(ctx context.Context, args *extenderv1.ExtenderPreempt
 			continue
 		}
 		if req.Total > 0 {
-			if err := gpu.Fits(e.withoutVictims(node, victims), req); err != nil {
-				logger.V(4).Info("Victims do not free the GPU memory the pod needs", "pod", klog.KObj(args.Pod), "node", node, "reason", err)
+			if nf := gpu.Fits(e.withoutVictims(node, victims), req); nf != nil {
+				logger.V(4).Info("Victims do not free the GPU memory the pod needs", "pod", klog.KObj(args.Pod), "node", node, "reason", nf)
 				continue
 			}
 		}

@@ -120,15 +120,13 @@ func Fit(devs []Device, req Request, s *Strategy) (Assignment, error) {
 }
 
 // Fits reports whether Fit would find devices for req, with Fit's error if not, without choosing
-// them: Filter asks it of every node, and most nodes pass, so it neither sorts nor allocates.
-func Fits(devs []Device, req Request) error {
+// them: Filter asks it of every node, and most nodes pass, so it neither sorts nor allocates. The
+// error is typed so that its callers, the plugin and the extender, read it without a type check.
+func Fits(devs []Device, req Request) *NoFitError {
 	if req.Total <= 0 {
 		return nil
 	}
-	if nf := noFit(devs, req); nf != nil {
-		return nf
-	}
-	return nil
+	return noFit(devs, req)
 }
 
 // maxStackDevices is how many chosen devices Fit and Score keep on the stack; requests for more

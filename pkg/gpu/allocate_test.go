@@ -227,8 +227,8 @@ func TestFitChoosesAsSorting(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" || !reflect.DeepEqual(wantErr, err) {
 				t.Fatalf("case %d, %v on %v by %s: Fit = %v, %v; sorting takes %v, %v (-want +got):\n%s", n, req, devs, s, got, err, want, wantErr, diff)
 			}
-			if err := Fits(devs, req); !reflect.DeepEqual(wantErr, err) {
-				t.Fatalf("case %d, %v on %v: Fits = %v, Fit = %v", n, req, devs, err, wantErr)
+			if nf := Fits(devs, req); (nf == nil) != (wantErr == nil) || nf != nil && !reflect.DeepEqual(wantErr, error(nf)) {
+				t.Fatalf("case %d, %v on %v: Fits = %v, Fit = %v", n, req, devs, nf, wantErr)
 			}
 			score, err := Score(devs, req, s)
 			if !reflect.DeepEqual(wantErr, err) {

@@ -168,6 +168,6 @@ func (o *cacheOnly) CollectWithStability(ch chan<- metrics.Metric) {
 }
 
 // filterCheck is what the plugin's Filter asks of a node's devices.
-func filterCheck(devs []Device, req Request) error {
+func filterCheck(devs []Device, req Request) *NoFitError {
 	return Fits(devs, req)
 }

@@ -189,16 +189,10 @@ func (pl *GPUShare) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 // enough memory, UnschedulableAndUnresolvable when the node's GPUs are too small or too few. The
 // message is formatted only if someone reads it: most rejected nodes' statuses are dropped unread
 // once another node takes the pod.
-func noFitStatus(err error) *fwk.Status {
-	if err == nil {
-		return nil
-	}
-	// package gpu returns its *NoFitError unwrapped; errors.As would move nf to the heap, one more
-	// allocation for every node turned away.
-	nf, ok := err.(*gpu.NoFitError)
+func noFitStatus(nf *gpu.NoFitError) *fwk.Status {
 	switch {
-	case !ok:
-		return fwk.AsStatus(err)
+	case nf == nil:
+		return nil
 	case nf.Resolvable:
 		return fwk.NewStatus(fwk.Unschedulable).WithError(nf)
 	default:
@@ -273,9 +267,15 @@ func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 		return fwk.AsStatus(err)
 	}
 	var buf deviceBuf
-	a, err := gpu.Fit(pl.views.devicesOn(nodeInfo, &buf), s.req, pl.strategy)
+	devs := pl.views.devicesOn(nodeInfo, &buf)
+	// Filter passed this node, on the snapshot with nominated pods added; should the pod not fit
+	// without them, say why as Filter would.
+	if st := noFitStatus(gpu.Fits(devs, s.req)); st != nil {
+		return st
+	}
+	a, err := gpu.Fit(devs, s.req, pl.strategy)
 	if err != nil {
-		return noFitStatus(err)
+		return fwk.AsStatus(err)
 	}
 	if err := pl.devices.Hold(pod.UID, nodeName, a); err != nil {
 		return fwk.AsStatus(err)
