@@ -95,6 +95,14 @@ func startExtender(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plu
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	// The configuration names a fixed address, so a berth-extender left by another benchmark there
+	// would answer for this one, watching another apiserver: refuse to start instead.
+	l, err := net.Listen("tcp", extenderAddress)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("the extender benchmarks need %s, which is in use (another benchmark running?): %w", extenderAddress, err)
+	}
+	l.Close()
 	host, port, _ := net.SplitHostPort(extenderAddress)
 	p, err := proc.Start("berth-extender", filepath.Join(dir, "berth-extender.log"), filepath.Join(binDir(), "berth-extender"),
 		"--kubeconfig", kubeconfig, "--bind-address", host, "--port", port, "--url-prefix", extenderPrefix,
