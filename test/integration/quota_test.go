@@ -217,9 +217,9 @@ func TestQuotaAdmitsAGroupWhole(t *testing.T) {
 	if harness.Bound(pods) != 0 {
 		t.Fatalf("%d members bound of a group that does not fit its quota", harness.Bound(pods))
 	}
-	if msg := harness.Unschedulable(&pods[0]); !strings.Contains(msg, "requested for pod group g 3, max 2") {
-		t.Errorf("member says %q, want the group's request", msg)
-	}
+	// The member tried first says what the group asks; Gang then sets the others aside, and their
+	// retries may overwrite that member's condition with Gang's message, so read the events.
+	waitForGroupRequest(t, e, ns, "requested for pod group g 3, max 2")
 	// No member holds quota: a plain pod of the namespace gets all of it.
 	e.CreatePod(t, cpuPod(ns, "plain", "2"))
 	e.WaitForPods(t, ns, time.Minute, "plain pod bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
@@ -244,8 +244,15 @@ func TestQuotaAdmitsAGroupWhole(t *testing.T) {
 	if harness.Bound(pods) != 0 {
 		t.Fatalf("%d members bound of a group that does not fit its quota", harness.Bound(pods))
 	}
-	// The first member tried says what the group asks (Gang then sets the others aside).
-	// Events are recorded asynchronously: wait for one.
+	waitForGroupRequest(t, e, ns, "requested for pod group u 5, max 4")
+	e.setMax(t, ns, cpuList("5"))
+	e.WaitForPods(t, ns, time.Minute, "the unequal group bound whole", func(p []v1.Pod) bool { return harness.Bound(p) == 3 })
+}
+
+// waitForGroupRequest waits for a member's event in ns that names the group's request, want, and
+// fails on one that names another request. Events are recorded asynchronously.
+func waitForGroupRequest(t *testing.T, e *quotaEnv, ns, want string) {
+	t.Helper()
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		events, err := e.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -254,8 +261,8 @@ func TestQuotaAdmitsAGroupWhole(t *testing.T) {
 		said := false
 		for _, ev := range events.Items {
 			if strings.Contains(ev.Message, "requested for pod group") {
-				if !strings.Contains(ev.Message, "requested for pod group u 5, max 4") {
-					return false, fmt.Errorf("%s says %q, want the group's request of 5", ev.InvolvedObject.Name, ev.Message)
+				if !strings.Contains(ev.Message, want) {
+					return false, fmt.Errorf("%s says %q, want %q", ev.InvolvedObject.Name, ev.Message, want)
 				}
 				said = true
 			}
@@ -265,8 +272,6 @@ func TestQuotaAdmitsAGroupWhole(t *testing.T) {
 	if err != nil {
 		t.Errorf("waiting for a member's event naming the group's request: %v", err)
 	}
-	e.setMax(t, ns, cpuList("5"))
-	e.WaitForPods(t, ns, time.Minute, "the unequal group bound whole", func(p []v1.Pod) bool { return harness.Bound(p) == 3 })
 }
 
 // A restarted scheduler rebuilds the ledger from the API before it admits anything.
