@@ -120,6 +120,10 @@ func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %q from cycleState: %w", preFilterStateKey, err)
 	}
+	return asPreFilterState(c)
+}
+
+func asPreFilterState(c fwk.StateData) (*preFilterState, error) {
 	s, ok := c.(*preFilterState)
 	if !ok {
 		return nil, fmt.Errorf("invalid PreFilter state, got type %T", c)
@@ -299,9 +303,9 @@ func (pl *ElasticQuota) Reserve(_ context.Context, state fwk.CycleState, pod *v1
 		// once it is bound. (Read directly: getPreFilterState would format an error for it.)
 		return nil
 	}
-	s, ok := c.(*preFilterState)
-	if !ok {
-		return fwk.AsStatus(fmt.Errorf("invalid PreFilter state, got type %T", c))
+	s, err := asPreFilterState(c)
+	if err != nil {
+		return fwk.AsStatus(err)
 	}
 	if err := pl.ledger.Reserve(pod, s.group, s.request); err != nil {
 		return fwk.NewStatus(fwk.Unschedulable, err.Error())
