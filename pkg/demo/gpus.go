@@ -342,7 +342,7 @@ func (s *Section) expectWaitingDoNotFit(waiting []v1.Pod, report *inspect.GPUs) 
 			for j, g := range n.GPUs {
 				devs[j] = gpu.Device{Capacity: g.Capacity, Used: g.Used}
 			}
-			if a, err := gpu.Fit(devs, req, gpu.Binpack); err == nil {
+			if a, nf := gpu.Fit(devs, req, gpu.Binpack); nf == nil {
 				wrong = append(wrong, fmt.Sprintf("%s waits but fits on %s (devices %s)", waiting[i].Name, n.Name, a))
 			}
 		}

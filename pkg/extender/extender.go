@@ -271,7 +271,7 @@ func (e *Extender) prioritize(ctx context.Context, args *extenderv1.ExtenderArgs
 		if views == nil {
 			continue
 		}
-		if s, err := gpu.Score(views[i], req, e.cfg.Strategy); err == nil {
+		if s, nf := gpu.Score(views[i], req, e.cfg.Strategy); nf == nil {
 			scores[i].Score = int64(math.Round(s * float64(extenderv1.MaxExtenderPriority)))
 		}
 	}

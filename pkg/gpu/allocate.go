@@ -101,9 +101,10 @@ func (e *NoFitError) Error() string {
 }
 
 // Fit chooses the devices for a request: req.Count devices, each with req.PerDevice free, taken in
-// the strategy's order with the lower index first among equals. It returns a *NoFitError when the
-// request does not fit. Fit is pure and deterministic.
-func Fit(devs []Device, req Request, s *Strategy) (Assignment, error) {
+// the strategy's order with the lower index first among equals, or why the request does not fit.
+// Fit is pure and deterministic. Its error is typed, as Fits' and Score's are, so that callers read
+// why without a type check; one that passes it on as an error must not pass a nil *NoFitError.
+func Fit(devs []Device, req Request, s *Strategy) (Assignment, *NoFitError) {
 	if req.Total <= 0 {
 		return nil, nil
 	}
@@ -120,8 +121,7 @@ func Fit(devs []Device, req Request, s *Strategy) (Assignment, error) {
 }
 
 // Fits reports whether Fit would find devices for req, with Fit's error if not, without choosing
-// them: Filter asks it of every node, and most nodes pass, so it neither sorts nor allocates. The
-// error is typed so that its callers, the plugin and the extender, read it without a type check.
+// them: Filter asks it of every node, and most nodes pass, so it neither sorts nor allocates.
 func Fits(devs []Device, req Request) *NoFitError {
 	if req.Total <= 0 {
 		return nil
@@ -207,7 +207,7 @@ func CanHold(capacities []int64, req Request) bool {
 // It judges both the devices the pod would get (how full they end up, on average) and the node as
 // a whole (how full all its GPUs end up), in equal parts. It returns Fit's error if the request
 // does not fit.
-func Score(devs []Device, req Request, s *Strategy) (float64, error) {
+func Score(devs []Device, req Request, s *Strategy) (float64, *NoFitError) {
 	if req.Total <= 0 {
 		return 0, nil
 	}

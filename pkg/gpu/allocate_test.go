@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"errors"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -99,15 +98,15 @@ func TestFit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Fit(tt.devs, tt.req, tt.strategy)
-			var nf *NoFitError
-			if err != nil && !errors.As(err, &nf) {
-				t.Fatalf("error is %T, want *NoFitError", err)
-			}
+			got, nf := Fit(tt.devs, tt.req, tt.strategy)
 			if diff := cmp.Diff(tt.wantErr, nf); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantMsg, errString(err)); diff != "" {
+			var msg string
+			if nf != nil {
+				msg = nf.Error()
+			}
+			if diff := cmp.Diff(tt.wantMsg, msg); diff != "" {
 				t.Errorf("message (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -147,9 +146,9 @@ func TestScore(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			scores := map[string]float64{}
 			for name, devs := range nodes {
-				s, err := Score(devs, tt.req, tt.strategy)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
+				s, nf := Score(devs, tt.req, tt.strategy)
+				if nf != nil {
+					t.Fatalf("%s: %v", name, nf)
 				}
 				if s < 0 || s > 1 {
 					t.Errorf("%s: score %v out of [0, 1]", name, s)
@@ -176,7 +175,7 @@ func TestScoreValues(t *testing.T) {
 	if got, _ := Score(devs, one(8), Spread); got != 0.5 {
 		t.Errorf("spread score = %v, want 0.5", got)
 	}
-	if _, err := Score(devs, one(20), Binpack); err == nil {
+	if _, nf := Score(devs, one(20), Binpack); nf == nil {
 		t.Error("Score of a request that does not fit returned no error")
 	}
 }
@@ -223,16 +222,16 @@ func TestFitChoosesAsSorting(t *testing.T) {
 		req := many(1+rng.IntN(4), int64(2*(1+rng.IntN(8))))
 		for _, s := range []*Strategy{Binpack, Spread} {
 			want, wantErr := fitBySorting(devs, req, s)
-			got, err := Fit(devs, req, s)
-			if diff := cmp.Diff(want, got); diff != "" || !reflect.DeepEqual(wantErr, err) {
-				t.Fatalf("case %d, %v on %v by %s: Fit = %v, %v; sorting takes %v, %v (-want +got):\n%s", n, req, devs, s, got, err, want, wantErr, diff)
+			got, nf := Fit(devs, req, s)
+			if diff := cmp.Diff(want, got); diff != "" || !reflect.DeepEqual(wantErr, nf) {
+				t.Fatalf("case %d, %v on %v by %s: Fit = %v, %v; sorting takes %v, %v (-want +got):\n%s", n, req, devs, s, got, nf, want, wantErr, diff)
 			}
-			if nf := Fits(devs, req); (nf == nil) != (wantErr == nil) || nf != nil && !reflect.DeepEqual(wantErr, error(nf)) {
+			if nf := Fits(devs, req); !reflect.DeepEqual(wantErr, nf) {
 				t.Fatalf("case %d, %v on %v: Fits = %v, Fit = %v", n, req, devs, nf, wantErr)
 			}
-			score, err := Score(devs, req, s)
-			if !reflect.DeepEqual(wantErr, err) {
-				t.Fatalf("case %d, %v on %v: Score's error %v, Fit's %v", n, req, devs, err, wantErr)
+			score, nf := Score(devs, req, s)
+			if !reflect.DeepEqual(wantErr, nf) {
+				t.Fatalf("case %d, %v on %v: Score's error %v, Fit's %v", n, req, devs, nf, wantErr)
 			}
 			if wantErr == nil {
 				if wantScore := scoreOf(devs, want, req, s); score != wantScore {
@@ -244,7 +243,7 @@ func TestFitChoosesAsSorting(t *testing.T) {
 }
 
 // fitBySorting is Fit as a stable sort of the fitting devices by the strategy.
-func fitBySorting(devs []Device, req Request, s *Strategy) (Assignment, error) {
+func fitBySorting(devs []Device, req Request, s *Strategy) (Assignment, *NoFitError) {
 	var candidates []int
 	for i, d := range devs {
 		if d.Free() >= req.PerDevice {

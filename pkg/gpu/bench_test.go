@@ -29,15 +29,15 @@ func BenchmarkFitAndScore(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("%dGPUs/score", req.Count), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Score(devs, req, Binpack); err != nil {
-					b.Fatal(err)
+				if _, nf := Score(devs, req, Binpack); nf != nil {
+					b.Fatal(nf)
 				}
 			}
 		})
 		b.Run(fmt.Sprintf("%dGPUs/fit", req.Count), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Fit(devs, req, Binpack); err != nil {
-					b.Fatal(err)
+				if _, nf := Fit(devs, req, Binpack); nf != nil {
+					b.Fatal(nf)
 				}
 			}
 		})

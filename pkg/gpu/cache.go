@@ -163,9 +163,12 @@ func (c *Cache) Reserve(pod *v1.Pod, node string, req Request, s *Strategy) (Ass
 	if err := c.alreadyHolds(pod.UID); err != nil {
 		return nil, err
 	}
-	a, err := Fit(c.view(node), req, s)
-	if err != nil || len(a) == 0 {
-		return nil, err
+	a, nf := Fit(c.view(node), req, s)
+	if nf != nil {
+		return nil, nf
+	}
+	if len(a) == 0 {
+		return nil, nil
 	}
 	c.hold(pod.UID, &podState{node: node, shares: a, assumed: true})
 	return slices.Clone(a), nil
@@ -221,7 +224,7 @@ func (c *Cache) DevicesOn(node string, capacity []int64, pods iter.Seq[*v1.Pod],
 		if err != nil || req.Total == 0 {
 			continue
 		}
-		if a, err := Fit(devs, req, s); err == nil {
+		if a, nf := Fit(devs, req, s); nf == nil {
 			Adjust(devs, a, 1)
 		}
 	}

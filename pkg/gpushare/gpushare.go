@@ -219,8 +219,8 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 		return 0, fwk.AsStatus(err)
 	}
 	var buf deviceBuf
-	score, err := gpu.Score(pl.views.devicesOn(nodeInfo, &buf), s.req, pl.strategy)
-	if err != nil {
+	score, nf := gpu.Score(pl.views.devicesOn(nodeInfo, &buf), s.req, pl.strategy)
+	if nf != nil {
 		// The node's devices filled up since Filter; Reserve will say so if it is chosen.
 		return 0, nil
 	}
@@ -267,15 +267,11 @@ func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 		return fwk.AsStatus(err)
 	}
 	var buf deviceBuf
-	devs := pl.views.devicesOn(nodeInfo, &buf)
+	a, nf := gpu.Fit(pl.views.devicesOn(nodeInfo, &buf), s.req, pl.strategy)
 	// Filter passed this node, on the snapshot with nominated pods added; should the pod not fit
 	// without them, say why as Filter would.
-	if st := noFitStatus(gpu.Fits(devs, s.req)); st != nil {
+	if st := noFitStatus(nf); st != nil {
 		return st
-	}
-	a, err := gpu.Fit(devs, s.req, pl.strategy)
-	if err != nil {
-		return fwk.AsStatus(err)
 	}
 	if err := pl.devices.Hold(pod.UID, nodeName, a); err != nil {
 		return fwk.AsStatus(err)

@@ -91,16 +91,16 @@ func scored(s *gpu.Strategy) placer {
 	return func(nodes [][]gpu.Device, req gpu.Request) (int, gpu.Assignment, bool) {
 		best, bestScore := -1, 0.0
 		for i, devs := range nodes {
-			score, err := gpu.Score(devs, req, s)
-			if err == nil && (best < 0 || score > bestScore) {
+			score, nf := gpu.Score(devs, req, s)
+			if nf == nil && (best < 0 || score > bestScore) {
 				best, bestScore = i, score
 			}
 		}
 		if best < 0 {
 			return 0, nil, false
 		}
-		a, err := gpu.Fit(nodes[best], req, s)
-		return best, a, err == nil
+		a, nf := gpu.Fit(nodes[best], req, s)
+		return best, a, nf == nil
 	}
 }
 
@@ -213,7 +213,7 @@ func testPacking(t *testing.T, m mix) {
 				}
 				used += d.Used
 			}
-			if _, err := gpu.Fit(devs, res.misfit, gpu.Binpack); err == nil {
+			if _, nf := gpu.Fit(devs, res.misfit, gpu.Binpack); nf == nil {
 				t.Errorf("%s: stopped at %+v, which fits on node %d", p.name, res.misfit, i)
 			}
 		}
@@ -391,9 +391,9 @@ func (pl *gpuShareScore) Score(_ context.Context, _ fwk.CycleState, pod *v1.Pod,
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
-	score, err := gpu.Score(pl.c.devices[pl.c.index[ni.Node().Name]], req, pl.strategy)
-	if err != nil {
-		return 0, fwk.AsStatus(err)
+	score, nf := gpu.Score(pl.c.devices[pl.c.index[ni.Node().Name]], req, pl.strategy)
+	if nf != nil {
+		return 0, fwk.AsStatus(nf)
 	}
 	return int64(math.Round(score * 1_000_000)), nil
 }
@@ -505,9 +505,9 @@ func simulateWholeNodes(tb testing.TB, s wholeNodeScorer, jobs []job, check func
 		if node < 0 {
 			continue
 		}
-		a, err := gpu.Fit(c.devices[node], j.req, s.strategy)
-		if err != nil {
-			tb.Fatalf("job %d: node %d was chosen but the job does not fit: %v", i, node, err)
+		a, nf := gpu.Fit(c.devices[node], j.req, s.strategy)
+		if nf != nil {
+			tb.Fatalf("job %d: node %d was chosen but the job does not fit: %v", i, node, nf)
 		}
 		gpu.Adjust(c.devices[node], a, 1)
 		placed := j.pod.DeepCopy()
@@ -533,7 +533,7 @@ func simulateWholeNodes(tb testing.TB, s wholeNodeScorer, jobs []job, check func
 func chooseNode(tb testing.TB, f framework.Framework, c *wholeNodeCluster, j job, ties *rand.Rand) int {
 	var feasible []fwk.NodeInfo
 	for i, devs := range c.devices {
-		if _, err := gpu.Fit(devs, j.req, gpu.Binpack); err == nil {
+		if _, nf := gpu.Fit(devs, j.req, gpu.Binpack); nf == nil {
 			feasible = append(feasible, c.infos[i])
 		}
 	}
@@ -616,7 +616,7 @@ func TestWholeNodePacking(t *testing.T) {
 						t.Fatalf("%s: node %d GPU %d holds %d of %d", s.name, i, k, d.Used, d.Capacity)
 					}
 				}
-				if _, err := gpu.Fit(devs, j.req, s.strategy); node < 0 && err == nil {
+				if _, nf := gpu.Fit(devs, j.req, s.strategy); node < 0 && nf == nil {
 					t.Fatalf("%s: %+v turned away, yet it fits on node %d", s.name, j.req, i)
 				}
 			}
