@@ -15,8 +15,12 @@
 package gang
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -173,7 +177,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			return parkedNotFound, false
 		}
 		if in, d := g.InBackoff(); in {
-			msg = fmt.Sprintf("pod group %s could not place all its members and stands aside (backoff %v)", key, d)
+			msg = fmt.Sprintf("pod group %s stands aside (backoff %v) because it %s", key, d, g.Why())
 			return parkedBackoff, false
 		}
 		minMember := minMemberOf(pg)
@@ -298,20 +302,65 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
+	why := fmt.Sprintf("could not place member %s: %s", pod.Name, pl.noNodeBecause(statuses))
 	v := pl.groups.MemberFailed(key, pod, minMemberOf(pg), pl.snapshotCheck(func(node string) bool {
 		return statuses != nil && statuses.Get(node).Code() == fwk.Unschedulable
-	}))
+	}), why)
 	switch v.Verdict {
 	case verdictRetry:
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf(
 			"pod group %s keeps its waiting members: this attempt saw room held that has been given back since; retrying", key))
 	case verdictFail:
-		msg := fmt.Sprintf("pod group %s: member %s cannot be placed; all %d waiting members were released and the group stands aside for %v",
-			key, pod.Name, len(v.Failure.Released), v.Failure.Backoff)
-		pl.release(key, v.Failure, failedUnschedulable, msg)
-		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+		return nil, fwk.NewStatus(fwk.Unschedulable, pl.release(key, v.Failure, failedUnschedulable))
 	}
 	return nil, fwk.NewStatus(fwk.Unschedulable)
+}
+
+// noNodeBecause sums up why no node took a member, for the messages of its group: a PreFilter
+// plugin's rejection, which every node shares, or else the nodes' reasons, each after how many nodes
+// gave it, most common first, as in the scheduler's own message. The same cluster gives the same
+// text, so a group that retries does not rewrite its members' conditions.
+func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader) string {
+	if statuses == nil {
+		return "no node took it"
+	}
+	lister := pl.handle.SnapshotSharedLister().NodeInfos()
+	nodesGiving := map[string]int{}
+	for _, code := range []fwk.Code{fwk.Unschedulable, fwk.UnschedulableAndUnresolvable} {
+		nodes, err := statuses.NodesForStatusCode(lister, code)
+		if err != nil {
+			continue
+		}
+		for _, n := range nodes {
+			for _, r := range statuses.Get(n.Node().Name).Reasons() {
+				nodesGiving[r]++
+			}
+		}
+	}
+	switch len(nodesGiving) {
+	case 0:
+		return "no node took it"
+	case 1:
+		for r := range nodesGiving {
+			return r
+		}
+	}
+	reasons := slices.Collect(maps.Keys(nodesGiving))
+	slices.SortFunc(reasons, func(a, b string) int {
+		return cmp.Or(cmp.Compare(nodesGiving[b], nodesGiving[a]), cmp.Compare(a, b))
+	})
+	const shown = 3
+	var b strings.Builder
+	for i, r := range reasons[:min(shown, len(reasons))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d %s", nodesGiving[r], r)
+	}
+	if len(reasons) > shown {
+		fmt.Fprintf(&b, " and %d more", len(reasons)-shown)
+	}
+	return b.String()
 }
 
 // snapshotCheck reads this scheduling cycle's snapshot for the manager: whether it still shows a
@@ -367,21 +416,17 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	if !passedPermit(state) {
 		check = pl.snapshotCheck(func(n string) bool { return n == node })
 	}
-	r := pl.groups.Unreserve(key, pod, minMember, check)
+	r := pl.groups.Unreserve(key, pod, minMember, check, fmt.Sprintf("could not reserve member %s on node %s", pod.Name, node))
 	if r.Outcome.Verdict != verdictFail {
 		return
 	}
 	switch {
 	case r.TimedOut:
-		pl.release(key, r.Outcome.Failure, failedTimeout, fmt.Sprintf(
-			"pod group %s did not reach minMember within its schedule timeout; all its waiting members were released", key))
+		pl.release(key, r.Outcome.Failure, failedTimeout)
 	case r.Lost:
-		pl.release(key, r.Outcome.Failure, failedReleased, fmt.Sprintf(
-			"pod group %s lost member %s before it was complete; all its waiting members were released", key, pod.Name))
+		pl.release(key, r.Outcome.Failure, failedReleased)
 	default:
-		pl.release(key, r.Outcome.Failure, failedUnschedulable, fmt.Sprintf(
-			"pod group %s: member %s could not be reserved; all %d waiting members were released and the group stands aside for %v",
-			key, pod.Name, len(r.Outcome.Failure.Released), r.Outcome.Failure.Backoff))
+		pl.release(key, r.Outcome.Failure, failedUnschedulable)
 	}
 }
 

@@ -389,7 +389,7 @@ func TestPreFilterAfterAFailedRound(t *testing.T) {
 	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, nil)
 	verdict(t, waiting)
 	_, got := h.pl.PreFilter(h.ctx, framework.NewCycleState(), a3, nil)
-	want := fmt.Sprintf("pod group ns/a could not place all its members and stands aside (backoff %v)", testTimings.backoffBase)
+	want := fmt.Sprintf("pod group ns/a stands aside (backoff %v) because it could not place member a2: no node took it", testTimings.backoffBase)
 	if got.Code() != fwk.UnschedulableAndUnresolvable || got.Message() != want {
 		t.Errorf("PreFilter during the backoff: %v, want %q", got, want)
 	}
@@ -518,7 +518,7 @@ func TestUnreserveReleasesWaitingSiblings(t *testing.T) {
 	}
 	h.pl.Unreserve(h.ctx, nil, a1, "node")
 	s := verdict(t, done2)
-	want := fwk.NewStatus(fwk.Unschedulable, "pod group ns/a lost member a1 before it was complete; all its waiting members were released").WithPlugin(Name)
+	want := fwk.NewStatus(fwk.Unschedulable, "pod group ns/a lost member a1 before it was complete; all 1 waiting members were released and the group stands aside for 500ms").WithPlugin(Name)
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Errorf("sibling (-want +got):\n%s", diff)
 	}
@@ -538,7 +538,7 @@ func TestPostFilter(t *testing.T) {
 			name:        "a member that fits nowhere releases the waiting ones at once",
 			waiting:     []*v1.Pod{a1, a2},
 			failing:     a3,
-			want:        fwk.NewStatus(fwk.Unschedulable, "pod group ns/a: member a3 cannot be placed; all 2 waiting members were released and the group stands aside for 500ms"),
+			want:        fwk.NewStatus(fwk.Unschedulable, "pod group ns/a could not place member a3: 1 Insufficient cpu, 1 Insufficient memory; all 2 waiting members were released and the group stands aside for 500ms"),
 			wantRelease: true,
 		},
 		{
@@ -570,7 +570,11 @@ func TestPostFilter(t *testing.T) {
 			for _, p := range tc.allowed {
 				h.waitAtPermit(p)
 			}
-			result, got := h.pl.PostFilter(h.ctx, framework.NewCycleState(), tc.failing, nil)
+			h.snapshot.SharedLister = schedcache.NewSnapshot(nil, []*v1.Node{st.MakeNode().Name("n1").Obj(), st.MakeNode().Name("n2").Obj()})
+			statuses := framework.NewDefaultNodeToStatus()
+			statuses.Set("n1", fwk.NewStatus(fwk.Unschedulable, "Insufficient cpu"))
+			statuses.Set("n2", fwk.NewStatus(fwk.Unschedulable, "Insufficient memory"))
+			result, got := h.pl.PostFilter(h.ctx, framework.NewCycleState(), tc.failing, statuses)
 			if result != nil {
 				t.Errorf("PostFilter nominated %+v; it must leave nominations to preemption", result)
 			}
@@ -586,6 +590,78 @@ func TestPostFilter(t *testing.T) {
 				if s.Code() != fwk.Unschedulable || s.Plugin() != Name || s.Message() != tc.want.Message() {
 					t.Errorf("waiting member %s: %v", tc.waiting[i].Name, s)
 				}
+			}
+		})
+	}
+}
+
+// What a gang's members are told when one of them fits no node: the cause, as the scheduler's own
+// message gives it, in a text that stays the same while the cluster does.
+func TestNoNodeBecause(t *testing.T) {
+	nodes := []*v1.Node{}
+	for _, n := range []string{"n1", "n2", "n3", "n4", "n5"} {
+		nodes = append(nodes, st.MakeNode().Name(n).Obj())
+	}
+	withStatuses := func(absent *fwk.Status, explicit map[string]*fwk.Status) *framework.NodeToStatus {
+		return framework.NewNodeToStatus(explicit, absent)
+	}
+	unschedulable := func(reasons ...string) *fwk.Status { return fwk.NewStatus(fwk.Unschedulable, reasons...) }
+	unresolvable := func(reasons ...string) *fwk.Status {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reasons...)
+	}
+	tests := []struct {
+		name     string
+		nodes    []*v1.Node
+		statuses fwk.NodeToStatusReader
+		want     string
+	}{
+		{
+			name:     "a PreFilter rejection stands for every node and is given alone",
+			nodes:    nodes,
+			statuses: withStatuses(unresolvable("quota team-g/quota: cpu used 0, requested for pod group g 3, max 2"), nil),
+			want:     "quota team-g/quota: cpu used 0, requested for pod group g 3, max 2",
+		},
+		{
+			name:  "the nodes' reasons, most common first, each after how many nodes gave it",
+			nodes: nodes,
+			statuses: withStatuses(unresolvable(), map[string]*fwk.Status{
+				"n1": unschedulable("Insufficient cpu"),
+				"n2": unschedulable("Insufficient cpu", "Insufficient memory"),
+				"n3": unresolvable("node(s) had untolerated taint {gpu: }"),
+				"n4": unschedulable("Insufficient cpu"),
+				"n5": unschedulable("Insufficient memory"),
+			}),
+			want: "3 Insufficient cpu, 2 Insufficient memory, 1 node(s) had untolerated taint {gpu: }",
+		},
+		{
+			name:  "a reason every node gave is given alone",
+			nodes: nodes[:2],
+			statuses: withStatuses(unresolvable(), map[string]*fwk.Status{
+				"n1": unschedulable("Insufficient cpu"),
+				"n2": unschedulable("Insufficient cpu"),
+			}),
+			want: "Insufficient cpu",
+		},
+		{
+			name:  "beyond three reasons, how many more; ties in the order of their text",
+			nodes: nodes,
+			statuses: withStatuses(unresolvable(), map[string]*fwk.Status{
+				"n1": unschedulable("e"), "n2": unschedulable("d"), "n3": unschedulable("c"), "n4": unschedulable("b"), "n5": unschedulable("a"),
+			}),
+			want: "1 a, 1 b, 1 c and 2 more",
+		},
+		{
+			name:     "no node at all",
+			statuses: withStatuses(unresolvable(), nil),
+			want:     "no node took it",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.snapshot.SharedLister = schedcache.NewSnapshot(nil, tc.nodes)
+			if got := h.pl.noNodeBecause(tc.statuses); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -147,6 +148,9 @@ type group struct {
 	// long it stands aside (from the failure that set backoffUntil).
 	backoffUntil time.Time
 	backoff      time.Duration
+	// why says what set backoffUntil, as a clause after "pod group ns/name": a member turned away
+	// while its group stands aside is told the cause, not only that the group waits.
+	why string
 	// failures counts consecutive failed rounds; a round that reaches quorum resets it.
 	failures int
 	// wakeAt is when the armed wake timer fires, zero when none is armed.
@@ -392,6 +396,9 @@ func (v groupView) InBackoff() (bool, time.Duration) {
 	return v.now.Before(v.g.backoffUntil), v.g.backoff
 }
 
+// Why says what set the group's backoff, as a clause after "pod group ns/name".
+func (v groupView) Why() string { return v.g.why }
+
 // Ready is how many of the group's pods can be scheduled or are.
 func (v groupView) Ready() int32 { return int32(len(v.g.ready)) }
 
@@ -572,11 +579,13 @@ type roundFailure struct {
 	Released []types.UID
 	// Backoff is how long the group now stands aside.
 	Backoff time.Duration
+	// Why the round failed, as a clause after "pod group ns/name".
+	Why string
 }
 
 // failRound ends the group's round: its waiting members are parked until the backoff ends, and
 // the caller rejects them. The caller holds the lock.
-func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time) roundFailure {
+func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time, why string) roundFailure {
 	released := sets.List(g.waiting)
 	g.waiting = sets.New[types.UID]()
 	m.endRound(key)
@@ -586,14 +595,17 @@ func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time) r
 		backoff *= 2
 	}
 	backoff = min(backoff, m.backoffMax)
-	g.backoffUntil, g.backoff = now.Add(backoff), backoff
+	g.backoffUntil, g.backoff, g.why = now.Add(backoff), backoff, why
 	for _, uid := range released {
 		if r, ok := g.reserved[uid]; ok {
 			m.park(key, g, r.pod, parkedBackoff, now)
 		}
 	}
-	return roundFailure{Released: released, Backoff: backoff}
+	return roundFailure{Released: released, Backoff: backoff, Why: why}
 }
+
+// whyTimedOut is why a round that reached its deadline failed.
+const whyTimedOut = "did not reach minMember within its schedule timeout"
 
 // expire ends the group's round number round if it still waits on it.
 func (m *manager) expire(key types.NamespacedName, round int) {
@@ -603,7 +615,7 @@ func (m *manager) expire(key types.NamespacedName, round int) {
 		m.mu.Unlock()
 		return
 	}
-	f := m.failRound(key, g, m.clock.Now())
+	f := m.failRound(key, g, m.clock.Now(), whyTimedOut)
 	m.mu.Unlock()
 	m.hooks.expired(key, f)
 }
@@ -651,8 +663,9 @@ type memberOutcome struct {
 // plugin failed it in Reserve or Permit. If its group waits at Permit without quorum, the round
 // fails and the group lets go of everything it holds, unless the failing cycle's snapshot still
 // showed a pod released since on a node that turned the member away (check): then the member is
-// retried and the group keeps its round.
-func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck) memberOutcome {
+// retried and the group keeps its round. why says what turned the member away, as a clause after
+// "pod group ns/name".
+func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string) memberOutcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
@@ -663,16 +676,16 @@ func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember 
 		// with many groups competing every round would meet another.
 		now := m.clock.Now()
 		if until := now.Add(m.backoffBase); until.After(g.backoffUntil) {
-			g.backoffUntil, g.backoff = until, m.backoffBase
+			g.backoffUntil, g.backoff, g.why = until, m.backoffBase, why
 		}
 		m.park(key, g, pod, parkedBackoff, now)
 		return memberOutcome{}
 	}
-	return m.memberFailed(key, g, pod, minMember, check)
+	return m.memberFailed(key, g, pod, minMember, check, why)
 }
 
 // memberFailed is MemberFailed with the lock held and the member's own reservation dropped.
-func (m *manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, minMember int32, check snapshotCheck) memberOutcome {
+func (m *manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, minMember int32, check snapshotCheck, why string) memberOutcome {
 	if len(g.waiting) == 0 || len(g.placed) >= int(minMember) {
 		return memberOutcome{}
 	}
@@ -681,7 +694,7 @@ func (m *manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, 
 		m.park(key, g, pod, parkedRetry, now)
 		return memberOutcome{Verdict: verdictRetry}
 	}
-	f := m.failRound(key, g, now)
+	f := m.failRound(key, g, now, why)
 	m.park(key, g, pod, parkedBackoff, now)
 	return memberOutcome{Verdict: verdictFail, Failure: f}
 }
@@ -700,9 +713,9 @@ type unreserveResult struct {
 // (rejected, timed out, preempted): the round fails, and the caller rejects the members it
 // releases. With check, any other member failed in its own scheduling cycle (a plugin's Reserve or
 // Permit turned it down, whether or not Gang's Reserve ran), which is judged as MemberFailed
-// judges it. Without check, the member is past its scheduling cycle (see Gang.Unreserve) and only
-// gives its place back.
-func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck) unreserveResult {
+// judges it, with why. Without check, the member is past its scheduling cycle (see
+// Gang.Unreserve) and only gives its place back.
+func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string) unreserveResult {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
@@ -716,11 +729,15 @@ func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int
 		if check == nil {
 			return unreserveResult{}
 		}
-		return unreserveResult{Outcome: m.memberFailed(key, g, pod, minMember, check)}
+		return unreserveResult{Outcome: m.memberFailed(key, g, pod, minMember, check, why)}
 	}
 	g.waiting.Delete(pod.UID)
 	timedOut := !now.Before(g.deadline)
-	f := m.failRound(key, g, now)
+	why = whyTimedOut
+	if !timedOut {
+		why = fmt.Sprintf("lost member %s before it was complete", pod.Name)
+	}
+	f := m.failRound(key, g, now, why)
 	return unreserveResult{Outcome: memberOutcome{Verdict: verdictFail, Failure: f}, Lost: true, TimedOut: timedOut}
 }
 

@@ -102,11 +102,11 @@ func run(steps []step, minMember int32, bound []*v1.Pod) []result {
 			m.Reserve(key, s.pod, "node")
 			r = permitted(m.Permit(key, s.pod, minMember, testTimeout))
 		case "unreserve":
-			r = unreserved(m.Unreserve(key, s.pod, minMember, noRelease))
+			r = unreserved(m.Unreserve(key, s.pod, minMember, noRelease, "failed "+s.pod.Name))
 		case "unschedulable":
-			r = unschedulable(m.MemberFailed(key, s.pod, minMember, noRelease))
+			r = unschedulable(m.MemberFailed(key, s.pod, minMember, noRelease, "failed "+s.pod.Name))
 		case "stale":
-			r = unschedulable(m.MemberFailed(key, s.pod, minMember, staleFor))
+			r = unschedulable(m.MemberFailed(key, s.pod, minMember, staleFor, "failed "+s.pod.Name))
 		case "forget":
 			m.PodChanged(key, s.pod.UID, nil)
 		}
@@ -119,7 +119,7 @@ func run(steps []step, minMember int32, bound []*v1.Pod) []result {
 func boundTo(p *v1.Pod) *v1.Pod { return onNode(p, "node") }
 
 func TestManagerRounds(t *testing.T) {
-	lostA1 := unreserveResult{Outcome: failed(roundFailure{Backoff: testBackoffBase}), Lost: true}
+	lostA1 := unreserveResult{Outcome: failed(roundFailure{Backoff: testBackoffBase, Why: "lost member a1 before it was complete"}), Lost: true}
 	tests := []struct {
 		name      string
 		minMember int32
@@ -208,7 +208,7 @@ func TestManagerRounds(t *testing.T) {
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: 5 * time.Second}),
-				expired(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase}).and(unreserved(unreserveResult{})),
+				expired(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase, Why: whyTimedOut}).and(unreserved(unreserveResult{})),
 				unreserved(unreserveResult{}),
 			},
 		},
@@ -219,7 +219,7 @@ func TestManagerRounds(t *testing.T) {
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: 5 * time.Second}),
-				unreserved(unreserveResult{Outcome: failed(roundFailure{Released: uidList(a2), Backoff: testBackoffBase}), Lost: true}),
+				unreserved(unreserveResult{Outcome: failed(roundFailure{Released: uidList(a2), Backoff: testBackoffBase, Why: "lost member a1 before it was complete"}), Lost: true}),
 			},
 		},
 		{
@@ -228,7 +228,7 @@ func TestManagerRounds(t *testing.T) {
 			steps:     []step{{0, "permit", a1}, {time.Second, "unreserve", a2}},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unreserved(unreserveResult{Outcome: failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase})}),
+				unreserved(unreserveResult{Outcome: failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})}),
 			},
 		},
 		{
@@ -250,7 +250,7 @@ func TestManagerRounds(t *testing.T) {
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: 9 * time.Second}),
-				unschedulable(failed(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase})),
+				unschedulable(failed(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase, Why: "failed a3"})),
 				permitted(permitVerdict{Refused: parkedBackoff}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 			},
@@ -275,19 +275,19 @@ func TestManagerRounds(t *testing.T) {
 			},
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 2 * time.Second})),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 2 * time.Second, Why: "failed a2"})),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 4 * time.Second})),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 4 * time.Second, Why: "failed a2"})),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 8 * time.Second})),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 8 * time.Second, Why: "failed a2"})),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 8 * time.Second})),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 8 * time.Second, Why: "failed a2"})),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Allow: uidList(a1), QuorumWait: time.Second}),
 				unreserved(unreserveResult{}),
 				unreserved(unreserveResult{}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 2 * time.Second})),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 2 * time.Second, Why: "failed a2"})),
 			},
 		},
 		{
@@ -303,7 +303,7 @@ func TestManagerRounds(t *testing.T) {
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase})),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})),
 				unreserved(unreserveResult{}),
 				unschedulable(memberOutcome{Verdict: verdictRetry}),
 				permitted(permitVerdict{Allow: uidList(b1), QuorumWait: 200 * time.Millisecond}),
@@ -321,9 +321,9 @@ func TestManagerRounds(t *testing.T) {
 			want: []result{
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase})),
+				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})),
 				unreserved(unreserveResult{}),
-				unschedulable(failed(roundFailure{Released: uidList(b1), Backoff: testBackoffBase})),
+				unschedulable(failed(roundFailure{Released: uidList(b1), Backoff: testBackoffBase, Why: "failed b2"})),
 			},
 		},
 	}
@@ -515,8 +515,8 @@ func TestManagerForgetsEmptyGroups(t *testing.T) {
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 2, testTimeout)
 	c.Step(time.Second)
-	m.MemberFailed(keyA, a2, 2, noRelease)
-	m.Unreserve(keyA, a1, 2, noRelease)
+	m.MemberFailed(keyA, a2, 2, noRelease, "failed")
+	m.Unreserve(keyA, a1, 2, noRelease, "failed")
 	c.Step(time.Minute)
 	m.PodChanged(keyA, a1.UID, nil)
 	m.PodChanged(keyA, a2.UID, nil)
@@ -532,7 +532,7 @@ func TestManagerWakesEveryTimedPark(t *testing.T) {
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 3, testTimeout)
 	c.Step(time.Second)
-	m.MemberFailed(keyA, a2, 3, noRelease) // a1 released, a2 parked: backoff until t0+3s
+	m.MemberFailed(keyA, a2, 3, noRelease, "failed") // a1 released, a2 parked: backoff until t0+3s
 	c.Step(time.Second)
 	m.Reserve(keyA, a3, "node")
 	if v := m.Permit(keyA, a3, 3, testTimeout); v.Refused != parkedBackoff {
@@ -553,7 +553,7 @@ func TestManagerWakesEveryTimedPark(t *testing.T) {
 	rec.activated = nil
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 3, testTimeout)
-	m.MemberFailed(keyA, a2, 3, noRelease)
+	m.MemberFailed(keyA, a2, 3, noRelease, "failed")
 	c.Step(testBackoffBase * 2)
 	rec.activated = nil
 	m.Park(keyA, a3, parkedBackoff) // a backoff already over: woken at once

@@ -96,10 +96,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 	}
 	c.groups = newManager(t.backoffBase, t.backoffMax, t.clock, hooks{
 		activate: c.activate,
-		expired: func(key types.NamespacedName, f roundFailure) {
-			c.release(key, f, failedTimeout, fmt.Sprintf(
-				"pod group %s did not reach minMember within its schedule timeout; all its waiting members were released", key))
-		},
+		expired:  func(key types.NamespacedName, f roundFailure) { c.release(key, f, failedTimeout) },
 	})
 	c.groups.turnMax = t.turn
 	if _, err := pgInformer.Informer().AddEventHandler(c.podGroupHandler()); err != nil {
@@ -292,10 +289,13 @@ func (c *core) rejectWhenParked(key types.NamespacedName, uid types.UID, msg str
 	}
 }
 
-// release rejects the members a failed round gave up; the manager wakes the group when its
-// backoff ends.
-func (c *core) release(key types.NamespacedName, f roundFailure, reason, msg string) {
+// release rejects the members a failed round gave up, and returns the message they are rejected
+// with; the manager wakes the group when its backoff ends.
+func (c *core) release(key types.NamespacedName, f roundFailure, reason string) string {
 	failedRounds.WithLabelValues(reason).Inc()
-	c.logger.V(2).Info("Pod group round failed", "podGroup", key, "reason", reason, "released", len(f.Released), "backoff", f.Backoff)
+	c.logger.V(2).Info("Pod group round failed", "podGroup", key, "reason", reason, "why", f.Why, "released", len(f.Released), "backoff", f.Backoff)
+	msg := fmt.Sprintf("pod group %s %s; all %d waiting members were released and the group stands aside for %v",
+		key, f.Why, len(f.Released), f.Backoff)
 	c.reject(key, f.Released, msg)
+	return msg
 }

@@ -99,8 +99,35 @@ func TestGangHeldWholeUntilCapacityAppears(t *testing.T) {
 	if n := boundIn(pods, "train"); n != 0 {
 		t.Fatalf("%d of 3 members bound on a node with room for 2", n)
 	}
+	everyPodSays(t, e.Cluster, e.ns, "Insufficient cpu")
 	e.CreateNode(t, harness.Node("node-b", "2", "16Gi", nil))
 	e.WaitForPods(t, e.ns, time.Minute, "all 3 members bound", func(p []v1.Pod) bool { return boundIn(p, "train") == 3 })
+}
+
+// everyPodSays checks that every pod in ns names want in its PodScheduled condition,
+// and still does after the group has stood aside and retried twice (Gang's backoff is 2 s), as a
+// user reading `kubectl describe pod` on any member would see it.
+func everyPodSays(t *testing.T, c *harness.Cluster, ns, want string) {
+	t.Helper()
+	all := func(pods []v1.Pod) bool {
+		for i := range pods {
+			if !strings.Contains(harness.Unschedulable(&pods[i]), want) {
+				return false
+			}
+		}
+		return len(pods) > 0
+	}
+	c.WaitForPods(t, ns, 30*time.Second, "every member's condition naming "+want, all)
+	time.Sleep(5 * time.Second)
+	pods, err := c.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pods.Items {
+		if msg := harness.Unschedulable(&pods.Items[i]); !strings.Contains(msg, want) {
+			t.Errorf("after retries %s says %q, want it to name %q", pods.Items[i].Name, msg, want)
+		}
+	}
 }
 
 // A group short of members waits, and binds when the last member is created.

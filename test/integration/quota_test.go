@@ -217,9 +217,9 @@ func TestQuotaAdmitsAGroupWhole(t *testing.T) {
 	if harness.Bound(pods) != 0 {
 		t.Fatalf("%d members bound of a group that does not fit its quota", harness.Bound(pods))
 	}
-	// The member tried first says what the group asks; Gang then sets the others aside, and their
-	// retries may overwrite that member's condition with Gang's message, so read the events.
+	// The member tried first says what the group asks; Gang sets the others aside, saying why.
 	waitForGroupRequest(t, e, ns, "requested for pod group g 3, max 2")
+	everyPodSays(t, e.Cluster, ns, "requested for pod group g 3, max 2")
 	// No member holds quota: a plain pod of the namespace gets all of it.
 	e.CreatePod(t, cpuPod(ns, "plain", "2"))
 	e.WaitForPods(t, ns, time.Minute, "plain pod bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
@@ -245,6 +245,7 @@ func TestQuotaAdmitsAGroupWhole(t *testing.T) {
 		t.Fatalf("%d members bound of a group that does not fit its quota", harness.Bound(pods))
 	}
 	waitForGroupRequest(t, e, ns, "requested for pod group u 5, max 4")
+	everyPodSays(t, e.Cluster, ns, "requested for pod group u 5, max 4")
 	e.setMax(t, ns, cpuList("5"))
 	e.WaitForPods(t, ns, time.Minute, "the unequal group bound whole", func(p []v1.Pod) bool { return harness.Bound(p) == 3 })
 }
