@@ -324,19 +324,30 @@ func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader) string {
 	if statuses == nil {
 		return "no node took it"
 	}
-	lister := pl.handle.SnapshotSharedLister().NodeInfos()
+	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return "no node took it"
+	}
 	nodesGiving := map[string]int{}
-	for _, code := range []fwk.Code{fwk.Unschedulable, fwk.UnschedulableAndUnresolvable} {
-		nodes, err := statuses.NodesForStatusCode(lister, code)
-		if err != nil {
-			continue
-		}
-		for _, n := range nodes {
-			for _, r := range statuses.Get(n.Node().Name).Reasons() {
-				nodesGiving[r]++
+	count := func(st *fwk.Status, nodes int) {
+		if code := st.Code(); code == fwk.Unschedulable || code == fwk.UnschedulableAndUnresolvable {
+			for _, r := range st.Reasons() {
+				nodesGiving[r] += nodes
 			}
 		}
 	}
+	// Nodes in a row that share one status (every node, after a PreFilter rejection) are counted
+	// together.
+	var last *fwk.Status
+	run := 0
+	for _, n := range nodes {
+		if st := statuses.Get(n.Node().Name); st != last {
+			count(last, run)
+			last, run = st, 0
+		}
+		run++
+	}
+	count(last, run)
 	switch len(nodesGiving) {
 	case 0:
 		return "no node took it"
