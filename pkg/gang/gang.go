@@ -15,11 +15,8 @@
 package gang
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -317,61 +315,43 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 }
 
 // noNodeBecause sums up why no node took a member, for the messages of its group: a PreFilter
-// plugin's rejection, which every node shares, or else the nodes' reasons, each after how many nodes
-// gave it, most common first, as in the scheduler's own message. The same cluster gives the same
-// text, so a group that retries does not rewrite its members' conditions.
+// plugin's rejection, which every node shares, or else the reasons the nodes gave, in the order of
+// their text and without counts. The scheduler writes a pod's condition whenever its message
+// changes, and every member of a waiting group is retried after each backoff: counts, or an order
+// by them, would change with every pod that comes or goes anywhere in the cluster and cost a write
+// per member per retry. The member tried has the scheduler's own message, with the counts.
 func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader) string {
+	const none = "no node took it"
 	if statuses == nil {
-		return "no node took it"
+		return none
 	}
 	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
 	if err != nil {
-		return "no node took it"
+		return none
 	}
-	nodesGiving := map[string]int{}
-	count := func(st *fwk.Status, nodes int) {
-		if code := st.Code(); code == fwk.Unschedulable || code == fwk.UnschedulableAndUnresolvable {
-			for _, r := range st.Reasons() {
-				nodesGiving[r] += nodes
-			}
-		}
-	}
-	// Nodes in a row that share one status (every node, after a PreFilter rejection) are counted
-	// together.
+	given := sets.New[string]()
 	var last *fwk.Status
-	run := 0
 	for _, n := range nodes {
-		if st := statuses.Get(n.Node().Name); st != last {
-			count(last, run)
-			last, run = st, 0
+		// Nodes in a row share a status after a PreFilter rejection: each is read once.
+		st := statuses.Get(n.Node().Name)
+		if st == last {
+			continue
 		}
-		run++
-	}
-	count(last, run)
-	switch len(nodesGiving) {
-	case 0:
-		return "no node took it"
-	case 1:
-		for r := range nodesGiving {
-			return r
+		last = st
+		if code := st.Code(); code == fwk.Unschedulable || code == fwk.UnschedulableAndUnresolvable {
+			given.Insert(st.Reasons()...)
 		}
 	}
-	reasons := slices.Collect(maps.Keys(nodesGiving))
-	slices.SortFunc(reasons, func(a, b string) int {
-		return cmp.Or(cmp.Compare(nodesGiving[b], nodesGiving[a]), cmp.Compare(a, b))
-	})
+	if given.Len() == 0 {
+		return none
+	}
 	const shown = 3
-	var b strings.Builder
-	for i, r := range reasons[:min(shown, len(reasons))] {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%d %s", nodesGiving[r], r)
-	}
+	reasons := sets.List(given)
+	text := strings.Join(reasons[:min(shown, len(reasons))], ", ")
 	if len(reasons) > shown {
-		fmt.Fprintf(&b, " and %d more", len(reasons)-shown)
+		text += fmt.Sprintf(" and %d more", len(reasons)-shown)
 	}
-	return b.String()
+	return text
 }
 
 // snapshotCheck reads this scheduling cycle's snapshot for the manager: whether it still shows a

@@ -538,7 +538,7 @@ func TestPostFilter(t *testing.T) {
 			name:        "a member that fits nowhere releases the waiting ones at once",
 			waiting:     []*v1.Pod{a1, a2},
 			failing:     a3,
-			want:        fwk.NewStatus(fwk.Unschedulable, "pod group ns/a could not place member a3: 1 Insufficient cpu, 1 Insufficient memory; all 2 waiting members were released and the group stands aside for 500ms"),
+			want:        fwk.NewStatus(fwk.Unschedulable, "pod group ns/a could not place member a3: Insufficient cpu, Insufficient memory; all 2 waiting members were released and the group stands aside for 500ms"),
 			wantRelease: true,
 		},
 		{
@@ -595,8 +595,8 @@ func TestPostFilter(t *testing.T) {
 	}
 }
 
-// What a gang's members are told when one of them fits no node: the cause, as the scheduler's own
-// message gives it, in a text that stays the same while the cluster does.
+// What a gang's members are told when one of them fits no node: the cause, in a text that changes
+// only when the reasons do, not with how many nodes give each.
 func TestNoNodeBecause(t *testing.T) {
 	nodes := []*v1.Node{}
 	for _, n := range []string{"n1", "n2", "n3", "n4", "n5"} {
@@ -622,7 +622,7 @@ func TestNoNodeBecause(t *testing.T) {
 			want:     "quota team-g/quota: cpu used 0, requested for pod group g 3, max 2",
 		},
 		{
-			name:  "the nodes' reasons, most common first, each after how many nodes gave it",
+			name:  "the nodes' reasons, each once, in the order of their text",
 			nodes: nodes,
 			statuses: withStatuses(unresolvable(), map[string]*fwk.Status{
 				"n1": unschedulable("Insufficient cpu"),
@@ -631,7 +631,19 @@ func TestNoNodeBecause(t *testing.T) {
 				"n4": unschedulable("Insufficient cpu"),
 				"n5": unschedulable("Insufficient memory"),
 			}),
-			want: "3 Insufficient cpu, 2 Insufficient memory, 1 node(s) had untolerated taint {gpu: }",
+			want: "Insufficient cpu, Insufficient memory, node(s) had untolerated taint {gpu: }",
+		},
+		{
+			name:  "the same reasons in other proportions give the same text",
+			nodes: nodes,
+			statuses: withStatuses(unresolvable(), map[string]*fwk.Status{
+				"n1": unschedulable("Insufficient memory"),
+				"n2": unschedulable("Insufficient memory"),
+				"n3": unresolvable("node(s) had untolerated taint {gpu: }"),
+				"n4": unschedulable("Insufficient memory"),
+				"n5": unschedulable("Insufficient cpu"),
+			}),
+			want: "Insufficient cpu, Insufficient memory, node(s) had untolerated taint {gpu: }",
 		},
 		{
 			name:  "a reason every node gave is given alone",
@@ -643,12 +655,12 @@ func TestNoNodeBecause(t *testing.T) {
 			want: "Insufficient cpu",
 		},
 		{
-			name:  "beyond three reasons, how many more; ties in the order of their text",
+			name:  "beyond three reasons, how many more",
 			nodes: nodes,
 			statuses: withStatuses(unresolvable(), map[string]*fwk.Status{
 				"n1": unschedulable("e"), "n2": unschedulable("d"), "n3": unschedulable("c"), "n4": unschedulable("b"), "n5": unschedulable("a"),
 			}),
-			want: "1 a, 1 b, 1 c and 2 more",
+			want: "a, b, c and 2 more",
 		},
 		{
 			name:     "no node at all",
