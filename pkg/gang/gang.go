@@ -175,7 +175,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			return parkedNotFound, false
 		}
 		if in, d := g.InBackoff(); in {
-			msg = fmt.Sprintf("pod group %s stands aside (backoff %v) because it %s", key, d, g.Why())
+			msg = standsAside(key, d, g.Why())
 			return parkedBackoff, false
 		}
 		minMember := minMemberOf(pg)
@@ -201,6 +201,13 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 		return pg, 0, nil, false
 	}
 	return pg, reason, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), firstTime
+}
+
+// standsAside is what a member of a group that stands aside is told, in PreFilter and Permit
+// alike: the backoff's length, never what is left of it, and why, so that the message changes
+// only when the cause does.
+func standsAside(key types.NamespacedName, backoff time.Duration, why string) string {
+	return fmt.Sprintf("pod group %s stands aside (backoff %v) because it %s", key, backoff, why)
 }
 
 // EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups
@@ -438,8 +445,11 @@ func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ s
 	minMember := minMemberOf(pg)
 	v := pl.groups.Permit(key, pod, minMember, pl.timeout(pg))
 	if v.Refused != 0 {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
-			"pod group %s could not place all its members and stands aside", key)), 0
+		msg := fmt.Sprintf("pod group %s could not place all its members and stands aside", key)
+		if v.Why != "" {
+			msg = standsAside(key, v.Backoff, v.Why)
+		}
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), 0
 	}
 	if state != nil {
 		state.Write(permitStateKey, permitMark{})

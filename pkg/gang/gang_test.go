@@ -402,6 +402,11 @@ func TestPreFilterAfterAFailedRound(t *testing.T) {
 	if got := h.pl.PreEnqueue(h.ctx, a3); got.IsSuccess() {
 		t.Errorf("PreEnqueue let a member through during its group's backoff")
 	}
+	// A member that passed PreFilter before its group failed meets the backoff at Permit, and is
+	// told the same.
+	if refused, _ := h.pl.Permit(h.ctx, framework.NewCycleState(), a3, "node"); refused.Code() != fwk.UnschedulableAndUnresolvable || refused.Message() != want {
+		t.Errorf("Permit during the backoff: %v, want %q", refused, want)
+	}
 	// At the end of the backoff the group's parked pods are activated again.
 	h.activator.take()
 	h.activatedEventually("ns/a1", "ns/a2", "ns/a3")

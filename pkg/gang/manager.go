@@ -506,6 +506,9 @@ type permitVerdict struct {
 	// Refused, when set, is why the member may not wait: its group stands aside, or the
 	// round's deadline has passed.
 	Refused parkReason
+	// Backoff and Why, when the group stands aside, are its backoff and what set it.
+	Backoff time.Duration
+	Why     string
 	// QuorumWait is how long the round waited for quorum, when Allow is set.
 	QuorumWait time.Duration
 }
@@ -519,7 +522,7 @@ func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32,
 	g := m.group(key)
 	if now.Before(g.backoffUntil) {
 		m.park(key, g, pod, parkedBackoff, now)
-		return permitVerdict{Refused: parkedBackoff}
+		return permitVerdict{Refused: parkedBackoff, Backoff: g.backoff, Why: g.why}
 	}
 	if _, ok := g.reserved[pod.UID]; !ok {
 		// Reserve runs before Permit; a member whose reservation was dropped since (its pod was

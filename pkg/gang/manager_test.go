@@ -251,7 +251,7 @@ func TestManagerRounds(t *testing.T) {
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				permitted(permitVerdict{Wait: 9 * time.Second}),
 				unschedulable(failed(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase, Why: "failed a3"})),
-				permitted(permitVerdict{Refused: parkedBackoff}),
+				permitted(permitVerdict{Refused: parkedBackoff, Backoff: testBackoffBase, Why: "failed a3"}),
 				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
 			},
 		},
