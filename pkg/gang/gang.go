@@ -411,10 +411,12 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		minMember = minMemberOf(pg)
 	}
 	var check snapshotCheck
+	var why string
 	if !passedPermit(state) {
 		check = pl.snapshotCheck(func(n string) bool { return n == node })
+		why = fmt.Sprintf("could not reserve member %s on node %s", pod.Name, node)
 	}
-	r := pl.groups.Unreserve(key, pod, minMember, check, fmt.Sprintf("could not reserve member %s on node %s", pod.Name, node))
+	r := pl.groups.Unreserve(key, pod, minMember, check, why)
 	if r.Outcome.Verdict != verdictFail {
 		return
 	}

@@ -512,6 +512,21 @@ func TestPermitTimeoutReleasesTheGroup(t *testing.T) {
 	}
 }
 
+// A member another plugin turns down in its own cycle (at Reserve or Permit, before it waited)
+// ends its group's round, and the released siblings are told which member and where.
+func TestUnreserveInItsOwnCycleSaysWhichMember(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	_, done := h.waitAtPermit(a1)
+	if st := h.pl.Reserve(h.ctx, framework.NewCycleState(), a2, "node-b"); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	h.pl.Unreserve(h.ctx, framework.NewCycleState(), a2, "node-b")
+	want := fwk.NewStatus(fwk.Unschedulable, "pod group ns/a could not reserve member a2 on node node-b; all 1 waiting members were released and the group stands aside for 500ms").WithPlugin(Name)
+	if diff := cmp.Diff(want, verdict(t, done)); diff != "" {
+		t.Errorf("sibling (-want +got):\n%s", diff)
+	}
+}
+
 func TestUnreserveReleasesWaitingSiblings(t *testing.T) {
 	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
 	_, done1 := h.waitAtPermit(a1)
