@@ -94,7 +94,7 @@ func TestBenchWorkloadsShort(t *testing.T) {
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Errorf("short benchmark run: %v\n%s", err, tail(out, 60))
+		t.Errorf("short benchmark run: %v\n%s%s", err, raceReports(out), tail(out, 60))
 		logFiles, _ := filepath.Glob(filepath.Join(logs, "*.log"))
 		for _, f := range logFiles {
 			if data, err := os.ReadFile(f); err == nil {
@@ -195,6 +195,40 @@ func shortWorkloads() ([]string, error) {
 }
 
 // tail is the last n lines of out.
+func TestRaceReports(t *testing.T) {
+	out := []byte("I1123 a log line\n==================\nWARNING: DATA RACE\nWrite at 0x1 by goroutine 7:\n  f()\n==================\n" +
+		"I1123 more log\n==================\nWARNING: DATA RACE\nRead at 0x2 by goroutine 9:\n  g()\n==================\nPASS\n")
+	want := "WARNING: DATA RACE\nWrite at 0x1 by goroutine 7:\n  f()\n==================\n" +
+		"WARNING: DATA RACE\nRead at 0x2 by goroutine 9:\n  g()\n==================\n"
+	if got := string(raceReports(out)); got != want {
+		t.Errorf("raceReports:\n%s\nwant:\n%s", got, want)
+	}
+	if got := raceReports([]byte("I1123 no race here\nPASS\n")); len(got) != 0 {
+		t.Errorf("raceReports of a clean run: %q", got)
+	}
+}
+
+// raceReports returns the race detector's reports in out, which a failed run's tail would cut off:
+// the run fails only at its end, long after the report.
+func raceReports(out []byte) []byte {
+	const begin, end = "WARNING: DATA RACE", "=================="
+	var reports []byte
+	for {
+		i := bytes.Index(out, []byte(begin))
+		if i < 0 {
+			return reports
+		}
+		out = out[i:]
+		j := bytes.Index(out, []byte(end))
+		if j < 0 {
+			j = len(out)
+		}
+		reports = append(reports, out[:j]...)
+		reports = append(reports, end+"\n"...)
+		out = out[j:]
+	}
+}
+
 func tail(out []byte, n int) []byte {
 	lines := bytes.SplitAfter(out, []byte("\n"))
 	if len(lines) > n {
