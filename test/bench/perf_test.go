@@ -194,7 +194,6 @@ func shortWorkloads() ([]string, error) {
 	return want, nil
 }
 
-// tail is the last n lines of out.
 func TestRaceReports(t *testing.T) {
 	out := []byte("I1123 a log line\n==================\nWARNING: DATA RACE\nWrite at 0x1 by goroutine 7:\n  f()\n==================\n" +
 		"I1123 more log\n==================\nWARNING: DATA RACE\nRead at 0x2 by goroutine 9:\n  g()\n==================\nPASS\n")
@@ -229,6 +228,7 @@ func raceReports(out []byte) []byte {
 	}
 }
 
+// tail is the last n lines of out.
 func tail(out []byte, n int) []byte {
 	lines := bytes.SplitAfter(out, []byte("\n"))
 	if len(lines) > n {
