@@ -41,10 +41,10 @@ var driverResults struct {
 	results []report.Result
 }
 
-// startDriver is the harness's prepare hook: it starts the driver of the workload's family, if it
-// has one. The driver stops when the workload ends (the cleanup registered here runs before the
-// harness cancels the workload's context and checks for leaked goroutines); an error fails the
-// workload.
+// startDriver starts the driver of the workload's family, if it has one, from the harness's prepare
+// hook. The driver stops when the workload ends (the cleanup registered here runs before the
+// workload's context is cancelled and the harness checks for leaked goroutines); an error fails
+// the workload.
 func startDriver(tCtx ktesting.TContext) error {
 	// The name is BenchmarkPerfScheduling/<test case>/<workload>.
 	parts := strings.Split(tCtx.Name(), "/")

@@ -42,7 +42,7 @@ const (
 // repeats in one results file.
 func BenchmarkPerfScheduling(b *testing.B) {
 	start := time.Now()
-	perf.RunBenchmarkPerfScheduling(b, perfConfig, topic, withCRDs(benchRegistry(), crdDir), perf.WithPrepareFn(startDriver))
+	perf.RunBenchmarkPerfScheduling(b, perfConfig, topic, withCRDs(benchRegistry(), crdDir), perf.WithPrepareFn(prepareWorkload))
 	if err := saveDriverResults(start); err != nil {
 		b.Error(err)
 	}
