@@ -2,10 +2,12 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"runtime"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 )
 
@@ -41,16 +43,10 @@ func stopGarbageCollector(tCtx ktesting.TContext) {
 // waitUntilNoGoroutineIn waits until no goroutine has fn in its stack, and says whether that
 // happened within timeout.
 func waitUntilNoGoroutineIn(fn string, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if !bytes.Contains(goroutineDump(), []byte(fn)) {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		return !bytes.Contains(goroutineDump(), []byte(fn)), nil
+	})
+	return err == nil
 }
 
 // goroutineDump is the stack of every goroutine.
