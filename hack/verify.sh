@@ -10,6 +10,13 @@ if [ -n "$unformatted" ]; then
   echo "gofmt needed on:"; echo "$unformatted"; fail=1
 fi
 
+# berth-extender and kubectl-berth share the GPU core with the scheduler, not its configuration:
+# pkg/apis/config's init registers into kube-scheduler's scheme.
+linked=$(go list -mod=vendor -deps ./cmd/berth-extender ./cmd/kubectl-berth ./pkg/gpu | grep '/pkg/apis/config' || true)
+if [ -n "$linked" ]; then
+  echo "pkg/gpu, berth-extender or kubectl-berth link the scheduler's configuration:"; echo "$linked"; fail=1
+fi
+
 go mod tidy
 go mod vendor
 hack/update-codegen.sh >/dev/null 2>&1

@@ -17,9 +17,6 @@ import (
 	componentbaseoptions "k8s.io/component-base/config/options"
 	logsapi "k8s.io/component-base/logs/api/v1"
 
-	"github.com/berth-sched/berth/pkg/apis/config"
-	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
-	"github.com/berth-sched/berth/pkg/apis/config/validation"
 	"github.com/berth-sched/berth/pkg/extender"
 	"github.com/berth-sched/berth/pkg/gpu"
 )
@@ -57,9 +54,9 @@ func NewOptions() *Options {
 		Port:            12345,
 		URLPrefix:       "/berth",
 		MaxRequestBytes: extender.DefaultMaxRequestBytes,
-		MemoryResource:  configv1.DefaultMemoryResource,
-		CountResource:   configv1.DefaultCountResource,
-		ScoringStrategy: configv1.DefaultScoringStrategy,
+		MemoryResource:  gpu.DefaultMemoryResource,
+		CountResource:   gpu.DefaultCountResource,
+		ScoringStrategy: gpu.DefaultStrategyName,
 		// kube-scheduler's timings. Off by default: one replica needs no lease (and no RBAC for it).
 		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
 			LeaseDuration:     metav1.Duration{Duration: 15 * time.Second},
@@ -157,8 +154,7 @@ func (o *Options) Validate() (extender.Config, error) {
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive"))
 	}
-	args := &config.GPUShareArgs{MemoryResource: o.MemoryResource, CountResource: o.CountResource, ScoringStrategy: o.ScoringStrategy}
-	if err := validation.ValidateGPUShareArgs(nil, args); err != nil {
+	if err := gpu.ValidateSettings(nil, o.MemoryResource, o.CountResource, o.ScoringStrategy).ToAggregate(); err != nil {
 		// The same rules as the plugin's args, which these flags mirror.
 		errs = append(errs, fmt.Errorf("--memory-resource, --count-resource, --scoring-strategy: %w", err))
 	}

@@ -13,17 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/inspect"
 )
 
 // gpuResources are the gpushare resources, as GPUShare reads them by default. Nodes report memory
 // in GiB, the gpushare device plugin's default unit.
-var gpuResources = gpu.Resources{
-	Memory: v1.ResourceName(configv1.DefaultMemoryResource),
-	Count:  v1.ResourceName(configv1.DefaultCountResource),
-}
+var gpuResources = gpu.DefaultResources()
 
 // gpuNodes: two nodes of two equal GPUs, and one with GPUs of two sizes stated per GPU.
 var gpuNodes = []struct {

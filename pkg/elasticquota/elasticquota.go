@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
-	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -85,7 +85,7 @@ func clientFor(h fwk.Handle) (versioned.Interface, error) {
 }
 
 func newPlugin(ctx context.Context, h fwk.Handle, client versioned.Interface, period time.Duration) (*ElasticQuota, error) {
-	s, err := sharedFor(ctx, h, client, configv1.DefaultMemoryResource, period)
+	s, err := sharedFor(ctx, h, client, gpu.DefaultMemoryResource, period)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/preemption"
 	"github.com/berth-sched/berth/pkg/quota"
 )
@@ -20,7 +20,7 @@ func VictimRule(ctx context.Context, h fwk.Handle) (preemption.Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := sharedFor(ctx, h, client, configv1.DefaultMemoryResource, statusPeriod)
+	s, err := sharedFor(ctx, h, client, gpu.DefaultMemoryResource, statusPeriod)
 	if err != nil {
 		return nil, err
 	}

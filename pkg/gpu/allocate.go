@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-
-	"github.com/berth-sched/berth/pkg/apis/config"
 )
 
 // Device is one GPU as the scheduler sees it.
@@ -44,14 +42,14 @@ var (
 	// Binpack takes the device with the least free memory that still fits (best fit), and prefers
 	// placements that leave devices and nodes fullest, keeping whole GPUs free for large requests.
 	Binpack = &Strategy{
-		name:   config.Binpack,
+		name:   BinpackName,
 		before: func(a, b int64) bool { return a < b },
 		rate:   func(f float64) float64 { return f },
 	}
 	// Spread takes the device with the most free memory, and prefers placements that leave devices
 	// and nodes emptiest, spreading memory pressure.
 	Spread = &Strategy{
-		name:   config.Spread,
+		name:   SpreadName,
 		before: func(a, b int64) bool { return a > b },
 		rate:   func(f float64) float64 { return 1 - f },
 	}

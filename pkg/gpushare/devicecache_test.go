@@ -19,7 +19,7 @@ import (
 // TestCacheRebuiltAtStart starts the plugin on a cluster that already runs GPU pods: the first
 // PreFilter waits until they are all in the cache, so no memory in use is handed out again.
 func TestCacheRebuiltAtStart(t *testing.T) {
-	e := newEnv(t, args(config.Binpack),
+	e := newEnv(t, args(gpu.BinpackName),
 		gpuNode("n1", 2, 32).Obj(),
 		boundPod("berth", "n1", "0:8,1:4").SchedulerName("berth-scheduler").Obj(),
 		// Placed by the gpushare extender under another scheduler.
@@ -150,8 +150,8 @@ func TestMalformedAnnotationsAreReported(t *testing.T) {
 // TestProfilesShareDeviceCache builds the plugin twice on one scheduler, as two profiles do: a
 // reservation made in one is seen by the other.
 func TestProfilesShareDeviceCache(t *testing.T) {
-	e := newEnv(t, args(config.Binpack), gpuNode("n1", 1, 16).Obj())
-	p, err := New(e.ctx, args(config.Spread), e.fh)
+	e := newEnv(t, args(gpu.BinpackName), gpuNode("n1", 1, 16).Obj())
+	p, err := New(e.ctx, args(gpu.SpreadName), e.fh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestProfilesShareDeviceCache(t *testing.T) {
 		t.Errorf("Reserve in the other profile: %v, want Unschedulable", status)
 	}
 
-	otherResources := &config.GPUShareArgs{MemoryResource: "example.com/gpu-mem", CountResource: "example.com/gpu-count", ScoringStrategy: config.Binpack}
+	otherResources := &config.GPUShareArgs{MemoryResource: "example.com/gpu-mem", CountResource: "example.com/gpu-count", ScoringStrategy: gpu.BinpackName}
 	p, err = New(e.ctx, otherResources, e.fh)
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func TestNew(t *testing.T) {
 		{name: "bad strategy", args: args("Pack"), wantErr: `scoringStrategy: Unsupported value: "Pack": supported values: "Binpack", "Spread"`},
 		{
 			name:    "same resource twice",
-			args:    &config.GPUShareArgs{MemoryResource: "example.com/gpu", CountResource: "example.com/gpu", ScoringStrategy: config.Spread},
+			args:    &config.GPUShareArgs{MemoryResource: "example.com/gpu", CountResource: "example.com/gpu", ScoringStrategy: gpu.SpreadName},
 			wantErr: `countResource: Invalid value: "example.com/gpu": must differ from memoryResource`,
 		},
 	}
@@ -55,7 +55,7 @@ func TestNew(t *testing.T) {
 }
 
 func TestPreFilter(t *testing.T) {
-	e := newEnv(t, args(config.Binpack),
+	e := newEnv(t, args(gpu.BinpackName),
 		gpuNode("two-16", 2, 32).Obj(),
 		gpuNode("mixed", 4, 80).Annotation(gpu.NodeGPUMemoryAnnotation, "16,16,24,24").Obj(),
 		st.MakeNode().Name("cpu-only").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "8"}).Obj(),
@@ -125,7 +125,7 @@ func TestFilter(t *testing.T) {
 		gpuNode("small", 1, 8).Obj(),
 		st.MakeNode().Name("cpu-only").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "8"}).Obj(),
 	}
-	e := newEnv(t, args(config.Binpack),
+	e := newEnv(t, args(gpu.BinpackName),
 		nodes[0], nodes[1], nodes[2], nodes[3],
 		boundPod("a", "busy", "0:12").Obj(),
 		boundPod("b", "busy", "1:10").Obj(),
@@ -194,12 +194,12 @@ func TestScore(t *testing.T) {
 	}{
 		{
 			// Raw 0.75, 0.375 and 0.625 of the scale: half-used fills a GPU, busy-node a node.
-			strategy: config.Binpack,
+			strategy: gpu.BinpackName,
 			want:     fwk.NodeScoreList{{Name: "half-used", Score: 100}, {Name: "empty", Score: 0}, {Name: "busy-node", Score: 66}},
 		},
 		{
 			// Raw 0.5, 0.625 and 0.375.
-			strategy: config.Spread,
+			strategy: gpu.SpreadName,
 			want:     fwk.NodeScoreList{{Name: "half-used", Score: 50}, {Name: "empty", Score: 100}, {Name: "busy-node", Score: 0}},
 		},
 	}
@@ -285,7 +285,7 @@ func TestPreScoreSkipsPodsWithoutGPUMemory(t *testing.T) {
 }
 
 func TestReserveUnreserve(t *testing.T) {
-	e := newEnv(t, args(config.Binpack), gpuNode("n1", 2, 32).Obj())
+	e := newEnv(t, args(gpu.BinpackName), gpuNode("n1", 2, 32).Obj())
 	reserve := func(pod *v1.Pod) *fwk.Status {
 		state, status := e.prefilter(t, pod)
 		if !status.IsSuccess() {
@@ -348,7 +348,7 @@ func TestBind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, args(config.Binpack), gpuNode("n1", 2, 32).Obj(), tt.pod)
+			e := newEnv(t, args(gpu.BinpackName), gpuNode("n1", 2, 32).Obj(), tt.pod)
 			bindingReactor(e.cs, nil)
 			state, status := e.prefilter(t, tt.pod)
 			if !status.IsSuccess() {

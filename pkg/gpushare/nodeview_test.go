@@ -14,7 +14,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
-	"github.com/berth-sched/berth/pkg/apis/config"
 	"github.com/berth-sched/berth/pkg/gpu"
 )
 
@@ -23,7 +22,7 @@ import (
 // own informer handler may fill a moment later. On a cache-based check a GPU node that had just
 // joined was not seen, the pod was rejected as unresolvable, and the event that let it in was spent.
 func TestPreFilterJudgesTheSnapshot(t *testing.T) {
-	e := newEnv(t, args(config.Binpack), gpuNode("known", 1, 8).Obj())
+	e := newEnv(t, args(gpu.BinpackName), gpuNode("known", 1, 8).Obj())
 	pod := gpuPod("p", 12).Obj()
 	prefilter := func(nodes ...*v1.Node) *fwk.Status {
 		infos, err := internalcache.NewSnapshot(nil, nodes).NodeInfos().List()
@@ -52,7 +51,7 @@ func TestPreFilterJudgesTheSnapshot(t *testing.T) {
 // once per change of its GPU fields, however often Filter, Score and Reserve ask and however often
 // the Node object is replaced.
 func TestNodeViews(t *testing.T) {
-	e := newEnv(t, args(config.Binpack))
+	e := newEnv(t, args(gpu.BinpackName))
 	views := e.pl.views
 	node := gpuNode("n1", 2, 32).Obj()
 	ni := framework.NewNodeInfo(boundPod("a", "n1", "0:4").Obj())
@@ -111,7 +110,7 @@ func TestNodeViews(t *testing.T) {
 // TestNodeViewsSharedSlot: two NodeInfos whose generations pick the same slot of the recent views,
 // asked about in turn, each get their own node's devices, every time.
 func TestNodeViewsSharedSlot(t *testing.T) {
-	e := newEnv(t, args(config.Binpack))
+	e := newEnv(t, args(gpu.BinpackName))
 	a := framework.NewNodeInfo(boundPod("a", "n1", "0:4").Obj())
 	a.SetNode(gpuNode("n1", 2, 32).Obj())
 	b := framework.NewNodeInfo(boundPod("b", "n2", "1:8").Obj())
@@ -153,7 +152,7 @@ func TestNodeViewsSharedSlot(t *testing.T) {
 // (a heartbeat: the devices are worked out again, the GPUs are not read again). The node has 8 GPUs
 // and 16 GPU pods, all known to the device cache.
 func BenchmarkNodeViews(b *testing.B) {
-	e := newEnv(b, args(config.Binpack))
+	e := newEnv(b, args(gpu.BinpackName))
 	node := gpuNode("n1", 8, 640).Obj()
 	var pods []*v1.Pod
 	for i := range 16 {
@@ -201,7 +200,7 @@ func BenchmarkNodeViews(b *testing.B) {
 // goroutines at once (the framework checks nodes in parallel), each asking about NodeInfos of 1000
 // nodes whose generation was seen.
 func BenchmarkNodeViewsParallel(b *testing.B) {
-	e := newEnv(b, args(config.Binpack))
+	e := newEnv(b, args(gpu.BinpackName))
 	infos := make([]*framework.NodeInfo, 1000)
 	for i := range infos {
 		name := fmt.Sprintf("gpu-node-%04d", i)
@@ -229,7 +228,7 @@ func BenchmarkNodeViewsParallel(b *testing.B) {
 // BenchmarkFilter is Filter on a node whose GPUs hold the pod (most nodes Filter sees) and on one
 // whose GPUs are full, for a generation already seen.
 func BenchmarkFilter(b *testing.B) {
-	e := newEnv(b, args(config.Binpack))
+	e := newEnv(b, args(gpu.BinpackName))
 	state := framework.NewCycleState()
 	req, err := gpu.RequestOf(gpuPod("p", 8).Obj(), memoryResource)
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
-	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/inspect"
 )
@@ -52,7 +51,7 @@ It needs only read access to those objects.`,
 }
 
 func (o *options) gpusCommand() *cobra.Command {
-	res := gpu.Resources{Memory: configv1.DefaultMemoryResource, Count: configv1.DefaultCountResource}
+	res := gpu.DefaultResources()
 	cmd := &cobra.Command{
 		Use:   "gpus [NODE]",
 		Short: "Per node and GPU: memory used and free, and the pods sharing it",

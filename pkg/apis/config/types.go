@@ -5,14 +5,6 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 )
 
-// The ways GPUShare ranks the nodes and devices a GPU pod fits on.
-const (
-	// Binpack fills the fullest devices first, keeping whole GPUs free for large requests.
-	Binpack = "Binpack"
-	// Spread puts pods on the emptiest devices first, spreading memory pressure.
-	Spread = "Spread"
-)
-
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // GPUShareArgs are the arguments of the GPUShare plugin.
@@ -24,7 +16,7 @@ type GPUShareArgs struct {
 	MemoryResource string
 	// CountResource is the node capacity that says how many GPUs hold MemoryResource.
 	CountResource string
-	// ScoringStrategy is Binpack or Spread.
+	// ScoringStrategy is Binpack or Spread (gpu.BinpackName, gpu.SpreadName).
 	ScoringStrategy string
 }
 

@@ -11,6 +11,7 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
+	"github.com/berth-sched/berth/pkg/gpu"
 )
 
 // A profile that enables berth's plugins without pluginConfig gets their defaults, and one that
@@ -40,11 +41,11 @@ profiles:
 	cfg := obj.(*schedconfig.KubeSchedulerConfiguration)
 	want := map[string]map[string]any{
 		"defaults": {
-			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: config.Binpack},
+			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.BinpackName},
 			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 60},
 		},
 		"configured": {
-			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: config.Spread},
+			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.SpreadName},
 			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 120},
 		},
 	}

@@ -4,13 +4,12 @@ import (
 	schedconfigv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
+	"github.com/berth-sched/berth/pkg/gpu"
 )
 
-// Defaults live here and nowhere else: the plugins read only defaulted, validated args.
+// Defaults live here and nowhere else: the plugins read only defaulted, validated args. The GPU
+// settings' defaults are package gpu's, which berth-extender and kubectl-berth share.
 const (
-	DefaultMemoryResource               = "aliyun.com/gpu-mem"
-	DefaultCountResource                = "aliyun.com/gpu-count"
-	DefaultScoringStrategy              = "Binpack"
 	DefaultScheduleTimeoutSeconds int64 = 60
 	DefaultAllocatableMode              = config.Least
 )
@@ -24,15 +23,15 @@ func defaultAllocatableResources() []schedconfigv1.ResourceSpec {
 // SetDefaults_GPUShareArgs fills the unset GPUShare args.
 func SetDefaults_GPUShareArgs(obj *GPUShareArgs) {
 	if obj.MemoryResource == nil {
-		v := DefaultMemoryResource
+		v := gpu.DefaultMemoryResource
 		obj.MemoryResource = &v
 	}
 	if obj.CountResource == nil {
-		v := DefaultCountResource
+		v := gpu.DefaultCountResource
 		obj.CountResource = &v
 	}
 	if obj.ScoringStrategy == nil {
-		v := DefaultScoringStrategy
+		v := gpu.DefaultStrategyName
 		obj.ScoringStrategy = &v
 	}
 }

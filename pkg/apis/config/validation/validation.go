@@ -8,40 +8,19 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
+	"github.com/berth-sched/berth/pkg/gpu"
 )
 
 // MaxScheduleTimeoutSeconds is the framework's own cap on how long Permit may hold a pod.
 const MaxScheduleTimeoutSeconds = 15 * 60
 
 // ValidateGPUShareArgs checks the GPUShare args; path is where they sit in the configuration.
+// berth-extender checks its flags by the same rules (gpu.ValidateSettings).
 func ValidateGPUShareArgs(path *field.Path, args *config.GPUShareArgs) error {
-	var errs field.ErrorList
-	errs = append(errs, validateExtendedResource(path.Child("memoryResource"), args.MemoryResource)...)
-	errs = append(errs, validateExtendedResource(path.Child("countResource"), args.CountResource)...)
-	if args.MemoryResource != "" && args.MemoryResource == args.CountResource {
-		errs = append(errs, field.Invalid(path.Child("countResource"), args.CountResource, "must differ from memoryResource"))
-	}
-	switch args.ScoringStrategy {
-	case config.Binpack, config.Spread:
-	default:
-		errs = append(errs, field.NotSupported(path.Child("scoringStrategy"), args.ScoringStrategy,
-			[]string{config.Binpack, config.Spread}))
-	}
-	return errs.ToAggregate()
-}
-
-func validateExtendedResource(path *field.Path, name string) field.ErrorList {
-	if name == "" {
-		return field.ErrorList{field.Required(path, "")}
-	}
-	if !v1helper.IsExtendedResourceName(v1.ResourceName(name)) {
-		return field.ErrorList{field.Invalid(path, name, "must be an extended resource name such as example.com/gpu-mem")}
-	}
-	return nil
+	return gpu.ValidateSettings(path, args.MemoryResource, args.CountResource, args.ScoringStrategy).ToAggregate()
 }
 
 // ValidateGangArgs checks the Gang args; path is where they sit in the configuration.

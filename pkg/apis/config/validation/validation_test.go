@@ -10,6 +10,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/gpu"
 )
 
 func TestValidateGPUShareArgs(t *testing.T) {
@@ -23,7 +24,7 @@ func TestValidateGPUShareArgs(t *testing.T) {
 		want   []string // substrings of the error; none means valid
 	}{
 		{name: "defaults are valid", mutate: func(*config.GPUShareArgs) {}},
-		{name: "spread", mutate: func(a *config.GPUShareArgs) { a.ScoringStrategy = config.Spread }},
+		{name: "spread", mutate: func(a *config.GPUShareArgs) { a.ScoringStrategy = gpu.SpreadName }},
 		{name: "other resource names", mutate: func(a *config.GPUShareArgs) {
 			a.MemoryResource, a.CountResource = "example.com/vram", "example.com/gpus"
 		}},

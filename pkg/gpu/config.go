@@ -1,0 +1,56 @@
+package gpu
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
+)
+
+// The names that select a Strategy: the values of GPUShare's scoringStrategy and of
+// berth-extender's --scoring-strategy.
+const (
+	BinpackName = "Binpack"
+	SpreadName  = "Spread"
+)
+
+// The GPU settings' defaults, wherever they are set: GPUShare's args, berth-extender's flags and
+// kubectl-berth's.
+const (
+	// DefaultMemoryResource is the gpushare device plugin's GPU memory resource.
+	DefaultMemoryResource = "aliyun.com/gpu-mem"
+	// DefaultCountResource is the gpushare device plugin's count of GPUs.
+	DefaultCountResource = "aliyun.com/gpu-count"
+	// DefaultStrategyName is Binpack, which keeps whole GPUs free for large requests.
+	DefaultStrategyName = BinpackName
+)
+
+// DefaultResources are the gpushare device plugin's resource names.
+func DefaultResources() Resources {
+	return Resources{Memory: DefaultMemoryResource, Count: DefaultCountResource}
+}
+
+// ValidateSettings checks the three GPU settings as GPUShare's args name them (memoryResource,
+// countResource and scoringStrategy, under path), for the plugin's args and berth-extender's flags
+// alike: two different extended resource names and a known strategy.
+func ValidateSettings(path *field.Path, memoryResource, countResource, scoringStrategy string) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateExtendedResource(path.Child("memoryResource"), memoryResource)...)
+	errs = append(errs, validateExtendedResource(path.Child("countResource"), countResource)...)
+	if memoryResource != "" && memoryResource == countResource {
+		errs = append(errs, field.Invalid(path.Child("countResource"), countResource, "must differ from memoryResource"))
+	}
+	if _, ok := strategies[scoringStrategy]; !ok {
+		errs = append(errs, field.NotSupported(path.Child("scoringStrategy"), scoringStrategy, []string{BinpackName, SpreadName}))
+	}
+	return errs
+}
+
+func validateExtendedResource(path *field.Path, name string) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(path, "")}
+	}
+	if !v1helper.IsExtendedResourceName(v1.ResourceName(name)) {
+		return field.ErrorList{field.Invalid(path, name, "must be an extended resource name such as example.com/gpu-mem")}
+	}
+	return nil
+}
