@@ -54,7 +54,7 @@ func TestBadRequests(t *testing.T) {
 		{"an array", verbs, "", []byte(`[1, 2]`), http.StatusBadRequest, "cannot unmarshal array"},
 		{"huge", verbs, "", hugeBody(2 << 20), http.StatusRequestEntityTooLarge, "request body is larger than 1048576 bytes"},
 		{"pod of the wrong type", []string{FilterVerb, PrioritizeVerb, PreemptVerb}, "", []byte(`{"Pod": 5}`), http.StatusBadRequest, "cannot unmarshal number"},
-		{"quantity that is no quantity", []string{FilterVerb}, "",
+		{"quantity that is no quantity", []string{FilterVerb, PrioritizeVerb, PreemptVerb}, "",
 			[]byte(`{"Pod": {"spec": {"containers": [{"resources": {"limits": {"aliyun.com/gpu-mem": "lots"}}}]}}, "NodeNames": []}`),
 			http.StatusBadRequest, "quantities must match the regular expression"},
 		{"no pod", []string{FilterVerb, PrioritizeVerb}, "", mustJSON(extenderv1.ExtenderArgs{NodeNames: &names}), http.StatusBadRequest, "the request has no Pod"},

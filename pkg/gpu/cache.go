@@ -127,7 +127,10 @@ func (c *Cache) AddOrUpdatePod(pod *v1.Pod) error {
 			// Its containers got their GPUs when they started; the annotations going does not free them.
 			return fmt.Errorf("pod's GPU annotations were removed; it keeps the GPUs it held (%s)", p.shares)
 		}
-		if req, err := RequestOf(pod, c.res.Memory); err == nil && req.Total > 0 {
+		switch req, err := RequestOf(pod, c.res.Memory); {
+		case err != nil:
+			return fmt.Errorf("pod names no devices (annotation %s) and its GPU request is invalid; it holds nothing: %w", PodGPUDevicesAnnotation, err)
+		case req.Total > 0:
 			return fmt.Errorf("pod asks for %d %s but names no devices (annotation %s); its GPU memory is not accounted",
 				req.Total, c.res.Memory, PodGPUDevicesAnnotation)
 		}

@@ -217,6 +217,14 @@ func TestCacheForeignAndMalformedPods(t *testing.T) {
 	if err := c.AddOrUpdatePod(st.MakePod().UID("cpu").Node("n1").Obj()); err != nil {
 		t.Errorf("CPU pod: %v", err)
 	}
+	// A bound pod with a negative request is reported and frees nothing.
+	err = c.AddOrUpdatePod(gpuPod("neg", "-8").Node("n1").Obj())
+	if err == nil || !strings.Contains(err.Error(), `limit aliyun.com/gpu-mem="-8" is not a GPU memory request`) {
+		t.Errorf("bound pod with a negative request: error %v", err)
+	}
+	if diff := cmp.Diff(want, usage(c, "n1")); diff != "" {
+		t.Errorf("after a pod with a negative request (-want +got):\n%s", diff)
+	}
 
 	// Deleting frees exactly what the pods held.
 	c.DeletePod(foreign.UID)

@@ -84,6 +84,45 @@ func TestRequestOf(t *testing.T) {
 			wantErr: `annotation berth.dev/gpu-count="two" must be a whole number of GPUs, at least 1`,
 		},
 		{
+			name: "a limit of 0 asks for no GPU",
+			pod:  st.MakePod().Annotation(PodGPUCountAnnotation, "2").Lim(mem("0")).Obj(),
+		},
+		{
+			name:    "a negative limit is refused, not taken for no GPU",
+			pod:     st.MakePod().Lim(mem("-8")).Obj(),
+			wantErr: `container "con0": limit aliyun.com/gpu-mem="-8" is not a GPU memory request: it must be a whole number of units, at least 1 (0 or no limit asks for no GPU)`,
+		},
+		{
+			name:    "a negative limit does not cancel another container's",
+			pod:     st.MakePod().Lim(mem("16")).Lim(mem("-8")).Obj(),
+			wantErr: `container "con1": limit aliyun.com/gpu-mem="-8" is not a GPU memory request: it must be a whole number of units, at least 1 (0 or no limit asks for no GPU)`,
+		},
+		{
+			name:    "a negative init container limit is refused",
+			pod:     st.MakePod().InitReq(mem("-1")).Lim(mem("8")).Obj(),
+			wantErr: `container "init-con0": limit aliyun.com/gpu-mem="-1" is not a GPU memory request: it must be a whole number of units, at least 1 (0 or no limit asks for no GPU)`,
+		},
+		{
+			name:    "a fractional limit is refused, not rounded up",
+			pod:     st.MakePod().Lim(mem("0.5")).Obj(),
+			wantErr: `container "con0": limit aliyun.com/gpu-mem="500m" is not a GPU memory request: it must be a whole number of units, at least 1 (0 or no limit asks for no GPU)`,
+		},
+		{
+			name:    "a limit past 64 bits is refused",
+			pod:     st.MakePod().Lim(mem("1e30")).Obj(),
+			wantErr: `container "con0": limit aliyun.com/gpu-mem="1e30" is not a GPU memory request: it must be a whole number of units, at least 1 (0 or no limit asks for no GPU)`,
+		},
+		{
+			name:    "a total past 64 bits is refused",
+			pod:     st.MakePod().Lim(mem("9e18")).Lim(mem("9e18")).Obj(),
+			wantErr: "the pod's total aliyun.com/gpu-mem, 18e18, is larger than 9223372036854775807",
+		},
+		{
+			name: "a whole number written with a fraction is whole",
+			pod:  st.MakePod().Lim(mem("8.0")).Obj(),
+			want: Request{Total: 8, Count: 1, PerDevice: 8},
+		},
+		{
 			name:    "more GPUs than memory units cannot divide",
 			pod:     st.MakePod().Annotation(PodGPUCountAnnotation, "4").Lim(mem("2")).Obj(),
 			wantErr: "aliyun.com/gpu-mem 2 does not divide evenly over 4 GPUs (annotation berth.dev/gpu-count): the limit is the pod's total, split equally over the GPUs",
