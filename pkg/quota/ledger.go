@@ -188,18 +188,6 @@ func (s *Spec) WithinMin(used, request Vector) bool {
 	return true
 }
 
-// Lendable is what a quota may give back without going below its min: used above min for each
-// resource the quota names, and nothing for a resource at or below its min.
-func (s *Spec) Lendable(used Vector) Vector {
-	out := Vector{}
-	for name, u := range used {
-		if s.names(name) {
-			out[name] = max(u-s.Min[name], 0)
-		}
-	}
-	return out
-}
-
 // Reserve makes pod hold request in its namespace, if its quota admits it: the check and the
 // hold are one step under the lock. A pod that already holds resources keeps them unchanged.
 func (l *Ledger) Reserve(pod *v1.Pod, group string, request Vector) error {

@@ -9,9 +9,11 @@ import (
 
 // Reclaim is one preemption attempt's quota rule, for a preemptor of a namespace with a quota:
 //   - victims of its own namespace, and of namespaces without a quota, are left to priority;
-//   - if its request is within its quota's min, it may take pods of other quotas that borrow
-//     (use more than their min), whatever their priority, but never so many that a lender goes
-//     below its own min;
+//   - if its request is within its quota's min, it may take, whatever their priority, pods of
+//     other quotas that lend it something it asks for: a quota lends in each resource it uses
+//     above its min, and its pods that hold some of a resource it lends to this preemptor are
+//     victims. Reclaim stops at the lender's min in every resource the lender borrows; what a
+//     victim holds of a resource its quota uses within its min is released, not lent;
 //   - otherwise it takes nothing from other quotas.
 //
 // It reads a copy of the ledger taken when the attempt starts, so dry runs on many nodes can
@@ -22,12 +24,25 @@ type Reclaim struct {
 	quota     string
 	reclaims  bool
 	gpuMemory v1.ResourceName
-	// lendable is, per namespace with a quota, what it uses above its min.
-	lendable map[string]Vector
-	// named is, per namespace with a quota, the resources its quota names.
+	// asks is what the preemptor asks for.
+	asks Vector
+	// lenders is, per other namespace with a quota, what it borrows, when the preemptor reclaims.
+	lenders map[string]*lender
+	// named is, per other namespace with a quota, the resources its quota names.
 	named map[string]*Spec
 	// leaving are the lenders' pods already being evicted: taking them again costs nothing.
 	leaving map[types.UID]bool
+}
+
+// lender is one quota's borrowing, as one attempt sees it.
+type lender struct {
+	// over names the resources the quota uses above its min, its leaving pods included, so that
+	// a reclaim under way is still told apart from a pod the rule forbids (see InProgress).
+	over map[v1.ResourceName]bool
+	// left is, for each resource in over, what the quota may still give before it is at its min:
+	// what its staying pods use above min. What leaving pods hold is on its way back already, and
+	// lending it again would let two preemptors take the same borrowed share.
+	left Vector
 }
 
 // ReclaimFor returns the quota rule for preemptor, asking request, or nil when preemptor's
@@ -44,26 +59,38 @@ func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.Reso
 		quota:     own.spec.Name,
 		reclaims:  own.spec.WithinMin(own.used, request),
 		gpuMemory: gpuMemory,
-		lendable:  map[string]Vector{},
+		asks:      request,
+		lenders:   map[string]*lender{},
 		named:     map[string]*Spec{},
 		leaving:   map[types.UID]bool{},
 	}
 	for ns, a := range l.namespaces {
-		if a.spec != nil && ns != preemptor.Namespace {
-			r.named[ns] = a.spec
-			if r.reclaims {
-				// What terminating pods hold is already on its way back: lending it again
-				// would let two preemptors take the same borrowed share.
-				staying := a.used.Clone()
-				staying.Add(a.leaving, -1)
-				r.lendable[ns] = a.spec.Lendable(staying)
-				for uid := range a.leavers {
-					r.leaving[uid] = true
-				}
+		if a.spec == nil || ns == preemptor.Namespace {
+			continue
+		}
+		r.named[ns] = a.spec
+		if r.reclaims {
+			r.lenders[ns] = lenderOf(a)
+			for uid := range a.leavers {
+				r.leaving[uid] = true
 			}
 		}
 	}
 	return r
+}
+
+// lenderOf reads what a's quota borrows. Callers hold the ledger's lock.
+func lenderOf(a *account) *lender {
+	staying := a.used.Clone()
+	staying.Add(a.leaving, -1)
+	ld := &lender{over: map[v1.ResourceName]bool{}, left: Vector{}}
+	for name, u := range a.used {
+		if a.spec.names(name) && u > a.spec.Min[name] {
+			ld.over[name] = true
+			ld.left[name] = max(staying[name]-a.spec.Min[name], 0)
+		}
+	}
+	return ld
 }
 
 // Decision is the rule's answer about one victim.
@@ -88,10 +115,32 @@ func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
 		// Outside every quota, or holding nothing its quota counts.
 		return Priority
 	}
-	if r.reclaims {
+	if r.reclaims && r.lendsTo(pods) {
 		return Borrowed
 	}
 	return Forbidden
+}
+
+// lendsTo reports whether pods (one victim, all in one namespace with a quota) hold some of a
+// resource their quota lends the preemptor: one the preemptor asks for and the quota uses above
+// its min.
+func (r *Reclaim) lendsTo(pods []*v1.Pod) bool {
+	ld := r.lenders[pods[0].Namespace]
+	if ld == nil {
+		return false
+	}
+	for _, p := range pods {
+		req, err := RequestOf(p, r.gpuMemory)
+		if err != nil {
+			continue
+		}
+		for name, x := range req {
+			if x > 0 && ld.over[name] && r.asks[name] > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // InProgress tells a person that the preemptor's reclaim is under way, when some of victims (pods
@@ -136,20 +185,25 @@ func (r *Reclaim) Lenders() *Lenders {
 	return &Lenders{r: r, left: map[string]Vector{}}
 }
 
-// Take accepts pods (one victim, all in one namespace) if their quota can give all they hold
-// without going below its min, and counts them; victims outside other quotas always pass.
+// Take accepts pods (one victim, all in one namespace) of another quota if that quota lends the
+// preemptor something they hold (see Reclaim) and can give what they hold of each resource it
+// borrows without going below its min there, and counts them; victims outside other quotas
+// always pass. What they hold of a resource their quota uses within its min is not counted: it
+// is released, not lent.
 func (t *Lenders) Take(pods []*v1.Pod) bool {
 	if len(pods) == 0 {
 		return true
 	}
 	ns := pods[0].Namespace
-	spec, ok := t.r.named[ns]
-	if !ok || ns == t.r.namespace {
+	if _, ok := t.r.named[ns]; !ok || ns == t.r.namespace {
 		return true
+	}
+	if !t.r.lendsTo(pods) {
+		return false
 	}
 	left, ok := t.left[ns]
 	if !ok {
-		left = t.r.lendable[ns].Clone()
+		left = t.r.lenders[ns].left.Clone()
 	}
 	need := Vector{}
 	for _, p := range pods {
@@ -163,12 +217,12 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 		need.Add(req, 1)
 	}
 	for name, x := range need {
-		if x > 0 && spec.names(name) && left[name] < x {
+		if have, borrowed := left[name]; borrowed && x > have {
 			return false
 		}
 	}
 	for name, x := range need {
-		if spec.names(name) {
+		if _, borrowed := left[name]; borrowed {
 			left[name] -= x
 		}
 	}

@@ -6,8 +6,9 @@
 // The model, in full in docs/quota.md:
 //   - A quota names resources in min and max. A pod of its namespace is admitted while
 //     used + request <= max for every resource max names; a resource max leaves out is not limited.
-//   - What a quota uses above min is borrowed: it may be reclaimed by a pod of a quota that is
-//     below its min, never taking the lender below its own min.
+//   - What a quota uses above min is borrowed, resource by resource: it may be reclaimed by a pod
+//     of a quota that is below its min and asks for that resource, never taking the lender below
+//     its own min in a resource it borrows (reclaim.go).
 //   - A resource the quota names in neither min nor max is outside the quota altogether.
 package quota
 
