@@ -19,16 +19,16 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -200,8 +200,7 @@ func (s *shared) missingMembers(pod *v1.Pod, group string, held int) int {
 // are counted as asking what pod asks.
 func (s *shared) groupNeed(pod *v1.Pod, group string, request quota.Vector, others int) quota.Vector {
 	var waiting []quota.Vector
-	pods, _ := s.pods.Pods(pod.Namespace).List(labels.SelectorFromSet(labels.Set{v1alpha1.PodGroupLabel: group}))
-	for _, p := range pods {
+	for _, p := range podgroup.Pods(s.pods, types.NamespacedName{Namespace: pod.Namespace, Name: group}) {
 		if p.UID == pod.UID || p.DeletionTimestamp != nil || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
 			continue
 		}

@@ -12,13 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clientfeatures "k8s.io/client-go/features"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
@@ -55,7 +55,8 @@ func newEnv(t testing.TB, pods []*v1.Pod, crs ...runtime.Object) *env {
 		objs = append(objs, p)
 	}
 	cs := fake.NewClientset(objs...)
-	factory := informers.NewSharedInformerFactory(cs, 0)
+	// The scheduler's own factory: its pod informer has no namespace index, as in kube-scheduler.
+	factory := scheduler.NewInformerFactory(cs, 0, nil)
 	recorder := events.NewFakeRecorder(100)
 	var pl *ElasticQuota
 	newPl := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {

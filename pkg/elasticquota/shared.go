@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -22,6 +21,7 @@ import (
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -37,7 +37,8 @@ type shared struct {
 	gpuMemory v1.ResourceName
 	quotas    schedlisters.ElasticQuotaLister
 	podGroups schedlisters.PodGroupLister
-	pods      corelisters.PodLister
+	// pods is the scheduler's pod informer, indexed by group (podgroup.AddIndex).
+	pods      cache.Indexer
 	handle    fwk.Handle
 	logger    klog.Logger
 	hasSynced []cache.InformerSynced
@@ -69,6 +70,12 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, gp
 	if _, err := client.SchedulingV1alpha1().ElasticQuotas("").List(ctx, metav1ListOne); err != nil {
 		return nil, fmt.Errorf("listing ElasticQuotas (is the CRD elasticquotas.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
 	}
+	podInformer := factory.Core().V1().Pods().Informer()
+	// The scheduler's pod informer has no namespace index: a lister by namespace would scan every
+	// pod of the cluster. groupNeed reads a group's pods through the index Gang reads them by.
+	if err := podgroup.AddIndex(podInformer); err != nil {
+		return nil, err
+	}
 	eqFactory := externalversions.NewSharedInformerFactory(client, 0)
 	eqInformer := eqFactory.Scheduling().V1alpha1().ElasticQuotas()
 	pgInformer := eqFactory.Scheduling().V1alpha1().PodGroups()
@@ -77,12 +84,12 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, gp
 		gpuMemory: gpuMemory,
 		quotas:    eqInformer.Lister(),
 		podGroups: pgInformer.Lister(),
-		pods:      factory.Core().V1().Pods().Lister(),
+		pods:      podInformer.GetIndexer(),
 		handle:    h,
 		logger:    klog.LoggerWithName(klog.FromContext(ctx), Name),
 	}
 	s.status = newStatusWriter(client, s, statusPeriod)
-	podReg, err := factory.Core().V1().Pods().Informer().AddEventHandler(s.podHandler())
+	podReg, err := podInformer.AddEventHandler(s.podHandler())
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/qossort/grouporder"
 )
 
@@ -148,7 +149,7 @@ func (*Gang) Name() string { return Name }
 // after a failed round. PreEnqueue results reach no pod condition, so the first time a pod is
 // held for a reason it gets an event saying which; later holds for that reason get none.
 func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
-	key, ok := groupOf(pod)
+	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return nil
 	}
@@ -223,7 +224,7 @@ func (pl *Gang) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, e
 // isSchedulableAfterCapacityChange requeues a pod unless it is parked for a reason capacity
 // cannot help; those are woken by their own triggers.
 func (pl *Gang) isSchedulableAfterCapacityChange(_ klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
-	key, ok := groupOf(pod)
+	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
@@ -236,7 +237,7 @@ func (pl *Gang) isSchedulableAfterCapacityChange(_ klog.Logger, pod *v1.Pod, _, 
 // SignPod gives each group's members a signature fragment of their own: opportunistic batching
 // then reuses a node list only between members of one group.
 func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
-	key, ok := groupOf(pod)
+	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return nil, nil
 	}
@@ -250,7 +251,7 @@ func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fw
 func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	// Only the leader runs scheduling cycles: any pod's cycle starts the status writer.
 	pl.status.lead()
-	key, ok := groupOf(pod)
+	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
@@ -299,7 +300,7 @@ func (pl *Gang) placed(key types.NamespacedName, g groupView) []*v1.Pod {
 // parked for its reason. It returns Unschedulable without a nomination, so the preemption plugins
 // still run and may make room for the pod.
 func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
-	key, ok := groupOf(pod)
+	key, ok := podgroup.KeyOf(pod)
 	if !ok || marked(state, heldStateKey) {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
@@ -382,7 +383,7 @@ func (pl *Gang) snapshotCheck(rejected func(node string) bool) snapshotCheck {
 
 // Reserve records the member's reservation for its group's quorum.
 func (pl *Gang) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
-	if key, ok := groupOf(pod); ok {
+	if key, ok := podgroup.KeyOf(pod); ok {
 		pl.groups.Reserve(key, pod, node)
 	}
 	return nil
@@ -399,7 +400,7 @@ func (pl *Gang) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node s
 // Unreserve runs in its binding goroutine, where the scheduler's snapshot is not this cycle's but
 // is being renewed for the next one.
 func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) {
-	key, ok := groupOf(pod)
+	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return
 	}
@@ -435,7 +436,7 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 // deadline. The first member to wait activates its pending siblings, so the group is scheduled
 // back to back rather than interleaved with others.
 func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
-	key, ok := groupOf(pod)
+	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return nil, 0
 	}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -89,12 +91,12 @@ func staleFor(types.UID, string) (bool, bool)  { return true, true }
 func run(steps []step, minMember int32, bound []*v1.Pod) []result {
 	m, c, rec := testManager()
 	for _, p := range bound {
-		key, _ := groupOf(p)
+		key, _ := podgroup.KeyOf(p)
 		m.PodChanged(key, p.UID, p)
 	}
 	var got []result
 	for _, s := range steps {
-		key, _ := groupOf(s.pod)
+		key, _ := podgroup.KeyOf(s.pod)
 		c.Step(t0.Add(s.at).Sub(c.Now()))
 		var r result
 		switch s.op {

@@ -5,57 +5,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
-// groupIndex names the pod-informer index from "namespace/podgroup" to the group's pods.
-const groupIndex = "berth.gang/pod-group"
-
-// groupOf returns the PodGroup that pod joins by its label, if any.
-func groupOf(pod *v1.Pod) (types.NamespacedName, bool) {
-	name := pod.Labels[v1alpha1.PodGroupLabel]
-	return types.NamespacedName{Namespace: pod.Namespace, Name: name}, name != ""
-}
-
-func indexByGroup(obj any) ([]string, error) {
-	pod, ok := obj.(*v1.Pod)
-	if !ok {
-		return nil, nil
-	}
-	if key, ok := groupOf(pod); ok {
-		return []string{key.String()}, nil
-	}
-	return nil, nil
-}
-
-// addGroupIndex indexes a pod informer by group. Two profiles that both enable Gang share the
-// scheduler's pod informer, and so the index.
-func addGroupIndex(informer cache.SharedIndexInformer) error {
-	if _, ok := informer.GetIndexer().GetIndexers()[groupIndex]; ok {
-		return nil
-	}
-	return informer.AddIndexers(cache.Indexers{groupIndex: indexByGroup})
-}
-
-// members reads a group's pods from an informer indexed by addGroupIndex.
+// members reads a group's pods from an informer indexed by podgroup.AddIndex.
 type members struct {
 	indexer cache.Indexer
 }
 
-func (m members) of(key types.NamespacedName) []*v1.Pod {
-	objs, err := m.indexer.ByIndex(groupIndex, key.String())
-	if err != nil {
-		// Only a missing index fails, and New adds it before anything reads.
-		return nil
-	}
-	pods := make([]*v1.Pod, 0, len(objs))
-	for _, obj := range objs {
-		if pod, ok := obj.(*v1.Pod); ok {
-			pods = append(pods, pod)
-		}
-	}
-	return pods
-}
+func (m members) of(key types.NamespacedName) []*v1.Pod { return podgroup.Pods(m.indexer, key) }
 
 // live reports whether pod still counts for its group: not finished and not being deleted.
 func live(pod *v1.Pod) bool {

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 // core is Gang's state for one scheduler process: the group state machine, the PodGroup
@@ -74,7 +76,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		return nil, fmt.Errorf("listing PodGroups (is the CRD podgroups.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
 	}
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
-	if err := addGroupIndex(podInformer); err != nil {
+	if err := podgroup.AddIndex(podInformer); err != nil {
 		return nil, err
 	}
 	pgFactory := externalversions.NewSharedInformerFactory(client, 0)
@@ -169,7 +171,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if pod, ok := obj.(*v1.Pod); ok {
-				if key, ok := groupOf(pod); ok {
+				if key, ok := podgroup.KeyOf(pod); ok {
 					c.groups.PodChanged(key, pod.UID, pod)
 					c.wakeIfReady(key)
 				}
@@ -181,8 +183,8 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
-			oldKey, wasMember := groupOf(old)
-			key, isMember := groupOf(cur)
+			oldKey, wasMember := podgroup.KeyOf(old)
+			key, isMember := podgroup.KeyOf(cur)
 			if wasMember && oldKey != key {
 				c.groups.PodChanged(oldKey, old.UID, nil)
 			}
@@ -198,7 +200,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 				obj = tomb.Obj
 			}
 			if pod, ok := obj.(*v1.Pod); ok {
-				if key, ok := groupOf(pod); ok {
+				if key, ok := podgroup.KeyOf(pod); ok {
 					c.groups.PodChanged(key, pod.UID, nil)
 				}
 			}

@@ -20,6 +20,7 @@ import (
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/leader"
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 // computeStatus is the status a PodGroup should show, given all its pods (finished ones
@@ -158,7 +159,7 @@ type statusWriter struct {
 }
 
 func newStatusWriter(client versioned.Interface, podGroups schedlisters.PodGroupLister, pods cache.SharedIndexInformer, batchDelay time.Duration) (*statusWriter, error) {
-	if err := addGroupIndex(pods); err != nil {
+	if err := podgroup.AddIndex(pods); err != nil {
 		return nil, err
 	}
 	w := &statusWriter{
@@ -179,7 +180,7 @@ func newStatusWriter(client versioned.Interface, podGroups schedlisters.PodGroup
 			obj = tomb.Obj
 		}
 		if pod, ok := obj.(*v1.Pod); ok {
-			if key, ok := groupOf(pod); ok {
+			if key, ok := podgroup.KeyOf(pod); ok {
 				w.enqueue(key)
 			}
 		}

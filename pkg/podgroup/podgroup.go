@@ -1,0 +1,58 @@
+// Package podgroup finds the pods of a PodGroup (scheduler-plugins' scheduling.x-k8s.io/v1alpha1,
+// joined by the scheduling.x-k8s.io/pod-group label) through an index on a pod informer. Gang and
+// ElasticQuota read groups from the scheduler's pod informer, which has no other index that finds
+// them (not even one by namespace), and share this one.
+package podgroup
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+)
+
+// index names the pod-informer index from "namespace/podgroup" to the group's pods.
+const index = "berth.dev/pod-group"
+
+// KeyOf returns the PodGroup that pod joins by its label, if any.
+func KeyOf(pod *v1.Pod) (types.NamespacedName, bool) {
+	name := pod.Labels[v1alpha1.PodGroupLabel]
+	return types.NamespacedName{Namespace: pod.Namespace, Name: name}, name != ""
+}
+
+func indexByGroup(obj any) ([]string, error) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return nil, nil
+	}
+	if key, ok := KeyOf(pod); ok {
+		return []string{key.String()}, nil
+	}
+	return nil, nil
+}
+
+// AddIndex indexes a pod informer by group, once however many plugins and profiles ask: they
+// share the scheduler's pod informer, and so the index. Call it before the informer starts, as a
+// plugin's New does.
+func AddIndex(informer cache.SharedIndexInformer) error {
+	if _, ok := informer.GetIndexer().GetIndexers()[index]; ok {
+		return nil
+	}
+	return informer.AddIndexers(cache.Indexers{index: indexByGroup})
+}
+
+// Pods returns the pods of the group key, in no order, from an indexer that AddIndex indexed.
+func Pods(indexer cache.Indexer, key types.NamespacedName) []*v1.Pod {
+	objs, err := indexer.ByIndex(index, key.String())
+	if err != nil {
+		// Only a missing index fails, and the plugins add it before anything reads.
+		return nil
+	}
+	pods := make([]*v1.Pod, 0, len(objs))
+	for _, obj := range objs {
+		if pod, ok := obj.(*v1.Pod); ok {
+			pods = append(pods, pod)
+		}
+	}
+	return pods
+}
