@@ -27,7 +27,6 @@ import (
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
-	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
 )
@@ -61,8 +60,8 @@ type ElasticQuota struct {
 	*shared
 }
 
-// New builds the plugin. It takes no args: GPU memory is counted under GPUShare's default
-// resource name, aliyun.com/gpu-mem.
+// New builds the plugin. It takes no args: GPU memory is counted under the memoryResource of the
+// profile's GPUShare (see shared.gpuMemory).
 func New(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	client, err := clientFor(h)
 	if err != nil {
@@ -85,7 +84,7 @@ func clientFor(h fwk.Handle) (versioned.Interface, error) {
 }
 
 func newPlugin(ctx context.Context, h fwk.Handle, client versioned.Interface, period time.Duration) (*ElasticQuota, error) {
-	s, err := sharedFor(ctx, h, client, gpu.DefaultMemoryResource, period)
+	s, err := sharedFor(ctx, h, client, period)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +147,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	request, err := quota.RequestOf(pod, pl.gpuMemory)
+	request, err := quota.RequestOf(pod, pl.gpuMemory())
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
@@ -207,7 +206,7 @@ func (s *shared) groupNeed(pod *v1.Pod, group string, request quota.Vector, othe
 		if held, _ := s.ledger.Holds(p.UID); held {
 			continue
 		}
-		if r, err := quota.RequestOf(p, s.gpuMemory); err == nil {
+		if r, err := quota.RequestOf(p, s.gpuMemory()); err == nil {
 			waiting = append(waiting, r)
 		}
 	}
@@ -270,7 +269,7 @@ func (pl *ElasticQuota) adjust(state fwk.CycleState, pod, other *v1.Pod, sign in
 		// never victims.
 		return nil
 	}
-	req, err := quota.RequestOf(other, pl.gpuMemory)
+	req, err := quota.RequestOf(other, pl.gpuMemory())
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
@@ -350,7 +349,7 @@ func (pl *ElasticQuota) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragm
 	if _, ok := pl.ledger.ViewOf(pod.Namespace, ""); !ok {
 		return nil, nil
 	}
-	request, err := quota.RequestOf(pod, pl.gpuMemory)
+	request, err := quota.RequestOf(pod, pl.gpuMemory())
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}

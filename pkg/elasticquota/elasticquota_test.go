@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	eqfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 
+	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/preemption"
 
 	// Wires client-go's feature gates to utilfeature.DefaultFeatureGate, as in kube-scheduler.
@@ -43,6 +44,13 @@ type env struct {
 }
 
 func newEnv(t testing.TB, pods []*v1.Pod, crs ...runtime.Object) *env {
+	t.Helper()
+	return newEnvWithGPU(t, "", pods, crs...)
+}
+
+// newEnvWithGPU is newEnv in a profile whose GPUShare counts GPU memory under gpuMemory (none if
+// empty), recorded after ElasticQuota's New, as the framework may build them in either order.
+func newEnvWithGPU(t testing.TB, gpuMemory v1.ResourceName, pods []*v1.Pod, crs ...runtime.Object) *env {
 	t.Helper()
 	// The generated ElasticQuota fake cannot stream a watch list: list, then watch.
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(clientfeatures.WatchListClient), false)
@@ -62,6 +70,9 @@ func newEnv(t testing.TB, pods []*v1.Pod, crs ...runtime.Object) *env {
 	newPl := func(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 		p, err := newPlugin(ctx, h, eqfake.NewSimpleClientset(crs...), time.Hour)
 		pl = p
+		if gpuMemory != "" {
+			gpu.SetProfileResources(ctx, h, gpu.Resources{Memory: gpuMemory, Count: "example.com/gpu-count"})
+		}
 		return p, err
 	}
 	queue := internalqueue.NewSchedulingQueue(nil, factory)

@@ -33,8 +33,12 @@ const syncTimeout = 30 * time.Second
 // kept current from the scheduler's pod informer and an ElasticQuota informer, and the status
 // writer. Profiles of one scheduler share its informer factory, which tells schedulers apart.
 type shared struct {
-	ledger    *quota.Ledger
-	gpuMemory v1.ResourceName
+	ledger *quota.Ledger
+	// gpuMemory is the resource GPU memory is counted under: the memoryResource of the GPUShare
+	// plugin in the profile of handle (aliyun.com/gpu-mem without GPUShare). Read at first use,
+	// when the informers run: the framework builds a profile's plugins in no fixed order, and
+	// GPUShare may come after this one.
+	gpuMemory func() v1.ResourceName
 	quotas    schedlisters.ElasticQuotaLister
 	podGroups schedlisters.PodGroupLister
 	// pods is the scheduler's pod informer, indexed by group (podgroup.AddIndex).
@@ -56,7 +60,7 @@ var processState = struct {
 }{m: map[informers.SharedInformerFactory]*shared{}}
 
 // sharedFor returns the scheduler's quota state, building it with the first profile's handle.
-func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, gpuMemory v1.ResourceName, statusPeriod time.Duration) (*shared, error) {
+func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, statusPeriod time.Duration) (*shared, error) {
 	factory := h.SharedInformerFactory()
 	if factory == nil {
 		return nil, fmt.Errorf("%s needs the scheduler's informer factory", Name)
@@ -81,7 +85,7 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, gp
 	pgInformer := eqFactory.Scheduling().V1alpha1().PodGroups()
 	s := &shared{
 		ledger:    quota.NewLedger(),
-		gpuMemory: gpuMemory,
+		gpuMemory: sync.OnceValue(func() v1.ResourceName { return gpu.ProfileResources(h).Memory }),
 		quotas:    eqInformer.Lister(),
 		podGroups: pgInformer.Lister(),
 		pods:      podInformer.GetIndexer(),
@@ -151,10 +155,11 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 			s.wake(s.ledger.Forget(pod.UID))
 			return
 		}
-		req, err := quota.RequestOf(pod, s.gpuMemory)
+		gpuMemory := s.gpuMemory()
+		req, err := quota.RequestOf(pod, gpuMemory)
 		if err != nil {
 			// GPUShare reports the malformed request; the pod holds what else it asks for.
-			req, _ = quota.RequestOf(withoutGPU(pod, s.gpuMemory), s.gpuMemory)
+			req, _ = quota.RequestOf(withoutGPU(pod, gpuMemory), gpuMemory)
 		}
 		s.wake(s.ledger.Bound(pod, groupOf(pod), req))
 	}

@@ -7,7 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/preemption"
 	"github.com/berth-sched/berth/pkg/quota"
 )
@@ -20,7 +19,7 @@ func VictimRule(ctx context.Context, h fwk.Handle) (preemption.Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := sharedFor(ctx, h, client, gpu.DefaultMemoryResource, statusPeriod)
+	s, err := sharedFor(ctx, h, client, statusPeriod)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +32,8 @@ type victimRule struct{ *shared }
 // A member of a group short of minMember reclaims only if the group's share, as admission counts
 // it, stays within the quota's min.
 func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) preemption.Judge {
-	request, err := quota.RequestOf(preemptor, r.gpuMemory)
+	gpuMemory := r.gpuMemory()
+	request, err := quota.RequestOf(preemptor, gpuMemory)
 	if err != nil {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) preemp
 	if !ok {
 		return nil
 	}
-	reclaim := r.ledger.ReclaimFor(preemptor, r.needOf(preemptor, group, request, view), r.gpuMemory)
+	reclaim := r.ledger.ReclaimFor(preemptor, r.needOf(preemptor, group, request, view), gpuMemory)
 	if reclaim == nil {
 		return nil
 	}

@@ -1,6 +1,9 @@
 package gpu
 
 import (
+	"context"
+	"sync"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
@@ -53,4 +56,37 @@ func validateExtendedResource(path *field.Path, name string) field.ErrorList {
 		return field.ErrorList{field.Invalid(path, name, "must be an extended resource name such as example.com/gpu-mem")}
 	}
 	return nil
+}
+
+// profiles holds the resources each scheduling profile's GPUShare counts GPUs under, so that the
+// profile's other plugins (ElasticQuota, BerthPreemption's quota rule) count GPU memory under the
+// same name. A profile is told apart by its framework handle, an opaque key here.
+var profiles = struct {
+	sync.Mutex
+	m map[any]Resources
+}{m: map[any]Resources{}}
+
+// SetProfileResources records res as the GPU resources of profile until ctx (the scheduler's
+// lifetime) ends. GPUShare's New calls it.
+func SetProfileResources(ctx context.Context, profile any, res Resources) {
+	profiles.Lock()
+	defer profiles.Unlock()
+	profiles.m[profile] = res
+	context.AfterFunc(ctx, func() {
+		profiles.Lock()
+		defer profiles.Unlock()
+		delete(profiles.m, profile)
+	})
+}
+
+// ProfileResources returns the GPU resources recorded for profile, or the defaults for a profile
+// without GPUShare. The framework builds a profile's plugins in no fixed order: read it once they
+// are all built (from an informer's handler or a scheduling cycle), never in a plugin's New.
+func ProfileResources(profile any) Resources {
+	profiles.Lock()
+	defer profiles.Unlock()
+	if res, ok := profiles.m[profile]; ok {
+		return res
+	}
+	return DefaultResources()
 }

@@ -71,6 +71,8 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, err
 	}
 	res := gpu.Resources{Memory: v1.ResourceName(args.MemoryResource), Count: v1.ResourceName(args.CountResource)}
+	// The profile's ElasticQuota counts GPU memory under the same name.
+	gpu.SetProfileResources(ctx, h, res)
 	devices, err := deviceCacheFor(ctx, h, res)
 	if err != nil {
 		return nil, err
