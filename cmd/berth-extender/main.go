@@ -133,7 +133,7 @@ func run(ctx context.Context, o *Options, cfg extender.Config) error {
 			return err
 		}
 		factory.Start(ctx.Done())
-		f.activate(ext.Handler(o.URLPrefix, o.MaxRequestBytes))
+		f.activate(ext.Handler(o.URLPrefix, extender.Limits{MaxRequestBytes: o.MaxRequestBytes, MaxInFlightBytes: o.MaxInFlightBytes}))
 		go func() {
 			if toolscache.WaitForCacheSync(ctx.Done(), ext.HasSynced) {
 				logger.Info("GPU cache synced; serving")

@@ -34,7 +34,9 @@ type Options struct {
 	ClientCAFile    string
 	URLPrefix       string
 	MaxRequestBytes int64
-	Profiling       bool
+	// MaxInFlightBytes bounds the request bodies answered at once (extender.Limits).
+	MaxInFlightBytes int64
+	Profiling        bool
 
 	MemoryResource  string
 	CountResource   string
@@ -48,15 +50,16 @@ type Options struct {
 // NewOptions returns the defaults; the GPU ones are the GPUShare plugin's.
 func NewOptions() *Options {
 	return &Options{
-		KubeAPIQPS:      50,
-		KubeAPIBurst:    100,
-		BindAddress:     "0.0.0.0",
-		Port:            12345,
-		URLPrefix:       "/berth",
-		MaxRequestBytes: extender.DefaultMaxRequestBytes,
-		MemoryResource:  gpu.DefaultMemoryResource,
-		CountResource:   gpu.DefaultCountResource,
-		ScoringStrategy: gpu.DefaultStrategyName,
+		KubeAPIQPS:       50,
+		KubeAPIBurst:     100,
+		BindAddress:      "0.0.0.0",
+		Port:             12345,
+		URLPrefix:        "/berth",
+		MaxRequestBytes:  extender.DefaultMaxRequestBytes,
+		MaxInFlightBytes: extender.DefaultMaxInFlightBytes,
+		MemoryResource:   gpu.DefaultMemoryResource,
+		CountResource:    gpu.DefaultCountResource,
+		ScoringStrategy:  gpu.DefaultStrategyName,
 		// kube-scheduler's timings. Off by default: one replica needs no lease (and no RBAC for it).
 		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
 			LeaseDuration:     metav1.Duration{Duration: 15 * time.Second},
@@ -88,6 +91,10 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"Path the verbs are served under, as in the scheduler's urlPrefix: <prefix>/filter, /prioritize, /preempt, /bind.")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes,
 		"Largest request body accepted; larger ones get 413. Raise it for nodeCacheCapable: false on large clusters.")
+	fs.Int64Var(&o.MaxInFlightBytes, "max-in-flight-request-bytes", o.MaxInFlightBytes,
+		"Largest sum of the request bodies answered at once (each counted as at least 16 KiB, a chunked one as --max-request-bytes); "+
+			"a request past it gets 429 with Retry-After, which the scheduler retries. Bounds the extender's memory under a burst: "+
+			"size the container's memory limit by it (docs/extender.md).")
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling,
 		"Serve Go's profiler at /debug/pprof/ (behind --client-ca-file, as the verbs are).")
 
@@ -150,6 +157,10 @@ func (o *Options) Validate() (extender.Config, error) {
 	}
 	if o.MaxRequestBytes < 1<<10 {
 		errs = append(errs, fmt.Errorf("--max-request-bytes %d is less than 1024", o.MaxRequestBytes))
+	}
+	if o.MaxInFlightBytes < o.MaxRequestBytes {
+		errs = append(errs, fmt.Errorf("--max-in-flight-request-bytes %d is less than --max-request-bytes %d: a request of the largest size would always get 429",
+			o.MaxInFlightBytes, o.MaxRequestBytes))
 	}
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive"))

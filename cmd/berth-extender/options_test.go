@@ -88,6 +88,11 @@ func TestOptions(t *testing.T) {
 			},
 		},
 		{
+			name:    "an in-flight bound below one request",
+			args:    []string{"--max-request-bytes=4096", "--max-in-flight-request-bytes=4095"},
+			wantErr: []string{"--max-in-flight-request-bytes 4095 is less than --max-request-bytes 4096: a request of the largest size would always get 429"},
+		},
+		{
 			name:    "the same resource twice",
 			args:    []string{"--count-resource=aliyun.com/gpu-mem"},
 			wantErr: []string{"countResource: Invalid value: \"aliyun.com/gpu-mem\": must differ from memoryResource"},

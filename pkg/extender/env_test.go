@@ -95,7 +95,7 @@ func startEnv(t testing.TB, strategy *gpu.Strategy, objs ...runtime.Object) *tes
 	ext.now = func() time.Time { return testNow }
 	ctx, cancel := context.WithCancel(ctx)
 	factory.Start(ctx.Done())
-	server := httptest.NewServer(ext.Handler(testPrefix, 1<<20))
+	server := httptest.NewServer(ext.Handler(testPrefix, Limits{MaxRequestBytes: 1 << 20, MaxInFlightBytes: 4 << 20}))
 	t.Cleanup(func() {
 		server.Close()
 		cancel()

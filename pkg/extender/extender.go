@@ -487,6 +487,8 @@ func (e *Extender) createBinding(ctx context.Context, pod *v1.Pod, node string) 
 type requestError struct {
 	code int
 	msg  string
+	// retryAfter, in seconds, is sent as Retry-After when set.
+	retryAfter int
 }
 
 func (e *requestError) Error() string { return e.msg }

@@ -63,7 +63,7 @@ func FuzzVerbs(f *testing.F) {
 		boundPod("a", "n", "0:12"), boundPod("b", "n", "1:4"),
 		pending, twoGPUs, gpuPod("p3", 0).Obj(),
 	)
-	h := env.ext.Handler(testPrefix, 1<<20)
+	h := env.ext.Handler(testPrefix, Limits{MaxRequestBytes: 1 << 20, MaxInFlightBytes: 4 << 20})
 	f.Fuzz(func(t *testing.T, verbIndex byte, body []byte) {
 		verb := verbs[int(verbIndex)%len(verbs)]
 		rec := httptest.NewRecorder()

@@ -31,14 +31,15 @@ const (
 const DefaultMaxRequestBytes = 8 << 20
 
 // Handler serves the verbs at prefix+"/"+verb, and /healthz, /readyz (ready once the cache has
-// synced) and /metrics. Request bodies larger than maxRequestBytes are refused.
-func (e *Extender) Handler(prefix string, maxRequestBytes int64) http.Handler {
+// synced) and /metrics. Request bodies past the limits are refused.
+func (e *Extender) Handler(prefix string, limits Limits) http.Handler {
 	prefix = strings.TrimRight(prefix, "/")
 	mux := http.NewServeMux()
-	mux.Handle(prefix+"/"+FilterVerb, serve(e, FilterVerb, maxRequestBytes, e.filter))
-	mux.Handle(prefix+"/"+PrioritizeVerb, serve(e, PrioritizeVerb, maxRequestBytes, e.prioritize))
-	mux.Handle(prefix+"/"+PreemptVerb, serve(e, PreemptVerb, maxRequestBytes, e.preempt))
-	mux.Handle(prefix+"/"+BindVerb, serve(e, BindVerb, maxRequestBytes, e.bind))
+	f := newInFlight(limits)
+	mux.Handle(prefix+"/"+FilterVerb, serve(e, FilterVerb, f, e.filter))
+	mux.Handle(prefix+"/"+PrioritizeVerb, serve(e, PrioritizeVerb, f, e.prioritize))
+	mux.Handle(prefix+"/"+PreemptVerb, serve(e, PreemptVerb, f, e.preempt))
+	mux.Handle(prefix+"/"+BindVerb, serve(e, BindVerb, f, e.bind))
 	healthz.InstallHandler(mux)
 	healthz.InstallReadyzHandler(mux, healthz.NamedCheck("gpu-cache-synced", func(*http.Request) error {
 		if !e.HasSynced() {
@@ -51,9 +52,10 @@ func (e *Extender) Handler(prefix string, maxRequestBytes int64) http.Handler {
 }
 
 // serve is the protocol around one verb: POST only, a bounded JSON body decoded into Req, the
-// answer encoded as JSON, and every outcome counted. Refused requests get a 4xx and a message; a
-// panic in handle (a bug) gets a 500 and leaves the process serving.
-func serve[Req, Resp any](e *Extender, verb string, maxBytes int64, handle func(context.Context, *Req) (*Resp, error)) http.Handler {
+// answer encoded as JSON, and every outcome counted. Refused requests get a 4xx and a message,
+// 429 with Retry-After while the requests in flight are at their bound; a panic in handle (a bug)
+// gets a 500 and leaves the process serving.
+func serve[Req, Resp any](e *Extender, verb string, f *inFlight, handle func(context.Context, *Req) (*Resp, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		logger := klog.FromContext(r.Context()).WithValues("verb", verb)
@@ -71,6 +73,9 @@ func serve[Req, Resp any](e *Extender, verb string, maxBytes int64, handle func(
 			var reqErr *requestError
 			if errors.As(err, &reqErr) {
 				code = reqErr.code
+				if reqErr.retryAfter > 0 {
+					w.Header().Set("Retry-After", strconv.Itoa(reqErr.retryAfter))
+				}
 			}
 			logger.V(3).Info("Refused request", "code", code, "err", err)
 			http.Error(w, err.Error(), code)
@@ -81,6 +86,18 @@ func serve[Req, Resp any](e *Extender, verb string, maxBytes int64, handle func(
 			fail(&requestError{code: http.StatusMethodNotAllowed, msg: fmt.Sprintf("%s takes POST, not %s", verb, r.Method)})
 			return
 		}
+		maxBytes := f.limits.MaxRequestBytes
+		if r.ContentLength > maxBytes {
+			// Refused unread.
+			fail(tooLarge(maxBytes))
+			return
+		}
+		charge := f.charge(r)
+		if err := f.acquire(charge); err != nil {
+			fail(err)
+			return
+		}
+		defer f.done(charge)
 		req := new(Req)
 		if err := decode(w, r, maxBytes, req); err != nil {
 			fail(err)
@@ -136,11 +153,15 @@ func decode(w http.ResponseWriter, r *http.Request, maxBytes int64, into any) er
 			err = errors.New("more than one JSON value")
 		}
 	}
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return &requestError{code: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit)}
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) {
+		return tooLarge(maxErr.Limit)
 	}
 	return badRequest("request body is not the JSON the verb takes: " + err.Error())
+}
+
+func tooLarge(limit int64) error {
+	return &requestError{code: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body is larger than %d bytes", limit)}
 }
 
 func observe(verb string, code int, d time.Duration) {

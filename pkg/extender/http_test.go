@@ -145,7 +145,7 @@ func TestNotReadyUntilSynced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := unsynced.Handler(testPrefix, 1<<20)
+	h := unsynced.Handler(testPrefix, Limits{MaxRequestBytes: 1 << 20, MaxInFlightBytes: 4 << 20})
 	for _, verb := range verbs {
 		code, body := serveOnce(h, http.MethodPost, testPrefix+"/"+verb, `{}`)
 		if code != http.StatusServiceUnavailable || !strings.Contains(body, "has not synced") {
@@ -159,7 +159,7 @@ func TestNotReadyUntilSynced(t *testing.T) {
 		t.Errorf("/healthz before sync: %d", code)
 	}
 
-	h = newEnv(t, gpu.Binpack, gpuNode("n", 1, 8)).ext.Handler(testPrefix, 1<<20)
+	h = newEnv(t, gpu.Binpack, gpuNode("n", 1, 8)).ext.Handler(testPrefix, Limits{MaxRequestBytes: 1 << 20, MaxInFlightBytes: 4 << 20})
 	if code, body := serveOnce(h, http.MethodGet, "/readyz", ""); code != http.StatusOK {
 		t.Errorf("/readyz after sync: %d %q", code, body)
 	}

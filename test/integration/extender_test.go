@@ -100,7 +100,7 @@ func (e *extenderEnv) serve(t *testing.T, l net.Listener) {
 		t.Fatal("extender cache did not sync")
 	}
 	server := &http.Server{
-		Handler:     ext.Handler(e.prefix, extender.DefaultMaxRequestBytes),
+		Handler:     ext.Handler(e.prefix, extender.DefaultLimits),
 		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
 	served := make(chan struct{})
