@@ -121,6 +121,6 @@ func (pl *Allocatable) ScoreExtensions() fwk.ScoreExtensions { return pl }
 
 // NormalizeScore maps the raw scores onto [0, MaxNodeScore], the best node highest.
 func (pl *Allocatable) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
-	normalize.MinMax(scores)
+	normalize.MinMax(scores, fwk.MinNodeScore)
 	return nil
 }

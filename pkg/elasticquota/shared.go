@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/activate"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
@@ -260,16 +261,7 @@ func (s *shared) report(p quota.Problem) {
 // wake moves pods that waited for quota back to the active queue. This, rather than a queue
 // event, is how a release reaches them: it runs after the ledger took the release in, so the
 // retried pod cannot meet a ledger that does not show it yet.
-func (s *shared) wake(pods []*v1.Pod) {
-	if len(pods) == 0 {
-		return
-	}
-	m := make(map[string]*v1.Pod, len(pods))
-	for _, p := range pods {
-		m[p.Namespace+"/"+p.Name] = p
-	}
-	s.handle.Activate(s.logger, m)
-}
+func (s *shared) wake(pods []*v1.Pod) { activate.Pods(s.handle, s.logger, pods) }
 
 // groupOf is the pod group (Gang's PodGroups) a pod belongs to, or "".
 func groupOf(pod *v1.Pod) string {

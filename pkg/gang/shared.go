@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/activate"
 	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
@@ -222,16 +223,7 @@ func (c *core) wakeIfReady(key types.NamespacedName) {
 }
 
 // activate moves pods to the active queue; the queue runs PreEnqueue on them again.
-func (c *core) activate(pods []*v1.Pod) {
-	if len(pods) == 0 {
-		return
-	}
-	m := make(map[string]*v1.Pod, len(pods))
-	for _, p := range pods {
-		m[p.Namespace+"/"+p.Name] = p
-	}
-	c.handle.Activate(c.logger, m)
-}
+func (c *core) activate(pods []*v1.Pod) { activate.Pods(c.handle, c.logger, pods) }
 
 // allow lets through the waiting members of a round that reached quorum.
 func (c *core) allow(v permitVerdict) {

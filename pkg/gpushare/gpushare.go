@@ -20,6 +20,7 @@ import (
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/normalize"
 )
 
 var (
@@ -234,22 +235,9 @@ func (pl *GPUShare) ScoreExtensions() fwk.ScoreExtensions { return pl }
 
 // NormalizeScore spreads the raw scores over [0, MaxNodeScore], best node highest: the strategy
 // decides among the nodes at hand, and the plugin's weight decides how much that counts against
-// other plugins. Equal raw scores all get MaxNodeScore.
+// other plugins. Equal raw scores all get MaxNodeScore (normalize.MinMax states the tie rule).
 func (pl *GPUShare) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
-	if len(scores) == 0 {
-		return nil
-	}
-	lo, hi := scores[0].Score, scores[0].Score
-	for _, s := range scores {
-		lo, hi = min(lo, s.Score), max(hi, s.Score)
-	}
-	for i := range scores {
-		if hi == lo {
-			scores[i].Score = fwk.MaxNodeScore
-		} else {
-			scores[i].Score = (scores[i].Score - lo) * fwk.MaxNodeScore / (hi - lo)
-		}
-	}
+	normalize.MinMax(scores, fwk.MaxNodeScore)
 	return nil
 }
 

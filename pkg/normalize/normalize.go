@@ -1,6 +1,6 @@
-// Package normalize maps plugins' raw node scores onto the framework's score range. Score
-// plugins whose raw scores have no natural bound (NodeResourcesAllocatable, PodState) share it, so
-// the mapping is written and tested once.
+// Package normalize maps plugins' raw node scores onto the framework's score range. Every berth
+// score plugin (GPUShare, NodeResourcesAllocatable, PodState) uses it, so the mapping and its tie
+// rule are written and tested once.
 package normalize
 
 import (
@@ -11,9 +11,13 @@ import (
 
 // MinMax maps the scores linearly onto [MinNodeScore, MaxNodeScore]: the lowest raw score gets
 // MinNodeScore, the highest MaxNodeScore, and the rest are truncated towards MinNodeScore, as in
-// scheduler-plugins. When all are equal the plugin tells the nodes apart in no way, and every node
-// gets MinNodeScore. Raw scores may be anywhere in int64: the arithmetic is exact, in 128 bits.
-func MinMax(scores fwk.NodeScoreList) {
+// scheduler-plugins. Raw scores may be anywhere in int64: the arithmetic is exact, in 128 bits.
+//
+// The tie rule: when all raw scores are equal (one node included) the plugin tells the nodes apart
+// in no way, and every node gets the caller's equal. Which value that is changes no placement,
+// since every node gets the same; it shows only in the scores the scheduler reports.
+// NodeResourcesAllocatable and PodState give MinNodeScore, GPUShare MaxNodeScore.
+func MinMax(scores fwk.NodeScoreList, equal int64) {
 	if len(scores) == 0 {
 		return
 	}
@@ -25,7 +29,7 @@ func MinMax(scores fwk.NodeScoreList) {
 	span := uint64(hi) - uint64(lo)
 	for i := range scores {
 		if span == 0 {
-			scores[i].Score = fwk.MinNodeScore
+			scores[i].Score = equal
 			continue
 		}
 		d := uint64(scores[i].Score) - uint64(lo)

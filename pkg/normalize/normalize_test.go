@@ -31,7 +31,7 @@ func TestMinMax(t *testing.T) {
 			for i, r := range tt.raw {
 				scores[i] = fwk.NodeScore{Name: string(rune('a' + i)), Score: r}
 			}
-			MinMax(scores)
+			MinMax(scores, fwk.MinNodeScore)
 			var got []int64
 			for i, s := range scores {
 				if s.Name != string(rune('a'+i)) {

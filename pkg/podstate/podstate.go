@@ -71,6 +71,6 @@ func (pl *PodState) ScoreExtensions() fwk.ScoreExtensions { return pl }
 
 // NormalizeScore maps the raw scores onto [0, MaxNodeScore], the best node highest.
 func (pl *PodState) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
-	normalize.MinMax(scores)
+	normalize.MinMax(scores, fwk.MinNodeScore)
 	return nil
 }
