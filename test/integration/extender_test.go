@@ -33,6 +33,7 @@ import (
 	"github.com/berth-sched/berth/pkg/controlplane"
 	"github.com/berth-sched/berth/pkg/extender"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/proc"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -538,9 +539,23 @@ func TestExtenderRestartKeepsAccounting(t *testing.T) {
 // ConfigMap's configuration, bind a GPU pod over mutual TLS; the extender takes its Lease, records
 // warnings as events, serves /readyz and /metrics without a client certificate, and refuses the
 // verbs to a client without one or with one from another CA.
-func TestExtenderManifests(t *testing.T) {
+// shippedExtender is berth-extender run as manifests/extender ship it.
+type shippedExtender struct {
+	// container is the Deployment's.
+	container v1.Container
+	// schedulerConfig is the shipped KubeSchedulerConfiguration.
+	schedulerConfig string
+	// urlPrefix is where this process serves the verbs, addr where it listens.
+	urlPrefix, addr string
+	ext             *proc.Process
+	pki             *extenderPKI
+}
+
+// startShippedExtender applies manifests/extender to c and runs berth-extender with the
+// Deployment's arguments over mutual TLS as the extender's ServiceAccount, until it is ready.
+func startShippedExtender(t *testing.T, c *harness.Cluster) *shippedExtender {
+	t.Helper()
 	harness.BinDir(t, "berth-extender", "kube-scheduler")
-	c := harness.StartCluster(t)
 	ctx := context.Background()
 	root := filepath.Join(harness.RepoRoot(), "manifests")
 	files := []string{filepath.Join(root, "namespace.yaml")}
@@ -586,6 +601,10 @@ func TestExtenderManifests(t *testing.T) {
 	pki := newExtenderPKI(t, fmt.Sprintf("%s.%s.svc", svc.Name, svc.Namespace))
 	args := append(append(append([]string{}, container.Args...), pki.ExtenderFlags()...),
 		"--kubeconfig="+saKubeconfig, "--bind-address=127.0.0.1", "--port="+port, "-v=4")
+	for _, env := range container.Env {
+		// GOMEMLIMIT: the process inherits the test's environment.
+		t.Setenv(env.Name, env.Value)
+	}
 	ext := harness.StartBinary(t, "berth-extender", args...)
 	probe := pki.Client(t, "", "") // as kubelet probes: no client certificate
 
@@ -599,13 +618,28 @@ func TestExtenderManifests(t *testing.T) {
 	if err != nil {
 		t.Fatalf("berth-extender not ready: %v\n%s", err, ext.LogTail(30))
 	}
+	return &shippedExtender{container: container, schedulerConfig: cm.Data["config.yaml"],
+		urlPrefix: "https://" + addr + shipped.Path, addr: addr, ext: ext, pki: pki}
+}
+
+// startKubeScheduler runs the real kube-scheduler with the shipped configuration, calling this
+// extender with the scheduler's client certificate.
+func (s *shippedExtender) startKubeScheduler(t *testing.T, c *harness.Cluster) {
+	t.Helper()
+	extenderStartKubeScheduler(t, s.pki.SchedulerConfig(t, extenderSchedulerConfig(t, s.schedulerConfig, s.urlPrefix, c.KubeconfigPath(), true)))
+}
+
+func TestExtenderManifests(t *testing.T) {
+	c := harness.StartCluster(t)
+	ctx := context.Background()
+	s := startShippedExtender(t, c)
+	ext, pki, addr, urlPrefix := s.ext, s.pki, s.addr, s.urlPrefix
 	lease, err := c.Client.CoordinationV1().Leases("berth-system").Get(ctx, "berth-extender", metav1.GetOptions{})
 	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 		t.Errorf("the ready extender holds no Lease berth-system/berth-extender: %v %v", err, lease)
 	}
 
-	urlPrefix := "https://" + addr + shipped.Path
-	extenderStartKubeScheduler(t, pki.SchedulerConfig(t, extenderSchedulerConfig(t, cm.Data["config.yaml"], urlPrefix, c.KubeconfigPath(), true)))
+	s.startKubeScheduler(t, c)
 	c.CreateNode(t, harness.GPUNode("gpu-a", 2, 16))
 	ns := c.Namespace(t, "workload")
 	c.CreatePod(t, extenderGPUPod(ns, "p", 4, 1))
@@ -637,7 +671,7 @@ func TestExtenderManifests(t *testing.T) {
 		t.Errorf("no InvalidGPUAssignment event for pod bad: %v\n%s", err, ext.LogTail(30))
 	}
 
-	code, body := extenderGetWith(probe, "https://"+addr+"/metrics")
+	code, body := extenderGetWith(pki.Client(t, "", ""), "https://"+addr+"/metrics")
 	if code != http.StatusOK || !strings.Contains(body, `berth_extender_requests_total{code="200",verb="bind"} 1`) {
 		t.Errorf("/metrics: %d, no count of one bind in:\n%s", code, body)
 	}
