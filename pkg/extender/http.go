@@ -33,9 +33,12 @@ const DefaultMaxRequestBytes = 8 << 20
 // Handler serves the verbs at prefix+"/"+verb, and /healthz, /readyz (ready once the cache has
 // synced) and /metrics. Request bodies past the limits are refused.
 func (e *Extender) Handler(prefix string, limits Limits) http.Handler {
+	return e.handler(prefix, newInFlight(limits))
+}
+
+func (e *Extender) handler(prefix string, f *inFlight) http.Handler {
 	prefix = strings.TrimRight(prefix, "/")
 	mux := http.NewServeMux()
-	f := newInFlight(limits)
 	mux.Handle(prefix+"/"+FilterVerb, serve(e, FilterVerb, f, e.filter))
 	mux.Handle(prefix+"/"+PrioritizeVerb, serve(e, PrioritizeVerb, f, e.prioritize))
 	mux.Handle(prefix+"/"+PreemptVerb, serve(e, PreemptVerb, f, e.preempt))

@@ -90,6 +90,13 @@ func (f *inFlight) acquire(n int64) error {
 	return nil
 }
 
+// inFlightBytes is what is counted in now.
+func (f *inFlight) inFlightBytes() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bytes
+}
+
 // done counts n bytes out; at the end of a burst it schedules the release.
 func (f *inFlight) done(n int64) {
 	f.mu.Lock()

@@ -116,7 +116,8 @@ func TestTooManyRequestsInFlight(t *testing.T) {
 		<-unblock
 		return false, nil, nil
 	})
-	server := httptest.NewServer(env.ext.Handler(testPrefix, Limits{MaxRequestBytes: 1 << 20, MaxInFlightBytes: 4 * minCharge}))
+	f := newInFlight(Limits{MaxRequestBytes: 1 << 20, MaxInFlightBytes: 4 * minCharge})
+	server := httptest.NewServer(env.ext.handler(testPrefix, f))
 	defer server.Close()
 
 	// Four binds fill the bound while they wait on the API server.
@@ -136,23 +137,22 @@ func TestTooManyRequestsInFlight(t *testing.T) {
 			}
 		})
 	}
-	filter := mustJSON(nodeArgs["nodeCacheCapable"](gpuPod("q", 4).Obj(), "n"))
-	var resp *http.Response
 	err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		r, err := http.Post(server.URL+testPrefix+"/"+FilterVerb, "application/json", bytes.NewReader(filter))
-		if err != nil {
-			return false, err
-		}
-		r.Body.Close()
-		resp = r
-		return r.StatusCode == http.StatusTooManyRequests, nil
+		return f.inFlightBytes() == 4*minCharge, nil
 	})
 	if err != nil {
 		close(unblock)
-		t.Fatalf("no 429 while four binds fill the bound: last status %v, %v", resp.Status, err)
+		wg.Wait()
+		t.Fatalf("the four binds are not in flight: %d bytes; binds: %q", f.inFlightBytes(), bindErrs)
 	}
-	if got := resp.Header.Get("Retry-After"); got != "1" {
-		t.Errorf("Retry-After %q, want 1", got)
+	filter := mustJSON(nodeArgs["nodeCacheCapable"](gpuPod("q", 4).Obj(), "n"))
+	resp, err := http.Post(server.URL+testPrefix+"/"+FilterVerb, "application/json", bytes.NewReader(filter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
+		t.Errorf("filter while four binds fill the bound: %s, Retry-After %q; want 429 with Retry-After 1", resp.Status, resp.Header.Get("Retry-After"))
 	}
 	_, _, _, err = schedulerClient(t, server.URL).Filter(gpuPod("q", 4).Obj(), []fwk.NodeInfo{nodeInfo(gpuNode("n", 2, 32))})
 	if err == nil || !strings.Contains(err.Error(), "429") {

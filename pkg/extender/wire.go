@@ -1,8 +1,11 @@
 package extender
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 )
 
@@ -20,17 +24,59 @@ import (
 // leaves everything else, and every list it cannot read exactly as encoding/json would, to
 // encoding/json.
 
-// argsWire is ExtenderArgs with NodeNames kept raw, for readNodeNames. The field names are
-// ExtenderArgs', so encoding/json matches keys to them exactly as it does for ExtenderArgs.
+// argsWire is ExtenderArgs with NodeNames kept raw, for readNodeNames, and Nodes read one at a
+// time. The field names are ExtenderArgs', so encoding/json matches keys to them exactly as it
+// does for ExtenderArgs.
 type argsWire struct {
 	Pod       *v1.Pod
-	Nodes     *v1.NodeList
+	Nodes     *nodeListWire
 	NodeNames json.RawMessage
+}
+
+// nodeListWire is v1.NodeList with its items read by nodeItems.
+type nodeListWire struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           nodeItems `json:"items"`
+}
+
+// maxNodes bounds the Node objects one request may carry: more than the largest clusters have.
+const maxNodes = 15000
+
+// nodeItems reads a JSON array of Nodes one at a time, as encoding/json would, but refuses more
+// than maxNodes of them. A Node takes 784 bytes decoded even when it was sent as `{}`: without a
+// bound, a 3 MiB body of empty items allocated 4 GiB, which no memory limit holds.
+type nodeItems []v1.Node
+
+func (n *nodeItems) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*n = nil
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return &json.UnmarshalTypeError{Value: "non-array", Type: reflect.TypeFor[nodeItems](), Field: "items"}
+	}
+	items := nodeItems{}
+	for dec.More() {
+		if len(items) == maxNodes {
+			return fmt.Errorf("the request has more than %d Nodes", maxNodes)
+		}
+		items = append(items, v1.Node{})
+		if err := dec.Decode(&items[len(items)-1]); err != nil {
+			return err
+		}
+	}
+	*n = items
+	return nil
 }
 
 // unwire gives the ExtenderArgs that decoding the same body into ExtenderArgs gives.
 func (w *argsWire) unwire(into *extenderv1.ExtenderArgs) error {
-	into.Pod, into.Nodes, into.NodeNames = w.Pod, w.Nodes, nil
+	into.Pod, into.Nodes, into.NodeNames = w.Pod, nil, nil
+	if w.Nodes != nil {
+		into.Nodes = &v1.NodeList{TypeMeta: w.Nodes.TypeMeta, ListMeta: w.Nodes.ListMeta, Items: w.Nodes.Items}
+	}
 	if w.NodeNames == nil || string(w.NodeNames) == "null" {
 		return nil
 	}
