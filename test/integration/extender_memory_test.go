@@ -47,7 +47,8 @@ func vmRSS(t *testing.T, pid int) int64 {
 
 // burstBodies are a valid filter request as large as the shipped --max-request-bytes allows
 // (whole Node objects, nodeCacheCapable: false, the largest form the scheduler sends), and
-// malformed ones of about the same size that a decoder must read to the end to refuse.
+// malformed ones of about the same size that a decoder must read to the end to refuse, or that
+// cost far more decoded than their size.
 func burstBodies(t *testing.T, maxBytes int) (valid []byte, malformed [][]byte) {
 	t.Helper()
 	node := func(i int) v1.Node {
@@ -77,8 +78,9 @@ func burstBodies(t *testing.T, maxBytes int) (valid []byte, malformed [][]byte) 
 	}
 	malformed = [][]byte{
 		valid[:len(valid)-1], // truncated
-		append(bytes.Clone(valid[:len(valid)-1]), []byte(`,"x":}`)...),                       // a syntax error at the end
+		append(bytes.Clone(valid[:len(valid)-1]), []byte(`,"x":}`)...),                                     // a syntax error at the end
 		[]byte(`{"Pod":{"metadata":{"name":"` + strings.Repeat("x", len(valid)-40) + `"}},"NodeNames":5}`), // wrong type
+		[]byte(`{"Pod":{},"Nodes":{"items":[` + strings.Repeat(`{},`, len(valid)/3-20) + `{}]}}`),          // empty Nodes, 784 bytes each decoded
 	}
 	return valid, malformed
 }
