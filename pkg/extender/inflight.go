@@ -41,7 +41,7 @@ const releaseDelay = 2 * time.Second
 // extender would hold its peak for minutes, and a Pod whose memory limit was sized for the bound
 // would be charged for it. So once the bytes in flight have gone past one largest request and
 // back to zero, and stay there for releaseDelay, the memory is handed back at once
-// (debug.FreeOSMemory: one collection, a few milliseconds for the extender's heap). Steady
+// (debug.FreeOSMemory: one collection, whose cost grows with the informers' cache). Steady
 // traffic of the scheduler, one request at a time, never counts as a burst.
 type inFlight struct {
 	limits Limits
