@@ -54,6 +54,7 @@ type Preemption struct {
 	rules     []Rule
 	executor  *preemption.Executor
 	evaluator *preemption.Evaluator
+	evictions *evictions
 	// offset picks where the dry run starts among the candidate nodes; tests fix it.
 	offset func(n int32) int32
 }
@@ -80,7 +81,7 @@ func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rules ...Rule) 
 	if err != nil {
 		return nil, err
 	}
-	pl := &Preemption{fh: h, fts: fts, args: *args, rules: rules, offset: rand.Int31n}
+	pl := &Preemption{fh: h, fts: fts, args: *args, rules: rules, offset: rand.Int31n, evictions: newEvictions()}
 	pl.executor = preemption.NewExecutor(h, fts)
 	pl.evaluator = preemption.NewEvaluator(Name, h, pl, pl.executor)
 	return pl, nil
@@ -134,6 +135,7 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	if status.IsSuccess() && result != nil && result.NominatedNodeName != "" {
 		if chosen, ok := a.chosen.Load(result.NominatedNodeName); ok {
 			victims = chosen.([]*v1.Pod)
+			pl.evictions.add(victims)
 			for _, j := range a.judges {
 				if e, ok := j.(Evictor); ok {
 					e.Evicting(victims)
@@ -304,7 +306,7 @@ func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.Cy
 		}
 		victims, numViolating = append(victims, more...), numViolating+moreViolating
 	}
-	pods := podsOfAll(victims)
+	pods := pl.evictions.asTerminating(podsOfAll(victims))
 	a.chosen.Store(mainNode, pods)
 	return pods, numViolating, nil
 }

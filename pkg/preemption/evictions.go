@@ -1,0 +1,78 @@
+package preemption
+
+import (
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// evictionShowsWithin bounds how long a victim counts as being evicted before its deletion shows
+// in the scheduler's snapshot; past it, the eviction is taken to have failed (the executor has
+// retried the preemptor already) and the pod may be chosen again.
+const evictionShowsWithin = 30 * time.Second
+
+// evictions are the victims this plugin's preemptions chose whose deletion the scheduler's
+// snapshot does not show yet: upstream's executor deletes them in the background. A later
+// preemption may choose such a pod again (its room is counted once: the first preemptor is
+// nominated to the node and the dry run counts it there), but it must not ask for its deletion
+// again. Asked, the executor of the second preemptor may find it gone already; when it was that
+// preemptor's last victim, no deletion event follows and the executor does not activate the
+// preemptor, which its PreEnqueue held out of the queue meanwhile: it waits for the queue's
+// five-minute flush. So such a victim is handed to the evaluator as terminating (see
+// asTerminating), as upstream hands over pods whose deletion it sees: the executor sends nothing
+// for it, and the preemptor is retried by the deletion like any pod that waits for room. The set
+// is as wide as upstream's executor (one per profile), whose deletions it tracks.
+type evictions struct {
+	mu    sync.Mutex
+	since map[types.UID]time.Time
+	now   func() time.Time
+}
+
+func newEvictions() *evictions {
+	return &evictions{since: map[types.UID]time.Time{}, now: time.Now}
+}
+
+// add records pods as being evicted now, and forgets those whose deletion should have shown.
+func (e *evictions) add(pods []*v1.Pod) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	for uid, t := range e.since {
+		if now.Sub(t) > evictionShowsWithin {
+			delete(e.since, uid)
+		}
+	}
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil {
+			e.since[p.UID] = now
+		}
+	}
+}
+
+// underway reports whether p's eviction was started and its deletion does not show on p yet.
+func (e *evictions) underway(p *v1.Pod) bool {
+	if p.DeletionTimestamp != nil {
+		// Terminating: upstream's rules for such pods apply.
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t, ok := e.since[p.UID]
+	return ok && e.now().Sub(t) <= evictionShowsWithin
+}
+
+// asTerminating returns victims with each pod whose eviction is underway replaced by a copy that
+// is terminating, so that the executor leaves it alone.
+func (e *evictions) asTerminating(victims []*v1.Pod) []*v1.Pod {
+	for i, p := range victims {
+		if e.underway(p) {
+			c := p.DeepCopy()
+			c.DeletionTimestamp = &metav1.Time{Time: e.now()}
+			victims[i] = c
+		}
+	}
+	return victims
+}
