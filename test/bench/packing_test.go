@@ -400,10 +400,9 @@ func (pl *gpuShareScore) Score(_ context.Context, _ fwk.CycleState, pod *v1.Pod,
 
 func (pl *gpuShareScore) ScoreExtensions() fwk.ScoreExtensions { return pl }
 
-// NormalizeScore: GPUShare gives equal nodes 100 where normalize.MinMax gives 0, which moves every
-// node's total alike.
+// NormalizeScore is GPUShare's: equal raw scores all get MaxNodeScore.
 func (pl *gpuShareScore) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
-	normalize.MinMax(scores)
+	normalize.MinMax(scores, fwk.MaxNodeScore)
 	return nil
 }
 
