@@ -138,7 +138,7 @@ func asPreFilterState(c fwk.StateData) (*preFilterState, error) {
 // members still missing fit as well (see groupNeed), so a group that cannot fit its quota holds
 // none of it.
 func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	pl.scheduling.Store(true)
+	pl.leading.Lead()
 	if err := pl.waitForSync(ctx); err != nil {
 		return nil, fwk.AsStatus(err)
 	}

@@ -238,36 +238,6 @@ func TestQueueingHint(t *testing.T) {
 
 func mustParse(s string) resource.Quantity { return resource.MustParse(s) }
 
-// TestStatusWriterLeads: status is written from the moment the leader lease is the process's,
-// without waiting for a scheduling cycle; a standby writes nothing; without leader election the
-// first scheduling cycle is the sign.
-func TestStatusWriterLeads(t *testing.T) {
-	for _, tc := range []struct {
-		name          string
-		leads, known  bool
-		scheduled     bool
-		want, latched bool
-	}{
-		{name: "leader, no cycle yet", leads: true, known: true, want: true, latched: true},
-		{name: "standby", leads: false, known: true, want: false},
-		{name: "no leader election, no cycle yet", want: false},
-		{name: "no leader election, scheduling", scheduled: true, want: true, latched: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := &shared{}
-			s.scheduling.Store(tc.scheduled)
-			w := &statusWriter{s: s, leads: func() (bool, bool) { return tc.leads, tc.known }}
-			if got := w.leading(); got != tc.want {
-				t.Errorf("leading() = %v, want %v", got, tc.want)
-			}
-			w.leads = func() (bool, bool) { return false, true }
-			if got := w.leading(); got != tc.latched {
-				t.Errorf("after the gauge reads 0: leading() = %v, want %v (a scheduler that loses its lease exits)", got, tc.latched)
-			}
-		})
-	}
-}
-
 // TestUnequalMembers: a group's missing members are counted as what its waiting pods ask (the
 // least of them, resource by resource), not as copies of the member being admitted.
 func TestUnequalMembers(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/activate"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
 )
@@ -48,11 +49,9 @@ type shared struct {
 	logger    klog.Logger
 	hasSynced []cache.InformerSynced
 	ready     atomic.Bool
-	// scheduling is set by the first scheduling cycle, or once the leader lease is ours (see
-	// statusWriter.leading). A scheduler schedules only while it leads, so this is what keeps a
-	// standby replica from writing status.
-	scheduling atomic.Bool
-	status     *statusWriter
+	// leading keeps a standby replica from writing status.
+	leading *leader.Gate
+	status  *statusWriter
 }
 
 var processState = struct {
@@ -91,6 +90,7 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 		podGroups: pgInformer.Lister(),
 		pods:      podInformer.GetIndexer(),
 		handle:    h,
+		leading:   leader.NewGate(leader.Leads),
 		logger:    klog.LoggerWithName(klog.FromContext(ctx), Name),
 	}
 	s.status = newStatusWriter(client, s, statusPeriod)

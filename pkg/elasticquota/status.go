@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
-	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -28,38 +27,24 @@ type statusWriter struct {
 	client versioned.Interface
 	s      *shared
 	period time.Duration
-	// leads reports whether the process holds its leader lease, and whether it can tell.
-	leads func() (leads, known bool)
 }
 
 func newStatusWriter(client versioned.Interface, s *shared, period time.Duration) *statusWriter {
-	return &statusWriter{client: client, s: s, period: period, leads: leader.Leads}
+	return &statusWriter{client: client, s: s, period: period}
 }
 
 func (w *statusWriter) run(ctx context.Context) {
+	if !w.s.leading.Wait(ctx, w.period) {
+		return
+	}
 	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		if !w.leading() || !w.s.synced() {
+		if !w.s.synced() {
 			return
 		}
 		for _, u := range w.s.ledger.Quotas() {
 			w.write(ctx, u)
 		}
 	}, w.period)
-}
-
-// leading: the leader lease says so, or, where no leader election runs, the process has started
-// scheduling (a scheduler without leader election schedules from the start, but its plugins are
-// built before that, with no sign of it but the first cycle). Leadership once seen is kept: a
-// scheduler that loses its lease exits.
-func (w *statusWriter) leading() bool {
-	if w.s.scheduling.Load() {
-		return true
-	}
-	if leads, known := w.leads(); known && leads {
-		w.s.scheduling.Store(true)
-		return true
-	}
-	return false
 }
 
 // write patches status.used of the quota u describes when it differs. Only resources the quota

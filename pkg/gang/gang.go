@@ -250,7 +250,7 @@ func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fw
 // help the group.
 func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	// Only the leader runs scheduling cycles: any pod's cycle starts the status writer.
-	pl.status.lead()
+	pl.status.leading.Lead()
 	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)

@@ -200,15 +200,11 @@ func (h *harness) secondProfile() *Gang {
 // group held before scheduling never reach PreFilter.
 func TestAnySchedulingCycleStartsTheStatusWriter(t *testing.T) {
 	h := newHarness(t, nil)
-	select {
-	case <-h.pl.status.leading:
+	if h.pl.status.leading.Open() {
 		t.Fatal("the status writer started before any scheduling cycle")
-	default:
 	}
 	h.pl.PreFilter(h.ctx, framework.NewCycleState(), st.MakePod().Namespace("ns").Name("solo").UID("solo").Obj(), nil)
-	select {
-	case <-h.pl.status.leading:
-	default:
+	if !h.pl.status.leading.Open() {
 		t.Error("a scheduling cycle did not start the status writer")
 	}
 }

@@ -133,20 +133,14 @@ func statusPatch(s groupStatus) ([]byte, error) {
 // Its pod informer watches only pods that carry the pod-group label, finished ones included: the
 // scheduler's own pod informer drops pods that have finished, which the counts need.
 //
-// Only the leader writes: the writer starts when the process holds its leader lease (package
-// leader), or, where no leader election runs, with its first scheduling cycle (lead); a standby
-// replica does neither. Until then changes are only queued.
+// Only the leader writes (leading); until then changes are only queued.
 type statusWriter struct {
 	client     versioned.Interface
 	podGroups  schedlisters.PodGroupLister
 	pods       members
 	queue      workqueue.TypedRateLimitingInterface[types.NamespacedName]
 	batchDelay time.Duration
-	// leading is closed when this process leads: it holds the lease, or it started scheduling.
-	leading  chan struct{}
-	leadOnce sync.Once
-	// leads reads the leader lease (leader.Leads; tests replace it).
-	leads func() (leads, known bool)
+	leading    *leader.Gate
 
 	mu sync.Mutex
 	// started holds, for groups whose PodGroup shows no scheduleStartTime yet, when the
@@ -167,8 +161,7 @@ func newStatusWriter(client versioned.Interface, podGroups schedlisters.PodGroup
 		podGroups:  podGroups,
 		pods:       members{indexer: pods.GetIndexer()},
 		batchDelay: batchDelay,
-		leading:    make(chan struct{}),
-		leads:      leader.Leads,
+		leading:    leader.NewGate(leader.Leads),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
 			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "berth_gang_podgroup_status"}),
@@ -261,30 +254,13 @@ func (w *statusWriter) wrote(key types.NamespacedName, s groupStatus) {
 	w.scheduled[key] = s.Scheduled
 }
 
-// lead lets the writer start: this process holds the lease, or schedules, so it is the leader.
-func (w *statusWriter) lead() {
-	w.leadOnce.Do(func() { close(w.leading) })
-}
-
-func (w *statusWriter) led() bool {
-	select {
-	case <-w.leading:
-		return true
-	default:
-		return false
-	}
-}
-
 // run writes statuses, once this process leads, until ctx ends.
 func (w *statusWriter) run(ctx context.Context) {
 	go func() {
 		<-ctx.Done()
 		w.queue.ShutDown()
 	}()
-	go leader.WhenLeading(ctx, time.Second, w.leads, w.led, w.lead)
-	select {
-	case <-w.leading:
-	case <-ctx.Done():
+	if !w.leading.Wait(ctx, time.Second) {
 		return
 	}
 	for w.next(ctx) {

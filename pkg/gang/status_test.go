@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	pgfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
+
+	"github.com/berth-sched/berth/pkg/leader"
 )
 
 func podGroup(name string, minMember int32) *v1alpha1.PodGroup {
@@ -309,7 +311,7 @@ func TestStatusWriterWritesOnlyWhenLeading(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w.leads = func() (bool, bool) { return tc.held, tc.known }
+			w.leading = leader.NewGate(func() (bool, bool) { return tc.held, tc.known })
 			pgInformers.Start(ctx.Done())
 			go podInformer.Run(ctx.Done())
 			pgInformers.WaitForCacheSync(ctx.Done())
@@ -318,7 +320,7 @@ func TestStatusWriterWritesOnlyWhenLeading(t *testing.T) {
 			go w.run(ctx)
 			w.enqueue(keyA)
 			if tc.schedules {
-				w.lead()
+				w.leading.Lead()
 			}
 			wrote := func(context.Context) (bool, error) {
 				for _, a := range pgClient.Actions() {

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/component-base/metrics/legacyregistry"
 )
 
@@ -70,18 +69,53 @@ func read() (leads, known bool) {
 	return false, known
 }
 
-// WhenLeading calls lead as soon as leads says the process holds its lease, checking every
-// period, unless started says the process began scheduling first (which a scheduler without
-// leader election does from the start) or ctx ends.
-func WhenLeading(ctx context.Context, period time.Duration, leads func() (leads, known bool), started func() bool, lead func()) {
-	_ = wait.PollUntilContextCancel(ctx, period, true, func(context.Context) (bool, error) {
-		if started() {
-			return true, nil
+// Gate tells what only the leader writes (PodGroup and ElasticQuota status) when it may start:
+// once this process holds its leader lease or, where no leader election runs, once it schedules (a
+// scheduler without leader election schedules from the start, but its plugins are built before
+// that, with no sign of it but the first cycle). A standby replica does neither. Leadership once
+// seen is kept: a scheduler that loses its lease exits.
+type Gate struct {
+	leads   func() (leads, known bool)
+	once    sync.Once
+	leading chan struct{}
+}
+
+// NewGate returns a Gate that reads the lease with leads: Leads, but in tests.
+func NewGate(leads func() (leads, known bool)) *Gate {
+	return &Gate{leads: leads, leading: make(chan struct{})}
+}
+
+// Lead records that the process leads. A scheduling cycle says so: only the leader runs them.
+func (g *Gate) Lead() {
+	g.once.Do(func() { close(g.leading) })
+}
+
+// Open reports whether the process leads.
+func (g *Gate) Open() bool {
+	select {
+	case <-g.leading:
+		return true
+	default:
+	}
+	if leads, known := g.leads(); known && leads {
+		g.Lead()
+		return true
+	}
+	return false
+}
+
+// Wait returns true once the process leads, reading the lease every period, or false if ctx ends
+// first.
+func (g *Gate) Wait(ctx context.Context, period time.Duration) bool {
+	ticker := time.NewTicker(period)
+	defer ticker.Stop()
+	for !g.Open() {
+		select {
+		case <-g.leading:
+		case <-ticker.C:
+		case <-ctx.Done():
+			return false
 		}
-		if l, known := leads(); known && l {
-			lead()
-			return true, nil
-		}
-		return false, nil
-	})
+	}
+	return true
 }

@@ -44,29 +44,56 @@ func TestLeads(t *testing.T) {
 	if leads, known := read(); !leads || !known {
 		t.Errorf("holding the lease: leads %v, known %v; want both", leads, known)
 	}
-	var led atomic.Bool
-	WhenLeading(ctx, 10*time.Millisecond, Leads, func() bool { return false }, func() { led.Store(true) })
-	if !led.Load() {
-		t.Error("WhenLeading returned without calling lead")
+	if !NewGate(Leads).Wait(ctx, 10*time.Millisecond) {
+		t.Error("Wait returned without the lease")
 	}
 }
 
-// TestWhenLeadingStopsOnceScheduling: a process that started scheduling first is the leader
-// already; WhenLeading stops asking and does not call lead.
-func TestWhenLeadingStopsOnceScheduling(t *testing.T) {
-	var asked, led atomic.Int32
-	var scheduling atomic.Bool
+// TestWaitStopsOnceScheduling: a process that started scheduling first is the leader already;
+// Wait returns without the lease.
+func TestWaitStopsOnceScheduling(t *testing.T) {
+	var asked atomic.Int32
+	g := NewGate(func() (bool, bool) { asked.Add(1); return false, false })
 	go func() {
 		time.Sleep(50 * time.Millisecond)
-		scheduling.Store(true)
+		g.Lead()
 	}()
-	WhenLeading(context.Background(), 10*time.Millisecond,
-		func() (bool, bool) { asked.Add(1); return false, false },
-		scheduling.Load, func() { led.Add(1) })
-	if led.Load() != 0 {
-		t.Errorf("lead called %d times without a lease", led.Load())
+	if !g.Wait(context.Background(), 10*time.Millisecond) {
+		t.Error("Wait gave up")
 	}
 	if asked.Load() == 0 {
 		t.Error("the lease was never asked about")
+	}
+}
+
+// TestGate: the gate opens from the moment the leader lease is the process's, without waiting for
+// a scheduling cycle; a standby's stays shut; without leader election the first scheduling cycle
+// is the sign.
+func TestGate(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		leads, known  bool
+		scheduled     bool
+		want, latched bool
+	}{
+		{name: "leader, no cycle yet", leads: true, known: true, want: true, latched: true},
+		{name: "standby", leads: false, known: true, want: false},
+		{name: "no leader election, no cycle yet", want: false},
+		{name: "no leader election, scheduling", scheduled: true, want: true, latched: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leads, known := tc.leads, tc.known
+			g := NewGate(func() (bool, bool) { return leads, known })
+			if tc.scheduled {
+				g.Lead()
+			}
+			if got := g.Open(); got != tc.want {
+				t.Errorf("Open() = %v, want %v", got, tc.want)
+			}
+			leads, known = false, true
+			if got := g.Open(); got != tc.latched {
+				t.Errorf("after the gauge reads 0: Open() = %v, want %v (a scheduler that loses its lease exits)", got, tc.latched)
+			}
+		})
 	}
 }
