@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 )
 
@@ -15,9 +16,20 @@ import (
 // and controllers are up, and each cleanup it registers runs before the harness's own (cleanups
 // run last registered first).
 func prepareWorkload(tCtx ktesting.TContext) error {
+	// Registered first, so it runs after stopGarbageCollector and just before the harness's own.
+	tCtx.TB().Cleanup(orderLoggerWrites)
 	tCtx.TB().Cleanup(func() { stopGarbageCollector(tCtx) })
 	return startDriver(tCtx)
 }
+
+// orderLoggerWrites works around another race in upstream's harness, seen once under -race: each
+// workload's setup and cleanup replace klog's logger (logsapi's ValidateAndApplyWithOptions and
+// ResetForTest, with ARTIFACTS set) without klog's lock, while a goroutine started once for the
+// whole run (the apiserver's healthz log check, via framework.IgnoreBackgroundGoroutines) reads it
+// in klog.Flush, under the lock, once a minute. Flushing here takes that lock, so every read the
+// goroutine made so far comes before the harness's next write; only a read in the few
+// milliseconds between this and the next workload's setup is left unordered.
+func orderLoggerWrites() { klog.Flush() }
 
 // gcSync is the garbage collector controller's discovery loop, as a goroutine dump names it.
 const gcSync = "k8s.io/kubernetes/pkg/controller/garbagecollector.(*GarbageCollector).Sync("
