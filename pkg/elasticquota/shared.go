@@ -24,6 +24,7 @@ import (
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/process"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -54,10 +55,7 @@ type shared struct {
 	status  *statusWriter
 }
 
-var processState = struct {
-	sync.Mutex
-	m map[informers.SharedInformerFactory]*shared
-}{m: map[informers.SharedInformerFactory]*shared{}}
+var processState process.Shared[informers.SharedInformerFactory, *shared]
 
 // sharedFor returns the scheduler's quota state, building it with the first profile's handle.
 func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, statusPeriod time.Duration) (*shared, error) {
@@ -65,11 +63,11 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 	if factory == nil {
 		return nil, fmt.Errorf("%s needs the scheduler's informer factory", Name)
 	}
-	processState.Lock()
-	defer processState.Unlock()
-	if s, ok := processState.m[factory]; ok {
-		return s, nil
-	}
+	return processState.Get(ctx, factory, func() (*shared, error) { return newShared(ctx, h, client, statusPeriod) })
+}
+
+func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, statusPeriod time.Duration) (*shared, error) {
+	factory := h.SharedInformerFactory()
 	// Without the CRD the informer would never sync and the scheduler would hang at start.
 	if _, err := client.SchedulingV1alpha1().ElasticQuotas("").List(ctx, metav1ListOne); err != nil {
 		return nil, fmt.Errorf("listing ElasticQuotas (is the CRD elasticquotas.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
@@ -106,12 +104,6 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 	s.hasSynced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced, pgInformer.Informer().HasSynced}
 	eqFactory.Start(ctx.Done())
 	go s.status.run(ctx)
-	processState.m[factory] = s
-	context.AfterFunc(ctx, func() {
-		processState.Lock()
-		defer processState.Unlock()
-		delete(processState.m, factory)
-	})
 	return s, nil
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/activate"
 	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/process"
 )
 
 // core is Gang's state for one scheduler process: the group state machine, the PodGroup
@@ -44,31 +45,12 @@ type core struct {
 }
 
 // cores holds each scheduler's core, keyed by the informer factory its profiles share.
-var cores = struct {
-	sync.Mutex
-	byFactory map[informers.SharedInformerFactory]*core
-}{byFactory: map[informers.SharedInformerFactory]*core{}}
+var cores process.Shared[informers.SharedInformerFactory, *core]
 
 // sharedCore returns the core of h's scheduler, building it on the first call. It lives as long
 // as ctx, the scheduler's.
 func sharedCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
-	cores.Lock()
-	defer cores.Unlock()
-	factory := h.SharedInformerFactory()
-	if c, ok := cores.byFactory[factory]; ok {
-		return c, nil
-	}
-	c, err := newCore(ctx, h, client, t)
-	if err != nil {
-		return nil, err
-	}
-	cores.byFactory[factory] = c
-	context.AfterFunc(ctx, func() {
-		cores.Lock()
-		defer cores.Unlock()
-		delete(cores.byFactory, factory)
-	})
-	return c, nil
+	return cores.Get(ctx, h.SharedInformerFactory(), func() (*core, error) { return newCore(ctx, h, client, t) })
 }
 
 func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {

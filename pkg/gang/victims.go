@@ -105,9 +105,8 @@ func (j *groupJudge) Companions() int {
 
 // coreOf returns the Gang state of h's scheduler, or nil where Gang is not enabled.
 func coreOf(h fwk.Handle) *core {
-	cores.Lock()
-	defer cores.Unlock()
-	return cores.byFactory[h.SharedInformerFactory()]
+	c, _ := cores.Lookup(h.SharedInformerFactory())
+	return c
 }
 
 // Verdict forbids a preemptor's own siblings.

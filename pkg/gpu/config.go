@@ -2,11 +2,12 @@ package gpu
 
 import (
 	"context"
-	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	v1helper "k8s.io/kubernetes/pkg/apis/core/v1/helper"
+
+	"github.com/berth-sched/berth/pkg/process"
 )
 
 // The names that select a Strategy: the values of GPUShare's scoringStrategy and of
@@ -61,31 +62,19 @@ func validateExtendedResource(path *field.Path, name string) field.ErrorList {
 // profiles holds the resources each scheduling profile's GPUShare counts GPUs under, so that the
 // profile's other plugins (ElasticQuota, BerthPreemption's quota rule) count GPU memory under the
 // same name. A profile is told apart by its framework handle, an opaque key here.
-var profiles = struct {
-	sync.Mutex
-	m map[any]Resources
-}{m: map[any]Resources{}}
+var profiles process.Shared[any, Resources]
 
 // SetProfileResources records res as the GPU resources of profile until ctx (the scheduler's
-// lifetime) ends. GPUShare's New calls it.
+// lifetime) ends. GPUShare's New calls it, once: a profile has one GPUShare.
 func SetProfileResources(ctx context.Context, profile any, res Resources) {
-	profiles.Lock()
-	defer profiles.Unlock()
-	profiles.m[profile] = res
-	context.AfterFunc(ctx, func() {
-		profiles.Lock()
-		defer profiles.Unlock()
-		delete(profiles.m, profile)
-	})
+	_, _ = profiles.Get(ctx, profile, func() (Resources, error) { return res, nil })
 }
 
 // ProfileResources returns the GPU resources recorded for profile, or the defaults for a profile
 // without GPUShare. The framework builds a profile's plugins in no fixed order: read it once they
 // are all built (from an informer's handler or a scheduling cycle), never in a plugin's New.
 func ProfileResources(profile any) Resources {
-	profiles.Lock()
-	defer profiles.Unlock()
-	if res, ok := profiles.m[profile]; ok {
+	if res, ok := profiles.Lookup(profile); ok {
 		return res
 	}
 	return DefaultResources()

@@ -3,7 +3,6 @@ package gpushare
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/process"
 )
 
 // syncTimeout bounds how long PreFilter waits for the device cache to take in every existing pod
@@ -32,10 +32,7 @@ type deviceCache struct {
 // The GPUShare plugins of all profiles of a scheduler share one device cache per set of resource
 // names, so that devices reserved while scheduling for one profile are not handed out by another.
 // A scheduler is told apart by its informer factory.
-var deviceCaches = struct {
-	sync.Mutex
-	m map[deviceCacheKey]*deviceCache
-}{m: map[deviceCacheKey]*deviceCache{}}
+var deviceCaches = process.Shared[deviceCacheKey, *deviceCache]{Release: (*deviceCache).Close}
 
 type deviceCacheKey struct {
 	informers informers.SharedInformerFactory
@@ -50,12 +47,13 @@ func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.Resources) (*devi
 	if factory == nil {
 		return nil, fmt.Errorf("%s needs the scheduler's informer factory", Name)
 	}
-	deviceCaches.Lock()
-	defer deviceCaches.Unlock()
-	key := deviceCacheKey{informers: factory, res: res}
-	if c, ok := deviceCaches.m[key]; ok {
-		return c, nil
-	}
+	return deviceCaches.Get(ctx, deviceCacheKey{informers: factory, res: res}, func() (*deviceCache, error) {
+		return newDeviceCache(ctx, h, res)
+	})
+}
+
+func newDeviceCache(ctx context.Context, h fwk.Handle, res gpu.Resources) (*deviceCache, error) {
+	factory := h.SharedInformerFactory()
 	logger := klog.LoggerWithName(klog.FromContext(ctx), Name)
 	c := &deviceCache{Cache: gpu.NewCache(res)}
 	regs, err := c.AddEventHandlers(factory.Core().V1().Pods().Informer(), factory.Core().V1().Nodes().Informer(),
@@ -66,15 +64,6 @@ func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.Resources) (*devi
 	for _, r := range regs {
 		c.handlersSynced = append(c.handlersSynced, r.HasSynced)
 	}
-	deviceCaches.m[key] = c
-	// The entry lives as long as the scheduler that built it (ctx is its lifetime): a process
-	// that builds schedulers again, as the tests do, must not keep every old cache.
-	context.AfterFunc(ctx, func() {
-		deviceCaches.Lock()
-		defer deviceCaches.Unlock()
-		delete(deviceCaches.m, key)
-		c.Close()
-	})
 	return c, nil
 }
 
