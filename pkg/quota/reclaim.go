@@ -111,36 +111,25 @@ func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
 		return Priority
 	}
 	spec, ok := r.named[pods[0].Namespace]
-	if !ok || !holdsNamed(spec, pods, r.gpuMemory) {
-		// Outside every quota, or holding nothing its quota counts.
+	if !ok {
 		return Priority
 	}
-	if r.reclaims && r.lendsTo(pods) {
+	reqs := requestsOf(pods, r.gpuMemory)
+	if !holdsAny(reqs, spec.names) {
+		// Holding nothing its quota counts.
+		return Priority
+	}
+	if r.reclaims && r.lendsTo(pods[0].Namespace, reqs) {
 		return Borrowed
 	}
 	return Forbidden
 }
 
-// lendsTo reports whether pods (one victim, all in one namespace with a quota) hold some of a
-// resource their quota lends the preemptor: one the preemptor asks for and the quota uses above
-// its min.
-func (r *Reclaim) lendsTo(pods []*v1.Pod) bool {
-	ld := r.lenders[pods[0].Namespace]
-	if ld == nil {
-		return false
-	}
-	for _, p := range pods {
-		req, err := RequestOf(p, r.gpuMemory)
-		if err != nil {
-			continue
-		}
-		for name, x := range req {
-			if x > 0 && ld.over[name] && r.asks[name] > 0 {
-				return true
-			}
-		}
-	}
-	return false
+// lendsTo reports whether a victim of ns, whose pods ask reqs, holds some of a resource ns's quota
+// lends the preemptor: one the preemptor asks for and the quota uses above its min.
+func (r *Reclaim) lendsTo(ns string, reqs []Vector) bool {
+	ld := r.lenders[ns]
+	return ld != nil && holdsAny(reqs, func(name v1.ResourceName) bool { return ld.over[name] && r.asks[name] > 0 })
 }
 
 // InProgress tells a person that the preemptor's reclaim is under way, when some of victims (pods
@@ -158,14 +147,22 @@ func (r *Reclaim) InProgress(victims []*v1.Pod) string {
 	return fmt.Sprintf("reclaim for quota %s in progress: %d pods of quotas above their min are being evicted", r.quota, n)
 }
 
-func holdsNamed(spec *Spec, pods []*v1.Pod, gpuMemory v1.ResourceName) bool {
-	for _, p := range pods {
-		req, err := RequestOf(p, gpuMemory)
-		if err != nil {
-			continue
+// requestsOf is RequestOf of each pod, nil for a pod whose request cannot be read.
+func requestsOf(pods []*v1.Pod, gpuMemory v1.ResourceName) []Vector {
+	reqs := make([]Vector, len(pods))
+	for i, p := range pods {
+		if req, err := RequestOf(p, gpuMemory); err == nil {
+			reqs[i] = req
 		}
+	}
+	return reqs
+}
+
+// holdsAny reports whether some request holds some of a resource that which accepts.
+func holdsAny(reqs []Vector, which func(v1.ResourceName) bool) bool {
+	for _, req := range reqs {
 		for name, x := range req {
-			if x > 0 && spec.names(name) {
+			if x > 0 && which(name) {
 				return true
 			}
 		}
@@ -198,7 +195,8 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 	if _, ok := t.r.named[ns]; !ok || ns == t.r.namespace {
 		return true
 	}
-	if !t.r.lendsTo(pods) {
+	reqs := requestsOf(pods, t.r.gpuMemory)
+	if !t.r.lendsTo(ns, reqs) {
 		return false
 	}
 	left, ok := t.left[ns]
@@ -206,15 +204,14 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 		left = t.r.lenders[ns].left.Clone()
 	}
 	need := Vector{}
-	for _, p := range pods {
+	for i, p := range pods {
 		if t.r.leaving[p.UID] {
 			continue
 		}
-		req, err := RequestOf(p, t.r.gpuMemory)
-		if err != nil {
+		if reqs[i] == nil {
 			return false
 		}
-		need.Add(req, 1)
+		need.Add(reqs[i], 1)
 	}
 	for name, x := range need {
 		if have, borrowed := left[name]; borrowed && x > have {
