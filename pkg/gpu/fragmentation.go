@@ -1,0 +1,231 @@
+package gpu
+
+import (
+	"cmp"
+	"slices"
+)
+
+// The fragmentation measure follows "Beware of Fragmentation" (Weng et al., USENIX ATC'23, FGD):
+// a node's free GPU is fragmented, for a kind of request, where that request could not use it,
+// because the node lacks the cpu or memory, has too few GPUs with enough free, or the free GPU
+// sits on devices each too small for the request's share. A node's fragmentation is the
+// expectation of that over the mix of requests the cluster sees; a placement is judged by how much
+// it grows the fragmentation of the node it lands on.
+//
+// It is counted in GPUs (a device's free memory over its capacity), not in memory units: the score
+// then means the same whatever unit the device plugin counts in, and on nodes with GPUs of
+// different sizes a stranded GiB of a small GPU weighs more than one of a large GPU, as it should.
+
+// NodeFree is what a node has left: its devices and its unrequested cpu and memory.
+type NodeFree struct {
+	Devices  []Device
+	MilliCPU int64
+	// Memory is host memory, in whatever unit the Demands it is compared with use.
+	Memory int64
+}
+
+// Demand is what a pod asks of a node.
+type Demand struct {
+	MilliCPU int64
+	Memory   int64
+	GPU      Request
+}
+
+// MixClass is one kind of GPU request with its share of a mix.
+type MixClass struct {
+	Demand
+	Weight float64
+}
+
+// MixView is a fixed mix of GPU requests to measure fragmentation against. Build it with
+// NewMixView (or Mix.View); the zero MixView is the empty mix, against which nothing is ever
+// fragmented.
+type MixView struct {
+	// classes ask for GPU memory, weigh more than 0 in all 1, and are sorted by share per device,
+	// largest first, so that one sweep over a node's devices sorted the same way answers them all.
+	classes []MixClass
+}
+
+// NewMixView keeps the classes that ask for GPU memory, with weights scaled to add up to 1.
+func NewMixView(classes []MixClass) MixView {
+	var kept []MixClass
+	var sum float64
+	for _, c := range classes {
+		if c.GPU.Total > 0 && c.GPU.Count > 0 && c.Weight > 0 {
+			kept = append(kept, c)
+			sum += c.Weight
+		}
+	}
+	for i := range kept {
+		kept[i].Weight /= sum
+	}
+	slices.SortStableFunc(kept, func(a, b MixClass) int { return cmp.Compare(b.GPU.PerDevice, a.GPU.PerDevice) })
+	return MixView{classes: kept}
+}
+
+// Len is how many kinds of request the view holds.
+func (v MixView) Len() int { return len(v.classes) }
+
+// Fragmentation is the GPU of the node, in GPUs, that a request drawn from the mix could not use,
+// in expectation.
+func Fragmentation(n NodeFree, v MixView) float64 {
+	var buf [maxStackDevices]freeGPU
+	return fragmentation(sortedFree(n.Devices, nil, buf[:0]), n.MilliCPU, n.Memory, v)
+}
+
+// FragmentationGrowth is how much placing d on n, with the devices a, grows n's fragmentation (in
+// GPUs; negative when the pod fills memory that the mix could not use anyway). a must fit n.
+func FragmentationGrowth(n NodeFree, d Demand, a Assignment, v MixView) float64 {
+	if len(v.classes) == 0 {
+		return 0
+	}
+	var before, after [maxStackDevices]freeGPU
+	return growth(sortedFree(n.Devices, nil, before[:0]), n.MilliCPU, n.Memory,
+		sortedFree(n.Devices, a, after[:0]), n.MilliCPU-d.MilliCPU, n.Memory-d.Memory, v)
+}
+
+// growth is fragmentation(free1, ...) - fragmentation(free0, ...), in one sweep over the classes:
+// Score asks it of every node, and the classes are most of the work.
+func growth(free0 []freeGPU, cpu0, mem0 int64, free1 []freeGPU, cpu1, mem1 int64, v MixView) float64 {
+	var total0, total1 float64
+	for _, f := range free0 {
+		total0 += f.gpus
+	}
+	for _, f := range free1 {
+		total1 += f.gpus
+	}
+	var (
+		g                float64
+		usable0, usable1 float64
+		fit0, fit1       int
+	)
+	for _, c := range v.classes {
+		r := c.GPU.PerDevice
+		for fit0 < len(free0) && free0[fit0].memory >= r {
+			usable0 += free0[fit0].gpus
+			fit0++
+		}
+		for fit1 < len(free1) && free1[fit1].memory >= r {
+			usable1 += free1[fit1].gpus
+			fit1++
+		}
+		f0, f1 := total0, total1
+		if fit0 >= c.GPU.Count && cpu0 >= c.MilliCPU && mem0 >= c.Memory {
+			f0 -= usable0
+		}
+		if fit1 >= c.GPU.Count && cpu1 >= c.MilliCPU && mem1 >= c.Memory {
+			f1 -= usable1
+		}
+		g += c.Weight * (f1 - f0)
+	}
+	return g
+}
+
+// freeGPU is one device's free memory, and the same as a fraction of the device.
+type freeGPU struct {
+	memory int64
+	gpus   float64
+}
+
+// sortedFree lists the devices' free memory after a is placed on them, most free first.
+func sortedFree(devs []Device, a Assignment, dst []freeGPU) []freeGPU {
+	for i, d := range devs {
+		used := d.Used
+		for _, s := range a {
+			if s.Index == i {
+				used += s.Memory
+			}
+		}
+		free := max(d.Capacity-used, 0)
+		f := freeGPU{memory: free}
+		if d.Capacity > 0 {
+			f.gpus = float64(free) / float64(d.Capacity)
+		}
+		// Insertion sort: nodes have a handful of GPUs.
+		j := len(dst)
+		dst = append(dst, f)
+		for ; j > 0 && dst[j-1].memory < free; j-- {
+			dst[j] = dst[j-1]
+		}
+		dst[j] = f
+	}
+	return dst
+}
+
+// fragmentation sweeps the classes, largest share first, along the devices, most free first: the
+// devices a class can use are a prefix of the list, which only grows from one class to the next.
+func fragmentation(free []freeGPU, milliCPU, memory int64, v MixView) float64 {
+	var total float64
+	for _, f := range free {
+		total += f.gpus
+	}
+	if total == 0 {
+		return 0
+	}
+	var (
+		frag   float64
+		usable float64 // GPUs on the devices the current class can use
+		fit    int     // how many devices that is
+	)
+	for _, c := range v.classes {
+		for fit < len(free) && free[fit].memory >= c.GPU.PerDevice {
+			usable += free[fit].gpus
+			fit++
+		}
+		if fit < c.GPU.Count || milliCPU < c.MilliCPU || memory < c.Memory {
+			frag += c.Weight * total
+		} else {
+			frag += c.Weight * (total - usable)
+		}
+	}
+	return frag
+}
+
+// tieBreak scales the secondary term of the fragmentation scores: far below any growth in
+// fragmentation that a mix of realistic weights (above 1e-4) and shares (above 1e-3 of a GPU) can
+// tell apart, so it orders only placements the measure rates the same.
+const tieBreak = 1e-9
+
+// FragmentationCost rates placing a GPU request on a node, lower is better: how much it grows
+// the node's fragmentation against the mix, and among placements equal in that, the one that
+// leaves the node's GPUs fuller (Binpack's rating), so that the choice does not fall to chance.
+// The devices are Binpack's (the tightest fit), which Fit(devs, req, Binpack) returns for
+// Reserve. It returns Fit's error if the request does not fit; cpu and memory are Filter's
+// business elsewhere and are not checked.
+func FragmentationCost(n NodeFree, d Demand, v MixView) (float64, *NoFitError) {
+	if d.GPU.Total <= 0 {
+		return NoGPUCost(n, d, v), nil
+	}
+	if nf := noFit(n.Devices, d.GPU); nf != nil {
+		return 0, nf
+	}
+	var idx [maxStackDevices]int
+	var shares [maxStackDevices]DeviceShare
+	chosen := choose(n.Devices, d.GPU, Binpack, idx[:0])
+	a := Assignment(shares[:0])
+	for _, i := range chosen {
+		a = append(a, DeviceShare{Index: i, Memory: d.GPU.PerDevice})
+	}
+	packed := placedFullness(n.Devices, d.GPU, chosen)
+	return FragmentationGrowth(n, d, a, v) + tieBreak*(1-packed), nil
+}
+
+// NoGPUCost rates placing a pod that asks for no GPU on a node, lower is better. A node without
+// GPUs costs nothing. On a node with GPUs the cost is how much the pod's cpu and memory grow the
+// node's fragmentation (GPU requests of the mix that could run there no longer can), and, among
+// nodes equal in that, a little more the more GPU the node has free: the pod goes where it takes
+// the least from future GPU pods.
+func NoGPUCost(n NodeFree, d Demand, v MixView) float64 {
+	var capacity, free float64
+	for _, dev := range n.Devices {
+		if dev.Capacity > 0 {
+			capacity++
+			free += float64(dev.Free()) / float64(dev.Capacity)
+		}
+	}
+	if capacity == 0 {
+		return 0
+	}
+	growth := FragmentationGrowth(n, Demand{MilliCPU: d.MilliCPU, Memory: d.Memory}, nil, v)
+	return growth + tieBreak*(1+free/capacity)
+}
