@@ -1,0 +1,196 @@
+// Package trace reads the node and pod lists of Alibaba's GPU-sharing trace (cluster-trace-gpu-v2023,
+// the "openb" lists of "Beware of Fragmentation", USENIX ATC'23) for berth's placement benchmarks.
+//
+// The trace is public but is not berth's to redistribute: it is never committed to this repository.
+// Benchmarks read it from the directory named by $BERTH_TRACE_DIR (see Dir) and skip without it;
+// tests run on the invented fixture in test/bench/testdata/trace.
+package trace
+
+import (
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DirEnv names the environment variable that holds the directory with the trace's lists.
+const DirEnv = "BERTH_TRACE_DIR"
+
+// The files of the trace that the benchmarks read.
+const (
+	NodeFile = "openb_node_list_gpu_node.csv"
+	PodFile  = "openb_pod_list_default.csv"
+)
+
+// WholeGPU is gpu_milli for a pod that takes whole GPUs.
+const WholeGPU = 1000
+
+// Node is one machine of the trace.
+type Node struct {
+	Name      string
+	MilliCPU  int64
+	MemoryMiB int64
+	GPUs      int
+	// Model is the GPU model (P100, T4, V100M16, V100M32, A10, and the anonymised G2, G3).
+	Model string
+}
+
+// Pod is one pod of the trace.
+type Pod struct {
+	Name      string
+	MilliCPU  int64
+	MemoryMiB int64
+	// NumGPU is how many GPUs the pod takes; GPUMilli what it takes of each, in thousandths of a
+	// GPU: 1000 for whole GPUs, less for a share of one (the trace has shares of one GPU only).
+	NumGPU   int
+	GPUMilli int64
+	// GPUSpec lists the GPU models the pod may run on; empty for any.
+	GPUSpec []string
+	QoS     string
+	// CreationTime is in seconds from the trace's start; pods are listed in that order.
+	CreationTime int64
+}
+
+// GPUs is the pod's GPU request in GPUs.
+func (p Pod) GPUs() float64 { return float64(p.NumGPU) * float64(p.GPUMilli) / WholeGPU }
+
+// Runs reports whether the pod may run on GPUs of the model.
+func (p Pod) Runs(model string) bool {
+	return len(p.GPUSpec) == 0 || slices.Contains(p.GPUSpec, model)
+}
+
+// Dir is the trace directory from DirEnv, "" if it is not set.
+func Dir() string { return os.Getenv(DirEnv) }
+
+// Load reads both lists from dir.
+func Load(dir string) ([]Node, []Pod, error) {
+	nodes, err := readFile(filepath.Join(dir, NodeFile), ReadNodes)
+	if err != nil {
+		return nil, nil, err
+	}
+	pods, err := readFile(filepath.Join(dir, PodFile), ReadPods)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nodes, pods, nil
+}
+
+func readFile[T any](path string, read func(io.Reader) ([]T, error)) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	items, err := read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return items, nil
+}
+
+// ReadNodes reads a node list: sn,cpu_milli,memory_mib,gpu,model (columns found by name).
+func ReadNodes(r io.Reader) ([]Node, error) {
+	var nodes []Node
+	err := readRows(r, []string{"sn", "cpu_milli", "memory_mib", "gpu", "model"}, func(f fields) error {
+		n := Node{Name: f.str("sn"), MilliCPU: f.int("cpu_milli"), MemoryMiB: f.int("memory_mib"), GPUs: int(f.int("gpu")), Model: f.str("model")}
+		if f.err != nil {
+			return f.err
+		}
+		if n.MilliCPU <= 0 || n.MemoryMiB <= 0 || n.GPUs < 0 || (n.GPUs > 0 && n.Model == "") {
+			return fmt.Errorf("node %q: cpu and memory must be positive, GPUs at least 0 and with a model", n.Name)
+		}
+		nodes = append(nodes, n)
+		return nil
+	})
+	return nodes, err
+}
+
+// ReadPods reads a pod list (name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,...; columns
+// found by name), in the order of creation_time; pods created at the same time keep the list's
+// order.
+func ReadPods(r io.Reader) ([]Pod, error) {
+	var pods []Pod
+	err := readRows(r, []string{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos", "creation_time"}, func(f fields) error {
+		p := Pod{
+			Name: f.str("name"), MilliCPU: f.int("cpu_milli"), MemoryMiB: f.int("memory_mib"),
+			NumGPU: int(f.int("num_gpu")), GPUMilli: f.int("gpu_milli"), QoS: f.str("qos"), CreationTime: f.int("creation_time"),
+		}
+		if spec := f.str("gpu_spec"); spec != "" {
+			p.GPUSpec = strings.Split(spec, "|")
+		}
+		if f.err != nil {
+			return f.err
+		}
+		switch {
+		case p.MilliCPU < 0 || p.MemoryMiB < 0 || p.NumGPU < 0:
+			return fmt.Errorf("pod %q: negative request", p.Name)
+		case p.NumGPU == 0 && p.GPUMilli != 0:
+			return fmt.Errorf("pod %q: gpu_milli %d without GPUs", p.Name, p.GPUMilli)
+		case p.NumGPU > 0 && (p.GPUMilli <= 0 || p.GPUMilli > WholeGPU):
+			return fmt.Errorf("pod %q: gpu_milli %d, want 1 to %d", p.Name, p.GPUMilli, WholeGPU)
+		case p.NumGPU > 1 && p.GPUMilli != WholeGPU:
+			return fmt.Errorf("pod %q: shares of %d GPUs; the trace shares one GPU only", p.Name, p.NumGPU)
+		}
+		pods = append(pods, p)
+		return nil
+	})
+	slices.SortStableFunc(pods, func(a, b Pod) int { return cmp.Compare(a.CreationTime, b.CreationTime) })
+	return pods, err
+}
+
+// fields is one row, read by column name; the first error sticks.
+type fields struct {
+	row    []string
+	column map[string]int
+	line   int
+	err    error
+}
+
+func (f *fields) str(name string) string { return strings.TrimSpace(f.row[f.column[name]]) }
+
+func (f *fields) int(name string) int64 {
+	s := f.str(name)
+	if s == "" && name == "gpu_milli" {
+		return 0
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil && f.err == nil {
+		f.err = fmt.Errorf("line %d: %s=%q is not a whole number", f.line, name, s)
+	}
+	return v
+}
+
+func readRows(r io.Reader, want []string, row func(fields) error) error {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("reading the header: %w", err)
+	}
+	column := map[string]int{}
+	for i, h := range header {
+		column[strings.TrimSpace(h)] = i
+	}
+	for _, w := range want {
+		if _, ok := column[w]; !ok {
+			return fmt.Errorf("no column %q in the header %v", w, header)
+		}
+	}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := row(fields{row: rec, column: column, line: line}); err != nil {
+			return err
+		}
+	}
+}
