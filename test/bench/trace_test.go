@@ -96,6 +96,9 @@ type tracePolicy struct {
 	choose func(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int
 	// devices is how a GPU pod's devices are chosen on its node.
 	devices func(devs []gpu.Device, req gpu.Request) gpu.Assignment
+	// traceMix scores against the trace's whole mix, known in advance, instead of the mix learned
+	// from the pods seen so far: what learning costs.
+	traceMix bool
 }
 
 func fitWith(s *gpu.Strategy) func([]gpu.Device, gpu.Request) gpu.Assignment {
@@ -121,11 +124,17 @@ func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
 //   - Binpack, Spread, Fragmentation alone: GPU pods by the strategy's own rating only
 //     (gpu.Score, or gpu.FragmentationCost against the learned mix), pods without GPU by
 //     NodeResourcesFit's LeastAllocated.
+//     Raw scores compared exactly: no scheduler does this (NormalizeScore maps them onto 0-100),
+//     but it is how the FGD paper's simulator places, the ideal to compare with.
+//   - -tracemix: as alone, against the trace's whole mix known in advance instead of the learned one.
 //   - Binpack, Spread, Fragmentation in berth's profile: the sum the scheduler makes with every
 //     plugin at weight 1: GPUShare's score normalised as it does (normalize.MinMax), plus the
 //     in-tree NodeResourcesFit (LeastAllocated on cpu and memory) and
 //     NodeResourcesBalancedAllocation, as their formulas give them. With noGPUHarm, pods without
 //     GPU get a fourth score, gpu.NoGPUCost normalised the same way.
+//   - -rank: GPUShare (and the NoGPUCost score) normalised by rank (rankNormalize) instead.
+//   - gpushare-only: the profile with the two in-tree scores disabled at the score extension point
+//     (their Filter kept): only GPUShare and the NoGPUCost score tell nodes apart.
 func tracePolicies() []tracePolicy {
 	return []tracePolicy{
 		{name: "FirstFit", choose: chooseFirst, devices: firstFitDevices},
@@ -133,9 +142,13 @@ func tracePolicies() []tracePolicy {
 		{name: "Binpack/alone", choose: alone(gpuScore(gpu.Binpack)), devices: fitWith(gpu.Binpack)},
 		{name: "Spread/alone", choose: alone(gpuScore(gpu.Spread)), devices: fitWith(gpu.Spread)},
 		{name: "Fragmentation/alone", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack)},
-		{name: "Binpack/profile", choose: profile(gpuScore(gpu.Binpack)), devices: fitWith(gpu.Binpack)},
-		{name: "Spread/profile", choose: profile(gpuScore(gpu.Spread)), devices: fitWith(gpu.Spread)},
-		{name: "Fragmentation/profile", choose: profile(fragmentationScore), devices: fitWith(gpu.Binpack)},
+		{name: "Fragmentation/alone-tracemix", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack), traceMix: true},
+		{name: "Binpack/profile", choose: profile(gpuScore(gpu.Binpack), profileSpec{inTree: true}), devices: fitWith(gpu.Binpack)},
+		{name: "Spread/profile", choose: profile(gpuScore(gpu.Spread), profileSpec{inTree: true}), devices: fitWith(gpu.Spread)},
+		{name: "Fragmentation/profile", choose: profile(fragmentationScore, profileSpec{inTree: true}), devices: fitWith(gpu.Binpack)},
+		{name: "Fragmentation/profile-rank", choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true}), devices: fitWith(gpu.Binpack)},
+		{name: "Fragmentation/gpushare-only", choose: profile(fragmentationScore, profileSpec{}), devices: fitWith(gpu.Binpack)},
+		{name: "Fragmentation/gpushare-only-rank", choose: profile(fragmentationScore, profileSpec{rank: true}), devices: fitWith(gpu.Binpack)},
 	}
 }
 
@@ -216,13 +229,28 @@ func alone(score rawScore) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
 	}
 }
 
-// profile is the framework's sum over berth's profile, every plugin at weight 1.
-func profile(score rawScore) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
+// profileSpec says how the scheduler's sum over a profile is made.
+type profileSpec struct {
+	// inTree: NodeResourcesFit (LeastAllocated) and NodeResourcesBalancedAllocation score, at
+	// weight 1 each, as in berth's profile today; without them only the GPU plugin tells nodes
+	// apart (their score extension point disabled in the profile).
+	inTree bool
+	// rank: the GPU plugin normalises by rank (rankNormalize), not by normalize.MinMax.
+	rank bool
+}
+
+// profile is the framework's sum over a profile: the GPU plugin (GPUShare, and for pods without
+// GPU the NoGPUCost score when the run has it) at weight 1, normalised, plus the in-tree scores.
+func profile(score rawScore, spec profileSpec) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
 	return func(r *traceRun, _ trace.Pod, d gpu.Demand, feasible []int) int {
 		total := r.totals[:0]
 		for _, i := range feasible {
-			n := &r.c.nodes[i]
-			total = append(total, leastAllocated(n, d)+balancedAllocation(n, d))
+			var t int64
+			if spec.inTree {
+				n := &r.c.nodes[i]
+				t = leastAllocated(n, d) + balancedAllocation(n, d)
+			}
+			total = append(total, t)
 		}
 		var plugin rawScore
 		switch {
@@ -236,7 +264,11 @@ func profile(score rawScore) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
 			for _, i := range feasible {
 				scores = append(scores, fwk.NodeScore{Score: plugin(r, &r.c.nodes[i], d)})
 			}
-			normalize.MinMax(scores, fwk.MaxNodeScore)
+			if spec.rank {
+				r.rankNormalize(scores)
+			} else {
+				normalize.MinMax(scores, fwk.MaxNodeScore)
+			}
 			for k := range total {
 				total[k] += scores[k].Score
 			}
@@ -244,6 +276,25 @@ func profile(score rawScore) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
 		}
 		r.totals = total
 		return r.bestOf(feasible, total)
+	}
+}
+
+// rankNormalize gives the nodes with the highest raw score MaxNodeScore, those with the next
+// highest one less, and so on down to MinNodeScore. MinMax spreads the raw scores linearly, so one
+// outlier (a node whose fragmentation would jump by a whole GPU) squeezes all the good nodes into
+// the same few points, where the other plugins' scores and chance decide among them; by rank, the
+// best placement stays ahead of the next best by a point at least.
+func (r *traceRun) rankNormalize(scores fwk.NodeScoreList) {
+	distinct := r.distinct[:0]
+	for _, s := range scores {
+		distinct = append(distinct, s.Score)
+	}
+	slices.Sort(distinct)
+	distinct = slices.Compact(distinct)
+	r.distinct = distinct
+	for i := range scores {
+		below, _ := slices.BinarySearch(distinct, scores[i].Score)
+		scores[i].Score = max(fwk.MaxNodeScore-int64(len(distinct)-1-below), fwk.MinNodeScore)
 	}
 }
 
@@ -257,6 +308,7 @@ type traceRun struct {
 	view      gpu.MixView
 	scores    fwk.NodeScoreList
 	totals    []int64
+	distinct  []int64
 }
 
 // best is the feasible node with the highest score, ties broken as the run breaks them.
@@ -354,6 +406,9 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		// The plugin would observe each pod once, as it arrives (see the report of issue 25).
 		r.mix.Observe(d)
 		r.view = r.mix.View()
+		if pol.traceMix {
+			r.view = measure
+		}
 		feasible = feasible[:0]
 		for i := range c.nodes {
 			if c.nodes[i].fits(p, d) {
