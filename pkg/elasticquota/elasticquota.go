@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
@@ -47,10 +46,7 @@ const (
 	preFilterStateKey = "PreFilter" + Name
 	signerKey         = "berth.dev/ElasticQuota"
 
-	// The ElasticQuota client has its own rate limit, so status writes never eat into the budget
-	// the scheduler's client needs for binding.
-	clientQPS, clientBurst = 10, 20
-	statusPeriod           = time.Second
+	statusPeriod = time.Second
 )
 
 var metav1ListOne = metav1.ListOptions{Limit: 1}
@@ -63,24 +59,7 @@ type ElasticQuota struct {
 // New builds the plugin. It takes no args: GPU memory is counted under the memoryResource of the
 // profile's GPUShare (see shared.gpuMemory).
 func New(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	client, err := clientFor(h)
-	if err != nil {
-		return nil, err
-	}
-	return newPlugin(ctx, h, client, statusPeriod)
-}
-
-func clientFor(h fwk.Handle) (versioned.Interface, error) {
-	if h.KubeConfig() == nil {
-		return nil, fmt.Errorf("%s needs the scheduler's kubeconfig to build an ElasticQuota client", Name)
-	}
-	cfg := rest.CopyConfig(h.KubeConfig())
-	cfg.QPS, cfg.Burst = clientQPS, clientBurst
-	client, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("building the ElasticQuota client: %w", err)
-	}
-	return client, nil
+	return newPlugin(ctx, h, nil, statusPeriod)
 }
 
 func newPlugin(ctx context.Context, h fwk.Handle, client versioned.Interface, period time.Duration) (*ElasticQuota, error) {
@@ -185,11 +164,11 @@ func (s *shared) missingMembers(pod *v1.Pod, group string, held int) int {
 	if group == "" {
 		return 1
 	}
-	pg, err := s.podGroups.PodGroups(pod.Namespace).Get(group)
+	pg, err := s.groups.Get(types.NamespacedName{Namespace: pod.Namespace, Name: group})
 	if err != nil {
 		return 1
 	}
-	return max(int(pg.Spec.MinMember)-held, 1)
+	return max(int(podgroup.MinMember(pg))-held, 1)
 }
 
 // groupNeed is what admitting pod takes when others more members must hold quota with it for its
@@ -199,7 +178,7 @@ func (s *shared) missingMembers(pod *v1.Pod, group string, held int) int {
 // are counted as asking what pod asks.
 func (s *shared) groupNeed(pod *v1.Pod, group string, request quota.Vector, others int) quota.Vector {
 	var waiting []quota.Vector
-	for _, p := range podgroup.Pods(s.pods, types.NamespacedName{Namespace: pod.Namespace, Name: group}) {
+	for _, p := range podgroup.Pods(s.groups.Pods, types.NamespacedName{Namespace: pod.Namespace, Name: group}) {
 		if p.UID == pod.UID || p.DeletionTimestamp != nil || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
 			continue
 		}

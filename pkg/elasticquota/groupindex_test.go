@@ -45,8 +45,8 @@ func TestGroupNeedReadsTheGroupIndex(t *testing.T) {
 	// A group of the same name in another namespace is another group.
 	e := newEnv(t, []*v1.Pod{small, member("a", "big", "3"), member("b", "other", "1"), member("b", "other2", "1")},
 		elasticQuota("a", "q", nil, cpu("4")), pg)
-	pods := &countingIndexer{Indexer: e.pl.pods}
-	e.pl.pods = pods
+	pods := &countingIndexer{Indexer: e.pl.groups.Pods}
+	e.pl.groups.Pods = pods
 
 	_, status := e.preFilter(t, small)
 	if want := "quota a/q: cpu used 0, requested for pod group g 5, max 4"; status.Code() != fwk.UnschedulableAndUnresolvable || status.Message() != want {

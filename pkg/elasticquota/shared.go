@@ -17,7 +17,6 @@ import (
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
-	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/activate"
@@ -43,9 +42,7 @@ type shared struct {
 	// GPUShare may come after this one.
 	gpuMemory func() v1.ResourceName
 	quotas    schedlisters.ElasticQuotaLister
-	podGroups schedlisters.PodGroupLister
-	// pods is the scheduler's pod informer, indexed by group (podgroup.AddIndex).
-	pods      cache.Indexer
+	groups    *podgroup.Groups
 	handle    fwk.Handle
 	logger    klog.Logger
 	hasSynced []cache.InformerSynced
@@ -57,7 +54,8 @@ type shared struct {
 
 var processState process.Shared[informers.SharedInformerFactory, *shared]
 
-// sharedFor returns the scheduler's quota state, building it with the first profile's handle.
+// sharedFor returns the scheduler's quota state, building it with the first profile's handle and
+// client (nil: the scheduler's, see podgroup.For).
 func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, statusPeriod time.Duration) (*shared, error) {
 	factory := h.SharedInformerFactory()
 	if factory == nil {
@@ -67,31 +65,28 @@ func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 }
 
 func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, statusPeriod time.Duration) (*shared, error) {
-	factory := h.SharedInformerFactory()
+	// groupNeed reads a group's pods through the group index: the scheduler's pod informer has no
+	// namespace index, and a lister by namespace would scan every pod of the cluster.
+	groups, err := podgroup.For(ctx, h, client)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
 	// Without the CRD the informer would never sync and the scheduler would hang at start.
-	if _, err := client.SchedulingV1alpha1().ElasticQuotas("").List(ctx, metav1ListOne); err != nil {
+	if _, err := groups.Client.SchedulingV1alpha1().ElasticQuotas("").List(ctx, metav1ListOne); err != nil {
 		return nil, fmt.Errorf("listing ElasticQuotas (is the CRD elasticquotas.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
 	}
-	podInformer := factory.Core().V1().Pods().Informer()
-	// The scheduler's pod informer has no namespace index: a lister by namespace would scan every
-	// pod of the cluster. groupNeed reads a group's pods through the index Gang reads them by.
-	if err := podgroup.AddIndex(podInformer); err != nil {
-		return nil, err
-	}
-	eqFactory := externalversions.NewSharedInformerFactory(client, 0)
-	eqInformer := eqFactory.Scheduling().V1alpha1().ElasticQuotas()
-	pgInformer := eqFactory.Scheduling().V1alpha1().PodGroups()
+	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
+	eqInformer := groups.Informers.Scheduling().V1alpha1().ElasticQuotas()
 	s := &shared{
 		ledger:    quota.NewLedger(),
 		gpuMemory: sync.OnceValue(func() v1.ResourceName { return gpu.ProfileResources(h).Memory }),
 		quotas:    eqInformer.Lister(),
-		podGroups: pgInformer.Lister(),
-		pods:      podInformer.GetIndexer(),
+		groups:    groups,
 		handle:    h,
 		leading:   leader.NewGate(leader.Leads),
 		logger:    klog.LoggerWithName(klog.FromContext(ctx), Name),
 	}
-	s.status = newStatusWriter(client, s, statusPeriod)
+	s.status = newStatusWriter(groups.Client, s, statusPeriod)
 	podReg, err := podInformer.AddEventHandler(s.podHandler())
 	if err != nil {
 		return nil, err
@@ -100,9 +95,8 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 	if err != nil {
 		return nil, err
 	}
-	_ = pgInformer.Informer()
-	s.hasSynced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced, pgInformer.Informer().HasSynced}
-	eqFactory.Start(ctx.Done())
+	s.hasSynced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced}
+	groups.Informers.Start(ctx.Done())
 	go s.status.run(ctx)
 	return s, nil
 }
@@ -255,7 +249,9 @@ func (s *shared) report(p quota.Problem) {
 // retried pod cannot meet a ledger that does not show it yet.
 func (s *shared) wake(pods []*v1.Pod) { activate.Pods(s.handle, s.logger, pods) }
 
-// groupOf is the pod group (Gang's PodGroups) a pod belongs to, or "".
+// groupOf is the name of the pod group a pod belongs to, or "": the ledger counts a namespace's
+// groups by name.
 func groupOf(pod *v1.Pod) string {
-	return pod.Labels[v1alpha1.PodGroupLabel]
+	key, _ := podgroup.KeyOf(pod)
+	return key.Name
 }

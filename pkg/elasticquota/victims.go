@@ -15,11 +15,7 @@ import (
 // reclaims what others borrowed, and quotas are otherwise closed to each other. It reads the
 // ledger the ElasticQuota plugin keeps for this scheduler.
 func VictimRule(ctx context.Context, h fwk.Handle) (preemption.Rule, error) {
-	client, err := clientFor(h)
-	if err != nil {
-		return nil, err
-	}
-	s, err := sharedFor(ctx, h, client, statusPeriod)
+	s, err := sharedFor(ctx, h, nil, statusPeriod)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
@@ -38,7 +37,6 @@ import (
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
 	"github.com/berth-sched/berth/pkg/podgroup"
-	"github.com/berth-sched/berth/pkg/qossort/grouporder"
 )
 
 // Name is the plugin's name in the registry and in configuration.
@@ -47,13 +45,6 @@ const Name = "Gang"
 // podGroupSignerName keys the SignPod fragment that keeps pods of different groups out of one
 // batch.
 const podGroupSignerName = "v1.Pod.Labels.PodGroupKey()"
-
-// The PodGroup client has a rate limit of its own, so status writes never eat into the budget
-// the scheduler's client needs for binding.
-const (
-	podGroupClientQPS   = 10
-	podGroupClientBurst = 20
-)
 
 // timings are the manager's and the status writer's delays; tests shorten them.
 type timings struct {
@@ -98,16 +89,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, err
 	}
-	if h.KubeConfig() == nil {
-		return nil, fmt.Errorf("%s needs the scheduler's kubeconfig to build a PodGroup client", Name)
-	}
-	cfg := rest.CopyConfig(h.KubeConfig())
-	cfg.QPS, cfg.Burst = podGroupClientQPS, podGroupClientBurst
-	client, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("building the PodGroup client: %w", err)
-	}
-	return newGang(ctx, args, h, client, defaultTimings)
+	return newGang(ctx, args, h, nil, defaultTimings)
 }
 
 // gangArgs returns obj as validated GangArgs, or the defaults when obj is nil.
@@ -171,7 +153,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 	var msg string
 	reason, ok, firstTime := pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
 		var err error
-		if pg, err = pl.podGroups.PodGroups(key.Namespace).Get(key.Name); err != nil {
+		if pg, err = pl.podGroups.Get(key); err != nil {
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
 			return parkedNotFound, false
 		}
@@ -179,7 +161,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			msg = standsAside(key, d, g.Why())
 			return parkedBackoff, false
 		}
-		minMember := minMemberOf(pg)
+		minMember := podgroup.MinMember(pg)
 		if n := g.Ready(); n < minMember {
 			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
 			return parkedTooFew, false
@@ -195,7 +177,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			return parkedTurn, false
 		}
 		// Before the member can enter the active queue, where QOSSort sorts it by this time.
-		grouporder.Note(key, pg.CreationTimestamp.Time)
+		pl.podGroups.Order.Note(key, pg.CreationTimestamp.Time)
 		return 0, true
 	})
 	if ok {
@@ -275,7 +257,7 @@ func (*Gang) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 func wantedResources(pg *v1alpha1.PodGroup) v1.ResourceList {
 	want := pg.Spec.MinResources.DeepCopy()
 	if _, ok := want[v1.ResourcePods]; !ok {
-		want[v1.ResourcePods] = *resource.NewQuantity(int64(minMemberOf(pg)), resource.DecimalSI)
+		want[v1.ResourcePods] = *resource.NewQuantity(int64(podgroup.MinMember(pg)), resource.DecimalSI)
 	}
 	return want
 }
@@ -304,12 +286,12 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 	if !ok || marked(state, heldStateKey) {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name)
+	pg, err := pl.podGroups.Get(key)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	why := fmt.Sprintf("could not place member %s: %s", pod.Name, pl.noNodeBecause(statuses))
-	v := pl.groups.MemberFailed(key, pod, minMemberOf(pg), pl.snapshotCheck(func(node string) bool {
+	v := pl.groups.MemberFailed(key, pod, podgroup.MinMember(pg), pl.snapshotCheck(func(node string) bool {
 		return statuses != nil && statuses.Get(node).Code() == fwk.Unschedulable
 	}), why)
 	switch v.Verdict {
@@ -408,8 +390,8 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.clearNomination(ctx, pod)
 	}
 	minMember := int32(1)
-	if pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name); err == nil {
-		minMember = minMemberOf(pg)
+	if pg, err := pl.podGroups.Get(key); err == nil {
+		minMember = podgroup.MinMember(pg)
 	}
 	var check snapshotCheck
 	var why string
@@ -440,12 +422,12 @@ func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ s
 	if !ok {
 		return nil, 0
 	}
-	pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name)
+	pg, err := pl.podGroups.Get(key)
 	if err != nil {
 		pl.groups.Park(key, pod, parkedNotFound)
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod group %s does not exist", key)), 0
 	}
-	minMember := minMemberOf(pg)
+	minMember := podgroup.MinMember(pg)
 	v := pl.groups.Permit(key, pod, minMember, pl.timeout(pg))
 	if v.Refused != 0 {
 		msg := fmt.Sprintf("pod group %s could not place all its members and stands aside", key)
@@ -534,13 +516,4 @@ func (pl *Gang) timeout(pg *v1alpha1.PodGroup) time.Duration {
 		t = time.Duration(*s) * time.Second
 	}
 	return min(t, maxPermitWait-frameworkTimerSlack)
-}
-
-// minMemberOf is the group's quorum; the CRD's minimum is 1, and an unset field reads as 1.
-func minMemberOf(pg *v1alpha1.PodGroup) int32 {
-	return max(pg.Spec.MinMember, 1)
-}
-
-func keyOf(pg *v1alpha1.PodGroup) types.NamespacedName {
-	return types.NamespacedName{Namespace: pg.Namespace, Name: pg.Name}
 }

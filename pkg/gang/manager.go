@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/clock"
-
-	"github.com/berth-sched/berth/pkg/qossort/grouporder"
 )
 
 // parkReason says why Gang turned a pod away, and so what brings it back.
@@ -56,6 +54,10 @@ type hooks struct {
 	activate func([]*v1.Pod)
 	// expired rejects the members of a round that timed out.
 	expired func(types.NamespacedName, roundFailure)
+	// gone is told that a group's state was dropped: none of its pods can be queued any more
+	// before Admit lets one in again, so its sort time can go too. Unlike the others it runs
+	// under the lock, at once, so that no Admit comes between.
+	gone func(types.NamespacedName)
 }
 
 // manager is the state machine of every pod group: who holds a place (reserved or bound), who
@@ -207,7 +209,7 @@ func (m *manager) gc(key types.NamespacedName, now time.Time) {
 	if ok && len(g.reserved) == 0 && len(g.bound) == 0 && len(g.ready) == 0 && len(g.waiting) == 0 &&
 		len(g.parked) == 0 && g.failures == 0 && !now.Before(g.backoffUntil) && g.wakeAt.IsZero() {
 		delete(m.groups, key)
-		grouporder.Forget(key)
+		m.hooks.gone(key)
 	}
 }
 

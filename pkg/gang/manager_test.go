@@ -56,6 +56,7 @@ func testManager() (*manager, *fakeClock, *testRecorder) {
 			}
 		},
 		expired: func(_ types.NamespacedName, f roundFailure) { r.expired = append(r.expired, f) },
+		gone:    func(types.NamespacedName) {},
 	})
 	return m, c, r
 }

@@ -16,8 +16,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
-	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
-	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/activate"
 	"github.com/berth-sched/berth/pkg/podgroup"
@@ -35,7 +33,7 @@ type core struct {
 	// waiting at Permit) is the scheduler's, not the profile's.
 	handle    fwk.Handle
 	groups    *manager
-	podGroups schedlisters.PodGroupLister
+	podGroups *podgroup.Groups
 	members   members
 	status    *statusWriter
 	// podEvents is the pod handler's registration: its counts are complete once it has synced.
@@ -47,53 +45,48 @@ type core struct {
 // cores holds each scheduler's core, keyed by the informer factory its profiles share.
 var cores process.Shared[informers.SharedInformerFactory, *core]
 
-// sharedCore returns the core of h's scheduler, building it on the first call. It lives as long
-// as ctx, the scheduler's.
+// sharedCore returns the core of h's scheduler, building it on the first call, with client for
+// PodGroups (nil: the scheduler's, see podgroup.For). It lives as long as ctx, the scheduler's.
 func sharedCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
 	return cores.Get(ctx, h.SharedInformerFactory(), func() (*core, error) { return newCore(ctx, h, client, t) })
 }
 
 func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
-	// Without the CRD, the informer below would never sync and the scheduler would hang at start.
-	if _, err := client.SchedulingV1alpha1().PodGroups("").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		return nil, fmt.Errorf("listing PodGroups (is the CRD podgroups.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
+	groups, err := podgroup.For(ctx, h, client)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
-	if err := podgroup.AddIndex(podInformer); err != nil {
-		return nil, err
-	}
-	pgFactory := externalversions.NewSharedInformerFactory(client, 0)
-	pgInformer := pgFactory.Scheduling().V1alpha1().PodGroups()
 	statusFactory := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }),
 		informers.WithTransform(statusFields))
 	statusPods := statusFactory.Core().V1().Pods().Informer()
-	status, err := newStatusWriter(client, pgInformer.Lister(), statusPods, t.statusBatch)
+	status, err := newStatusWriter(groups.Client, groups.PodGroups.Lister(), statusPods, t.statusBatch)
 	if err != nil {
 		return nil, err
 	}
 	c := &core{
 		logger:    klog.FromContext(ctx).WithValues("plugin", Name),
 		handle:    h,
-		podGroups: pgInformer.Lister(),
-		members:   members{indexer: podInformer.GetIndexer()},
+		podGroups: groups,
+		members:   members{indexer: groups.Pods},
 		status:    status,
 	}
 	c.groups = newManager(t.backoffBase, t.backoffMax, t.clock, hooks{
 		activate: c.activate,
 		expired:  func(key types.NamespacedName, f roundFailure) { c.release(key, f, failedTimeout) },
+		gone:     groups.Order.Forget,
 	})
 	c.groups.turnMax = t.turn
-	if _, err := pgInformer.Informer().AddEventHandler(c.podGroupHandler()); err != nil {
+	if _, err := groups.PodGroups.Informer().AddEventHandler(c.podGroupHandler()); err != nil {
 		return nil, err
 	}
 	if c.podEvents, err = podInformer.AddEventHandler(c.podHandler()); err != nil {
 		return nil, err
 	}
-	pgFactory.Start(ctx.Done())
 	statusFactory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), pgInformer.Informer().HasSynced, statusPods.HasSynced) {
-		return nil, fmt.Errorf("%s: PodGroup and pod informers did not sync: %w", Name, context.Cause(ctx))
+	if !cache.WaitForCacheSync(ctx.Done(), statusPods.HasSynced) {
+		return nil, fmt.Errorf("%s: the pod informer of the status writer did not sync: %w", Name, context.Cause(ctx))
 	}
 	go status.run(ctx)
 	RegisterMetrics()
@@ -115,7 +108,7 @@ func (c *core) podGroupHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				key := keyOf(pg)
+				key := podgroup.Key(pg)
 				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
 				c.status.enqueue(key)
 			}
@@ -126,9 +119,9 @@ func (c *core) podGroupHandler() cache.ResourceEventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
-			key := keyOf(cur)
+			key := podgroup.Key(cur)
 			if !equality.Semantic.DeepEqual(old.Spec, cur.Spec) {
-				c.allow(c.groups.Reevaluate(key, minMemberOf(cur)))
+				c.allow(c.groups.Reevaluate(key, podgroup.MinMember(cur)))
 				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
 			}
 			c.status.enqueue(key)
@@ -138,7 +131,7 @@ func (c *core) podGroupHandler() cache.ResourceEventHandler {
 				obj = tomb.Obj
 			}
 			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				key := keyOf(pg)
+				key := podgroup.Key(pg)
 				c.reject(key, c.groups.Drop(key), fmt.Sprintf("pod group %s was deleted", key))
 				c.status.enqueue(key)
 			}
@@ -199,8 +192,8 @@ var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResour
 // scheduled.
 func (c *core) wakeIfReady(key types.NamespacedName) {
 	c.activate(c.groups.Wake(key, func(g groupView) bool {
-		pg, err := c.podGroups.PodGroups(key.Namespace).Get(key.Name)
-		return err == nil && g.Ready() >= minMemberOf(pg)
+		pg, err := c.podGroups.Get(key)
+		return err == nil && g.Ready() >= podgroup.MinMember(pg)
 	}, parkedTooFew))
 }
 

@@ -59,7 +59,7 @@ func computeStatus(pg *v1alpha1.PodGroup, pods []*v1.Pod, started time.Time) gro
 			s.Failed++
 		}
 	}
-	minMember := minMemberOf(pg)
+	minMember := podgroup.MinMember(pg)
 	switch {
 	case s.Succeeded >= minMember:
 		s.Phase = v1alpha1.PodGroupFinished

@@ -8,8 +8,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/preemption"
 )
 
@@ -34,34 +34,27 @@ type groupJudge struct {
 	preemptor *v1.Pod
 	placed    iter.Seq[*v1.Pod]
 	once      sync.Once
-	groups    map[groupKey][]*v1.Pod
+	groups    map[types.NamespacedName][]*v1.Pod
 	company   sync.Once
 	missing   int
 }
 
 var _ preemption.Company = &groupJudge{}
 
-type groupKey struct{ namespace, name string }
-
-func keyOfPod(pod *v1.Pod) (groupKey, bool) {
-	name := pod.Labels[v1alpha1.PodGroupLabel]
-	return groupKey{pod.Namespace, name}, name != ""
-}
-
 // Together returns every placed member of pod's group, on any node.
 func (j *groupJudge) Together(pod *v1.Pod) []*v1.Pod {
-	key, ok := keyOfPod(pod)
+	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return nil
 	}
 	return j.index()[key]
 }
 
-func (j *groupJudge) index() map[groupKey][]*v1.Pod {
+func (j *groupJudge) index() map[types.NamespacedName][]*v1.Pod {
 	j.once.Do(func() {
-		j.groups = map[groupKey][]*v1.Pod{}
+		j.groups = map[types.NamespacedName][]*v1.Pod{}
 		for p := range j.placed {
-			if k, ok := keyOfPod(p); ok && p.DeletionTimestamp == nil {
+			if k, ok := podgroup.KeyOf(p); ok && p.DeletionTimestamp == nil {
 				j.groups[k] = append(j.groups[k], p)
 			}
 		}
@@ -75,12 +68,12 @@ func (j *groupJudge) index() map[groupKey][]*v1.Pod {
 // until all are placed, so making room for this one alone would evict for nothing.
 func (j *groupJudge) Companions() int {
 	j.company.Do(func() {
-		key, ok := keyOfPod(j.preemptor)
+		key, ok := podgroup.KeyOf(j.preemptor)
 		c := coreOf(j.h)
 		if !ok || c == nil {
 			return
 		}
-		pg, err := c.podGroups.PodGroups(key.namespace).Get(key.name)
+		pg, err := c.podGroups.Get(key)
 		if err != nil {
 			return
 		}
@@ -91,14 +84,14 @@ func (j *groupJudge) Companions() int {
 		if nodes, err := j.h.SnapshotSharedLister().NodeInfos().List(); err == nil {
 			for _, n := range nodes {
 				for _, pi := range j.h.NominatedPodsForNode(n.Node().Name) {
-					if k, ok := keyOfPod(pi.GetPod()); ok && k == key {
+					if k, ok := podgroup.KeyOf(pi.GetPod()); ok && k == key {
 						present[pi.GetPod().UID] = true
 					}
 				}
 			}
 		}
 		delete(present, j.preemptor.UID)
-		j.missing = max(0, int(pg.Spec.MinMember)-len(present)-1)
+		j.missing = max(0, int(podgroup.MinMember(pg))-len(present)-1)
 	})
 	return j.missing
 }
@@ -111,12 +104,12 @@ func coreOf(h fwk.Handle) *core {
 
 // Verdict forbids a preemptor's own siblings.
 func (j *groupJudge) Verdict(pods []*v1.Pod) preemption.Verdict {
-	own, ok := keyOfPod(j.preemptor)
+	own, ok := podgroup.KeyOf(j.preemptor)
 	if !ok {
 		return preemption.NoSay
 	}
 	for _, p := range pods {
-		if k, ok := keyOfPod(p); ok && k == own {
+		if k, ok := podgroup.KeyOf(p); ok && k == own {
 			return preemption.Never
 		}
 	}

@@ -1,7 +1,14 @@
-// Package podgroup finds the pods of a PodGroup (scheduler-plugins' scheduling.x-k8s.io/v1alpha1,
-// joined by the scheduling.x-k8s.io/pod-group label) through an index on a pod informer. Gang and
-// ElasticQuota read groups from the scheduler's pod informer, which has no other index that finds
-// them (not even one by namespace), and share this one.
+// Package podgroup is what berth knows of a pod group: scheduler-plugins' PodGroup
+// (scheduling.x-k8s.io/v1alpha1), joined by the scheduling.x-k8s.io/pod-group label. It owns a
+// pod's group key (KeyOf), the members a group wants (MinMember), the index that finds a group's
+// pods on the scheduler's pod informer (which has no other index that finds them, not even one by
+// namespace), the groups' creation order that QOSSort sorts by (Order), and, once per scheduler
+// process, the scheduler-plugins client and PodGroup informer that Gang and ElasticQuota share
+// (Groups).
+//
+// Kubernetes 1.37's native pod groups (scheduling.k8s.io, joined by spec.schedulingGroup) are
+// placed by upstream's GangScheduling plugin and reach berth's plugins as single pods, or, in the
+// queue, as one entity that QOSSort ranks on its own.
 package podgroup
 
 import (
@@ -10,6 +17,17 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 )
+
+// Key is group's key, the one KeyOf returns for its members.
+func Key(group *v1alpha1.PodGroup) types.NamespacedName {
+	return types.NamespacedName{Namespace: group.Namespace, Name: group.Name}
+}
+
+// MinMember is the number of members group wants placed together; the CRD's minimum is 1, and an
+// unset field reads as 1.
+func MinMember(group *v1alpha1.PodGroup) int32 {
+	return max(group.Spec.MinMember, 1)
+}
 
 // index names the pod-informer index from "namespace/podgroup" to the group's pods.
 const index = "berth.dev/pod-group"

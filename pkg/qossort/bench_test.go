@@ -5,6 +5,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
+
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 // BenchmarkLess compares two plain pods of one priority and class, the queue's most common
@@ -20,7 +22,7 @@ func BenchmarkLess(b *testing.B) {
 		name string
 		less func() bool
 	}{
-		{"QOSSort", func() bool { return (&QOSSort{}).Less(e1, e2) }},
+		{"QOSSort", func() bool { return (&QOSSort{groups: &podgroup.Order{}}).Less(e1, e2) }},
 		{"PrioritySort", func() bool { return (&queuesort.PrioritySort{}).Less(e1, e2) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -3,15 +3,16 @@
 // of a scheduler-plugins pod group sort by their group's creation time and name instead of their
 // own timestamps, so that one group's members are scheduled back to back.
 //
-// Less reads the two entities it is given and, for pod group members, one time per group from
-// grouporder. A sort key that could change while the entity sits in the heap (a PodGroup read from
-// an informer cache, which may appear, go or be recreated meanwhile) would silently break the
-// heap's order; grouporder's times are set before a group's first member is queued and never
-// change while one is (see there).
+// Less reads the two entities it is given and, for pod group members, one time per group from the
+// scheduler's podgroup.Order, which Gang writes. A sort key that could change while the entity
+// sits in the heap (a PodGroup read from an informer cache, which may appear, go or be recreated
+// meanwhile) would silently break the heap's order; the Order's times are set before a group's
+// first member is queued and never change while one is (see there).
 package qossort
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -19,20 +20,26 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 
-	"github.com/berth-sched/berth/pkg/qossort/grouporder"
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 // Name is the plugin's name in the registry and in configuration.
 const Name = "QOSSort"
 
 // QOSSort orders the scheduling queue.
-type QOSSort struct{}
+type QOSSort struct {
+	groups *podgroup.Order
+}
 
 var _ fwk.QueueSortPlugin = &QOSSort{}
 
 // New builds the plugin; it takes no args.
-func New(_ context.Context, _ runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
-	return &QOSSort{}, nil
+func New(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	groups, err := podgroup.OrderOf(ctx, h)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return &QOSSort{groups: groups}, nil
 }
 
 // Name returns the plugin's name.
@@ -40,7 +47,7 @@ func (*QOSSort) Name() string { return Name }
 
 // Less reports whether e1 should be scheduled before e2. The queue calls it a few times for every
 // pod it adds or pops, so each entity's pod is looked up once, and a class is ranked without a map.
-func (*QOSSort) Less(e1, e2 fwk.QueuedEntityInfo) bool {
+func (pl *QOSSort) Less(e1, e2 fwk.QueuedEntityInfo) bool {
 	if p1, p2 := e1.GetPriority(), e2.GetPriority(); p1 != p2 {
 		return p1 > p2
 	}
@@ -48,7 +55,7 @@ func (*QOSSort) Less(e1, e2 fwk.QueuedEntityInfo) bool {
 	if q1, q2 := rank(pod1), rank(pod2); q1 != q2 {
 		return q1 > q2
 	}
-	k1, k2 := arrival(e1, pod1), arrival(e2, pod2)
+	k1, k2 := pl.arrival(e1, pod1), pl.arrival(e2, pod2)
 	if !k1.at.Equal(k2.at) {
 		return k1.at.Before(k2.at)
 	}
@@ -67,9 +74,9 @@ type arrivalKey struct {
 }
 
 // arrival is e's key; pod is e's pod, or nil for an entity that is not one pod.
-func arrival(e fwk.QueuedEntityInfo, pod *v1.Pod) arrivalKey {
+func (pl *QOSSort) arrival(e fwk.QueuedEntityInfo, pod *v1.Pod) arrivalKey {
 	if pod != nil {
-		if group, at, ok := grouporder.Of(pod); ok {
+		if group, at, ok := pl.groups.Of(pod); ok {
 			return arrivalKey{at: at, group: group.String()}
 		}
 	}

@@ -1,6 +1,7 @@
 package qossort
 
 import (
+	"context"
 	"sort"
 	"testing"
 	"time"
@@ -10,13 +11,16 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
-	"github.com/berth-sched/berth/pkg/qossort/grouporder"
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -165,7 +169,7 @@ func TestLess(t *testing.T) {
 			want: true,
 		},
 	}
-	pl := &QOSSort{}
+	pl := &QOSSort{groups: &podgroup.Order{}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := pl.Less(tt.e1(t), tt.e2(t)); got != tt.want {
@@ -187,7 +191,7 @@ func TestOrder(t *testing.T) {
 		group(0, t0.Add(500*time.Millisecond)),
 		queued(t, burstable("b-low").Priority(-5).Obj(), t0),
 	}
-	pl := &QOSSort{}
+	pl := &QOSSort{groups: &podgroup.Order{}}
 	sort.SliceStable(entities, func(i, j int) bool { return pl.Less(entities[i], entities[j]) })
 	var got []string
 	for _, e := range entities {
@@ -214,10 +218,10 @@ func member(t *testing.T, group, name string, ts time.Time) *framework.QueuedPod
 // times; a member of a group with no recorded time sorts as a plain pod.
 func TestGroupMembersAreContiguous(t *testing.T) {
 	a, b, c := types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"}, types.NamespacedName{Namespace: "ns", Name: "c"}
-	grouporder.Note(b, t0) // b before a: creation time first, then name
-	grouporder.Note(a, t0.Add(time.Second))
-	grouporder.Note(c, t0.Add(time.Second))
-	t.Cleanup(func() { grouporder.Forget(a); grouporder.Forget(b); grouporder.Forget(c) })
+	var order podgroup.Order
+	order.Note(b, t0) // b before a: creation time first, then name
+	order.Note(a, t0.Add(time.Second))
+	order.Note(c, t0.Add(time.Second))
 
 	// Queued interleaved, as members of competing groups are when their backoffs end together.
 	entities := []fwk.QueuedEntityInfo{
@@ -232,7 +236,7 @@ func TestGroupMembersAreContiguous(t *testing.T) {
 		member(t, "unknown", "u-0", t0.Add(9*time.Second)),
 		member(t, "a", "a-2", t0.Add(17*time.Second)),
 	}
-	pl := &QOSSort{}
+	pl := &QOSSort{groups: &order}
 	sort.SliceStable(entities, func(i, j int) bool { return pl.Less(entities[i], entities[j]) })
 	var got []string
 	for _, e := range entities {
@@ -241,5 +245,41 @@ func TestGroupMembersAreContiguous(t *testing.T) {
 	want := []string{"b-0", "b-1", "plain-early", "a-0", "a-1", "a-2", "c-0", "c-1", "u-0", "plain-late"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// QOSSort reads the group order of its own scheduler, which it is handed when built, whichever
+// profile's Gang wrote it; another scheduler's order does not reach it.
+func TestNewReadsItsSchedulersOrder(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	factory := informers.NewSharedInformerFactory(kubefake.NewClientset(), 0)
+	handle := func(factory informers.SharedInformerFactory) fwk.Handle {
+		h, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(factory))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	pl, err := New(ctx, nil, handle(factory))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := podgroup.OrderOf(ctx, handle(factory)) // another profile of the same scheduler
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := podgroup.OrderOf(ctx, handle(informers.NewSharedInformerFactory(kubefake.NewClientset(), 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, late := member(t, "a", "a-0", t0), member(t, "b", "b-0", t0.Add(time.Minute))
+	theirs.Note(types.NamespacedName{Namespace: "ns", Name: "b"}, t0.Add(-time.Hour))
+	if pl.(*QOSSort).Less(late, early) {
+		t.Error("another scheduler's group order reached this scheduler's queue")
+	}
+	ours.Note(types.NamespacedName{Namespace: "ns", Name: "b"}, t0.Add(-time.Hour))
+	if !pl.(*QOSSort).Less(late, early) {
+		t.Error("a group created earlier in this scheduler's order does not sort first")
 	}
 }

@@ -1,4 +1,4 @@
-package grouporder
+package podgroup
 
 import (
 	"testing"
@@ -17,24 +17,24 @@ func TestNoteOnceUntilForgotten(t *testing.T) {
 	member := st.MakePod().Namespace("ns").Name("w-0").Label(v1alpha1.PodGroupLabel, "train").Obj()
 	stranger := st.MakePod().Namespace("other").Name("w-0").Label(v1alpha1.PodGroupLabel, "train").Obj()
 	plain := st.MakePod().Namespace("ns").Name("p").Obj()
-	t.Cleanup(func() { Forget(key) })
+	var o Order
 
-	if _, _, ok := Of(member); ok {
+	if _, _, ok := o.Of(member); ok {
 		t.Fatal("a time before any was noted")
 	}
-	Note(key, t0)
-	Note(key, t0.Add(time.Hour)) // a PodGroup recreated under the same name keeps the first time
-	if group, at, ok := Of(member); !ok || group != key || !at.Equal(t0) {
+	o.Note(key, t0)
+	o.Note(key, t0.Add(time.Hour)) // a PodGroup recreated under the same name keeps the first time
+	if group, at, ok := o.Of(member); !ok || group != key || !at.Equal(t0) {
 		t.Errorf("Of(member) = %v, %v, %v; want %v, %v", group, at, ok, key, t0)
 	}
-	if _, _, ok := Of(stranger); ok {
+	if _, _, ok := o.Of(stranger); ok {
 		t.Error("a pod of a same-named group in another namespace got the time")
 	}
-	if _, _, ok := Of(plain); ok {
+	if _, _, ok := o.Of(plain); ok {
 		t.Error("a pod in no group got a time")
 	}
-	Forget(key)
-	if _, _, ok := Of(member); ok {
+	o.Forget(key)
+	if _, _, ok := o.Of(member); ok {
 		t.Error("a time after Forget")
 	}
 }
@@ -45,25 +45,25 @@ func TestCount(t *testing.T) {
 	a := types.NamespacedName{Namespace: "ns", Name: "a"}
 	b := types.NamespacedName{Namespace: "ns", Name: "b"}
 	member := st.MakePod().Namespace("ns").Name("a-0").Label(v1alpha1.PodGroupLabel, "a").Obj()
-	t.Cleanup(func() { Forget(a); Forget(b) })
+	var o Order
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	Note(a, at)
-	Note(a, at)
-	Note(b, at)
-	Forget(types.NamespacedName{Namespace: "ns", Name: "never"})
-	if n := groups.Load(); n != 2 {
+	o.Note(a, at)
+	o.Note(a, at)
+	o.Note(b, at)
+	o.Forget(types.NamespacedName{Namespace: "ns", Name: "never"})
+	if n := o.groups.Load(); n != 2 {
 		t.Errorf("count %d after noting two groups, want 2", n)
 	}
-	Forget(b)
-	if _, _, ok := Of(member); !ok {
+	o.Forget(b)
+	if _, _, ok := o.Of(member); !ok {
 		t.Error("a member lost its group's time when another group was forgotten")
 	}
-	Forget(a)
-	Forget(a)
-	if n := groups.Load(); n != 0 {
+	o.Forget(a)
+	o.Forget(a)
+	if n := o.groups.Load(); n != 0 {
 		t.Errorf("count %d after forgetting both, want 0", n)
 	}
-	if _, _, ok := Of(member); ok {
+	if _, _, ok := o.Of(member); ok {
 		t.Error("a time after Forget")
 	}
 }

@@ -1,0 +1,107 @@
+package podgroup
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	fwk "k8s.io/kube-scheduler/framework"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
+	schedinformers "sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/process"
+)
+
+// The scheduler-plugins client has a rate limit of its own, so that PodGroup and ElasticQuota
+// status writes never eat into the budget the scheduler's client needs for binding. Gang and
+// ElasticQuota each had 10 QPS (burst 20) on a client of their own; they share these.
+const clientQPS, clientBurst = 20, 40
+
+// Groups is what one scheduler process reads of scheduler-plugins' pod groups, whatever its
+// number of profiles and of plugins that read them (Gang, ElasticQuota): the process's one
+// scheduler-plugins client and informer factory, its PodGroup informer, the group index on the
+// scheduler's pod informer, and the groups' creation order that QOSSort sorts by.
+type Groups struct {
+	// Client is the process's scheduler-plugins client (PodGroups, ElasticQuotas).
+	Client versioned.Interface
+	// Informers is the process's informer factory for scheduler-plugins' kinds. Start it again
+	// after taking a new informer from it; it starts only those not running yet.
+	Informers externalversions.SharedInformerFactory
+	// PodGroups is the PodGroup informer, synced before For returns.
+	PodGroups schedinformers.PodGroupInformer
+	// Order is the scheduler's Order, the one OrderOf returns.
+	Order *Order
+	// Pods is the scheduler's pod informer's indexer, which finds a group's pods (see Pods).
+	Pods cache.Indexer
+}
+
+var groups process.Shared[informers.SharedInformerFactory, *Groups]
+
+// For returns the pod groups of h's scheduler, building them with the first profile's handle and
+// client, or, if client is nil, a client of the scheduler's kubeconfig. They live as long as ctx,
+// the scheduler's.
+func For(ctx context.Context, h fwk.Handle, client versioned.Interface) (*Groups, error) {
+	factory := h.SharedInformerFactory()
+	if factory == nil {
+		return nil, fmt.Errorf("pod groups need the scheduler's informer factory")
+	}
+	return groups.Get(ctx, factory, func() (*Groups, error) { return build(ctx, h, client) })
+}
+
+func build(ctx context.Context, h fwk.Handle, client versioned.Interface) (*Groups, error) {
+	if client == nil {
+		var err error
+		if client, err = clientOf(h); err != nil {
+			return nil, err
+		}
+	}
+	// Without the CRD the informer below would never sync and the scheduler would hang at start.
+	if _, err := client.SchedulingV1alpha1().PodGroups("").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		return nil, fmt.Errorf("listing PodGroups (is the CRD podgroups.scheduling.x-k8s.io installed, and may the scheduler list it?): %w", err)
+	}
+	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
+	if err := AddIndex(podInformer); err != nil {
+		return nil, err
+	}
+	order, err := OrderOf(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	g := &Groups{
+		Client:    client,
+		Informers: externalversions.NewSharedInformerFactory(client, 0),
+		Order:     order,
+		Pods:      podInformer.GetIndexer(),
+	}
+	g.PodGroups = g.Informers.Scheduling().V1alpha1().PodGroups()
+	informer := g.PodGroups.Informer()
+	g.Informers.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return nil, fmt.Errorf("the PodGroup informer did not sync: %w", context.Cause(ctx))
+	}
+	return g, nil
+}
+
+func clientOf(h fwk.Handle) (versioned.Interface, error) {
+	if h.KubeConfig() == nil {
+		return nil, fmt.Errorf("pod groups need the scheduler's kubeconfig to build a scheduler-plugins client")
+	}
+	cfg := rest.CopyConfig(h.KubeConfig())
+	cfg.QPS, cfg.Burst = clientQPS, clientBurst
+	client, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the scheduler-plugins client: %w", err)
+	}
+	return client, nil
+}
+
+// Get returns the PodGroup key names, from the informer's cache.
+func (g *Groups) Get(key types.NamespacedName) (*v1alpha1.PodGroup, error) {
+	return g.PodGroups.Lister().PodGroups(key.Namespace).Get(key.Name)
+}
