@@ -30,15 +30,6 @@ import (
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
-var (
-	_ fwk.PreFilterPlugin     = &ElasticQuota{}
-	_ fwk.PreFilterExtensions = &ElasticQuota{}
-	_ fwk.FilterPlugin        = &ElasticQuota{}
-	_ fwk.ReservePlugin       = &ElasticQuota{}
-	_ fwk.EnqueueExtensions   = &ElasticQuota{}
-	_ fwk.SignPlugin          = &ElasticQuota{}
-)
-
 const (
 	// Name of the plugin in the registry and in scheduler configurations.
 	Name = "ElasticQuota"
@@ -108,6 +99,8 @@ func asPreFilterState(c fwk.StateData) (*preFilterState, error) {
 	}
 	return s, nil
 }
+
+var _ fwk.PreFilterPlugin = &ElasticQuota{}
 
 // PreFilter skips pods whose namespace has no quota, admits a pod whose request fits its quota's
 // max, and otherwise parks it, with a message naming quota, resource, use, request and limit,
@@ -224,6 +217,8 @@ func (s *preFilterState) check() *quota.Exceeded {
 // PreFilterExtensions gives preemption's dry run the quota of pods it removes.
 func (pl *ElasticQuota) PreFilterExtensions() fwk.PreFilterExtensions { return pl }
 
+var _ fwk.PreFilterExtensions = &ElasticQuota{}
+
 // AddPod counts podInfoToAdd against the quota when it is in the pod's namespace.
 func (pl *ElasticQuota) AddPod(_ context.Context, state fwk.CycleState, pod *v1.Pod, podInfoToAdd fwk.PodInfo, _ fwk.NodeInfo) *fwk.Status {
 	return pl.adjust(state, pod, podInfoToAdd.GetPod(), 1)
@@ -257,6 +252,8 @@ func (pl *ElasticQuota) adjust(state fwk.CycleState, pod, other *v1.Pod, sign in
 	return nil
 }
 
+var _ fwk.FilterPlugin = &ElasticQuota{}
+
 // Filter passes every node while the pod's need fits its quota. In a scheduling cycle PreFilter
 // has decided that already; in preemption's dry run, victims of its own namespace may have given
 // quota back. It changes nothing.
@@ -270,6 +267,8 @@ func (pl *ElasticQuota) Filter(_ context.Context, state fwk.CycleState, _ *v1.Po
 	}
 	return nil
 }
+
+var _ fwk.ReservePlugin = &ElasticQuota{}
 
 // Reserve holds the pod's request in the ledger. The ledger checks max again under its lock, so
 // no two pods can both take the last of a quota.
@@ -296,6 +295,8 @@ func (pl *ElasticQuota) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.P
 	pl.wake(pl.ledger.Unreserve(pod.UID))
 }
 
+var _ fwk.EnqueueExtensions = &ElasticQuota{}
+
 // EventsToRegister: a pod turned away for quota can be let in when a pod of its namespace ends or
 // shrinks. Those are the only cluster events that give quota back; a quota's own change reaches
 // parked pods through the ledger (see shared.wake), as do the releases these events stand for.
@@ -321,6 +322,8 @@ func isSchedulableAfterPodChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj
 	logger.V(5).Info("A pod of the same quota gave resources back", "pod", klog.KObj(pod), "other", klog.KObj(changed))
 	return fwk.Queue, nil
 }
+
+var _ fwk.SignPlugin = &ElasticQuota{}
 
 // SignPod keeps pods of different quotas, or asking different amounts, out of one batch. Pods of
 // namespaces without a quota are not constrained.

@@ -72,16 +72,6 @@ type Gang struct {
 	defaultTimeout time.Duration
 }
 
-var (
-	_ fwk.PreEnqueuePlugin  = &Gang{}
-	_ fwk.EnqueueExtensions = &Gang{}
-	_ fwk.SignPlugin        = &Gang{}
-	_ fwk.PreFilterPlugin   = &Gang{}
-	_ fwk.PostFilterPlugin  = &Gang{}
-	_ fwk.ReservePlugin     = &Gang{}
-	_ fwk.PermitPlugin      = &Gang{}
-)
-
 // New builds the plugin: it validates its args, and joins the process's core, which the first
 // profile to enable Gang builds (see shared.go).
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
@@ -125,6 +115,8 @@ func newGang(ctx context.Context, args *config.GangArgs, h fwk.Handle, client ve
 
 // Name returns the plugin's name.
 func (*Gang) Name() string { return Name }
+
+var _ fwk.PreEnqueuePlugin = &Gang{}
 
 // PreEnqueue keeps a member out of the active queue while its group cannot be scheduled: its
 // PodGroup is missing, fewer than minMember of its pods can be scheduled, or it stands aside
@@ -193,6 +185,8 @@ func standsAside(key types.NamespacedName, backoff time.Duration, why string) st
 	return fmt.Sprintf("pod group %s stands aside (backoff %v) because it %s", key, backoff, why)
 }
 
+var _ fwk.EnqueueExtensions = &Gang{}
+
 // EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups
 // whose minResources did not fit. A PodGroup appearing or changing, a member arriving and a
 // backoff ending wake parked pods directly (see podGroupHandler and podHandler).
@@ -216,6 +210,8 @@ func (pl *Gang) isSchedulableAfterCapacityChange(_ klog.Logger, pod *v1.Pod, _, 
 	return fwk.Queue, nil
 }
 
+var _ fwk.SignPlugin = &Gang{}
+
 // SignPod gives each group's members a signature fragment of their own: opportunistic batching
 // then reuses a node list only between members of one group.
 func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
@@ -225,6 +221,8 @@ func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fw
 	}
 	return []fwk.SignFragment{{Key: podGroupSignerName, Value: key.String()}}, nil
 }
+
+var _ fwk.PreFilterPlugin = &Gang{}
 
 // PreFilter rejects a member early when its group cannot be scheduled (see PreEnqueue; the
 // cluster may have changed since), or when the group's minResources exceed the cluster's free
@@ -273,6 +271,8 @@ func (pl *Gang) placed(key types.NamespacedName, g groupView) []*v1.Pod {
 	}
 	return pods
 }
+
+var _ fwk.PostFilterPlugin = &Gang{}
 
 // PostFilter runs when no node can take a member. If the member's group waits at Permit without
 // quorum, the group lets go: its waiting members are rejected at once, which gives back all they
@@ -363,6 +363,8 @@ func (pl *Gang) snapshotCheck(rejected func(node string) bool) snapshotCheck {
 	}
 }
 
+var _ fwk.ReservePlugin = &Gang{}
+
 // Reserve records the member's reservation for its group's quorum.
 func (pl *Gang) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
 	if key, ok := podgroup.KeyOf(pod); ok {
@@ -412,6 +414,8 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.release(key, r.Outcome.Failure, failedUnschedulable)
 	}
 }
+
+var _ fwk.PermitPlugin = &Gang{}
 
 // Permit lets a member through once minMember members of its group hold a place, and lets its
 // waiting siblings through with it; until then the member waits, at most until the round's

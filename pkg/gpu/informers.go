@@ -39,31 +39,18 @@ func (c *Cache) AddEventHandlers(podInformer, nodeInformer toolscache.SharedInfo
 }
 
 func (c *Cache) nodeHandler(logger klog.Logger, onError func(runtime.Object, error)) toolscache.ResourceEventHandlerFuncs {
-	addOrUpdate := func(node *v1.Node) {
-		if err := c.AddOrUpdateNode(node); err != nil {
-			onError(node, err)
-		}
-	}
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if node, ok := asNode(logger, obj); ok {
-				addOrUpdate(node)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj any) {
-			old, okOld := asNode(logger, oldObj)
-			cur, okCur := asNode(logger, newObj)
+	return handler(logger, onError, c.AddOrUpdateNode,
+		func(old *v1.Node, okOld bool, cur *v1.Node, addOrUpdate func(*v1.Node)) {
 			// Nodes update their status every few seconds; only a change of GPUs is worth the lock.
-			if okCur && (!okOld || NodeChanged(old, cur, c.res)) {
+			if !okOld || NodeChanged(old, cur, c.res) {
 				addOrUpdate(cur)
 			}
 		},
-		DeleteFunc: func(obj any) {
+		func(obj any) {
 			if name, ok := deletedNodeName(logger, obj); ok {
 				c.DeleteNode(name)
 			}
-		},
-	}
+		})
 }
 
 // deletedNodeName is the name of a deleted node, from the node or its tombstone. The cache keys
@@ -75,7 +62,7 @@ func deletedNodeName(logger klog.Logger, obj any) (string, bool) {
 		}
 		obj = t.Obj
 	}
-	node, ok := asNode(logger, obj)
+	node, ok := as[*v1.Node](logger, obj)
 	if !ok {
 		return "", false
 	}
@@ -83,23 +70,8 @@ func deletedNodeName(logger klog.Logger, obj any) (string, bool) {
 }
 
 func (c *Cache) podHandler(logger klog.Logger, onError func(runtime.Object, error)) toolscache.ResourceEventHandlerFuncs {
-	addOrUpdate := func(pod *v1.Pod) {
-		if err := c.AddOrUpdatePod(pod); err != nil {
-			onError(pod, err)
-		}
-	}
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if pod, ok := asPod(logger, obj); ok {
-				addOrUpdate(pod)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj any) {
-			old, okOld := asPod(logger, oldObj)
-			cur, okCur := asPod(logger, newObj)
-			if !okCur {
-				return
-			}
+	return handler(logger, onError, c.AddOrUpdatePod,
+		func(old *v1.Pod, okOld bool, cur *v1.Pod, addOrUpdate func(*v1.Pod)) {
 			switch {
 			case okOld && old.UID != cur.UID:
 				// A relist after a missed watch reports a pod deleted and re-created under the same
@@ -110,31 +82,50 @@ func (c *Cache) podHandler(logger klog.Logger, onError func(runtime.Object, erro
 				addOrUpdate(cur)
 			}
 		},
-		DeleteFunc: func(obj any) {
+		func(obj any) {
 			if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = t.Obj
 			}
-			if pod, ok := asPod(logger, obj); ok {
+			if pod, ok := as[*v1.Pod](logger, obj); ok {
 				c.DeletePod(pod.UID)
 			}
+		})
+}
+
+// handler feeds the cache from an informer of Ts: an added T through add, whose errors go to
+// onError; an update whose new object is a T through update (old is its predecessor, if okOld),
+// which calls addOrUpdate if the change concerns the cache; a deletion through deleted.
+func handler[T runtime.Object](logger klog.Logger, onError func(runtime.Object, error), add func(T) error,
+	update func(old T, okOld bool, cur T, addOrUpdate func(T)), deleted func(obj any)) toolscache.ResourceEventHandlerFuncs {
+	addOrUpdate := func(obj T) {
+		if err := add(obj); err != nil {
+			onError(obj, err)
+		}
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if o, ok := as[T](logger, obj); ok {
+				addOrUpdate(o)
+			}
 		},
+		UpdateFunc: func(oldObj, newObj any) {
+			old, okOld := as[T](logger, oldObj)
+			if cur, ok := as[T](logger, newObj); ok {
+				update(old, okOld, cur, addOrUpdate)
+			}
+		},
+		DeleteFunc: deleted,
 	}
 }
 
-func asNode(logger klog.Logger, obj any) (*v1.Node, bool) {
-	node, ok := obj.(*v1.Node)
+// as is obj as a T. An informer of Ts delivers nothing else; if it does, the object is logged and
+// skipped rather than break the cache.
+func as[T any](logger klog.Logger, obj any) (T, bool) {
+	o, ok := obj.(T)
 	if !ok {
-		logger.Error(nil, "Node informer delivered an unexpected object; GPU accounting skips it", "type", fmt.Sprintf("%T", obj))
+		logger.Error(nil, "Informer delivered an unexpected object; GPU accounting skips it", "want", fmt.Sprintf("%T", o), "type", fmt.Sprintf("%T", obj))
 	}
-	return node, ok
-}
-
-func asPod(logger klog.Logger, obj any) (*v1.Pod, bool) {
-	pod, ok := obj.(*v1.Pod)
-	if !ok {
-		logger.Error(nil, "Pod informer delivered an unexpected object; GPU accounting skips it", "type", fmt.Sprintf("%T", obj))
-	}
-	return pod, ok
+	return o, ok
 }
 
 // Reporter logs what the cache finds wrong with a pod or node and, given a recorder, records it as

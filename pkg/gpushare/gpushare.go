@@ -23,18 +23,6 @@ import (
 	"github.com/berth-sched/berth/pkg/normalize"
 )
 
-var (
-	_ fwk.PreFilterPlugin   = &GPUShare{}
-	_ fwk.FilterPlugin      = &GPUShare{}
-	_ fwk.PreScorePlugin    = &GPUShare{}
-	_ fwk.ScorePlugin       = &GPUShare{}
-	_ fwk.ScoreExtensions   = &GPUShare{}
-	_ fwk.ReservePlugin     = &GPUShare{}
-	_ fwk.BindPlugin        = &GPUShare{}
-	_ fwk.EnqueueExtensions = &GPUShare{}
-	_ fwk.SignPlugin        = &GPUShare{}
-)
-
 const (
 	// Name of the plugin in the registry and in scheduler configurations.
 	Name = "GPUShare"
@@ -139,6 +127,8 @@ func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
 	return s, nil
 }
 
+var _ fwk.PreFilterPlugin = &GPUShare{}
+
 // PreFilter reads the pod's request once, skips pods without GPU memory, and rejects at once a
 // pod that no node's GPUs could hold even if they were empty. It judges the nodes of the
 // scheduler's snapshot, the same nodes whose events requeue the pod: a pod rejected here is tried
@@ -174,6 +164,8 @@ func (pl *GPUShare) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 // PreFilterExtensions returns nil: see Filter.
 func (pl *GPUShare) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
+var _ fwk.FilterPlugin = &GPUShare{}
+
 // Filter passes a node if the pod's request fits on its devices. It changes nothing.
 //
 // The devices' use comes from the pods nodeInfo holds, not from the device cache's own idea of
@@ -203,6 +195,8 @@ func noFitStatus(nf *gpu.NoFitError) *fwk.Status {
 	}
 }
 
+var _ fwk.PreScorePlugin = &GPUShare{}
+
 // PreScore skips Score for pods without GPU memory (PreFilter's Skip does not reach Score).
 func (pl *GPUShare) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
 	s, err := getPreFilterState(state)
@@ -214,6 +208,8 @@ func (pl *GPUShare) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod,
 	}
 	return nil
 }
+
+var _ fwk.ScorePlugin = &GPUShare{}
 
 // Score rates the node by the strategy, judging the devices the pod would get and the node.
 func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
@@ -233,6 +229,8 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 // ScoreExtensions returns the plugin itself, for NormalizeScore.
 func (pl *GPUShare) ScoreExtensions() fwk.ScoreExtensions { return pl }
 
+var _ fwk.ScoreExtensions = &GPUShare{}
+
 // NormalizeScore spreads the raw scores over [0, MaxNodeScore], best node highest: the strategy
 // decides among the nodes at hand, and the plugin's weight decides how much that counts against
 // other plugins. Equal raw scores all get MaxNodeScore (normalize.MinMax states the tie rule).
@@ -240,6 +238,8 @@ func (pl *GPUShare) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Po
 	normalize.MinMax(scores, fwk.MaxNodeScore)
 	return nil
 }
+
+var _ fwk.ReservePlugin = &GPUShare{}
 
 // Reserve picks the pod's devices on the chosen node, judged on the same snapshot as Filter, and
 // records them in the device cache. Scheduling cycles run one at a time and each cycle's snapshot
@@ -276,6 +276,8 @@ func (pl *GPUShare) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, 
 	pl.devices.Unreserve(pod.UID)
 }
 
+var _ fwk.BindPlugin = &GPUShare{}
+
 // Bind binds a GPU pod together with its devices, in one request (gpu.Bind). Pods without GPU
 // memory are left to the next binder. A profile must run GPUShare before any other binder, or GPU
 // pods would be bound without their devices; berth-scheduler refuses one that does not
@@ -304,6 +306,8 @@ func (pl *GPUShare) Bind(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 	gpu.ObservePodPlaced()
 	return nil
 }
+
+var _ fwk.EnqueueExtensions = &GPUShare{}
 
 // EventsToRegister lists what can make a pod this plugin rejected fit: GPU memory freed by a
 // deleted or finished pod (the scheduler's informer drops finished pods, a delete), a node that
@@ -384,6 +388,8 @@ func (pl *GPUShare) isSchedulableAfterPodUpdate(_ klog.Logger, _ *v1.Pod, oldObj
 	}
 	return fwk.QueueSkip, nil
 }
+
+var _ fwk.SignPlugin = &GPUShare{}
 
 // SignPod signs the pod's GPU request (memory and GPU count), so that only pods asking for the
 // same are batched together. Pods with a malformed request are not signed. A pod without GPU

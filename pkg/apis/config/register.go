@@ -10,21 +10,11 @@ import (
 // args join.
 var SchemeGroupVersion = schema.GroupVersion{Group: schedconfig.GroupName, Version: runtime.APIVersionInternal}
 
-var (
-	localSchemeBuilder = &schedconfig.SchemeBuilder
-	// AddToScheme registers berth's internal args types.
-	AddToScheme = localSchemeBuilder.AddToScheme
-)
-
-func addKnownTypes(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(SchemeGroupVersion,
-		&GPUShareArgs{},
-		&GangArgs{},
-		&NodeResourcesAllocatableArgs{},
-	)
-	return nil
-}
-
+// init registers berth's internal args types into kube-scheduler's own builder, so that its
+// AddToScheme adds them with its own.
 func init() {
-	localSchemeBuilder.Register(addKnownTypes)
+	schedconfig.SchemeBuilder.Register(func(scheme *runtime.Scheme) error {
+		scheme.AddKnownTypes(SchemeGroupVersion, &GPUShareArgs{}, &GangArgs{}, &NodeResourcesAllocatableArgs{})
+		return nil
+	})
 }

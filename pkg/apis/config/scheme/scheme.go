@@ -6,9 +6,11 @@ package scheme
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	kubeschedulerscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 
-	"github.com/berth-sched/berth/pkg/apis/config"
+	// Registers the internal args types into kube-scheduler's builder (see there).
+	_ "github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 )
 
@@ -21,6 +23,6 @@ func init() {
 
 // AddToScheme registers the internal and v1 args types.
 func AddToScheme(s *runtime.Scheme) {
-	utilruntime.Must(config.AddToScheme(s))
+	utilruntime.Must(schedconfig.AddToScheme(s))
 	utilruntime.Must(configv1.AddToScheme(s))
 }

@@ -28,7 +28,6 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 }
 
 func init() {
-	localSchemeBuilder.Register(addKnownTypes)
-	localSchemeBuilder.Register(RegisterDefaults)
-	localSchemeBuilder.Register(RegisterConversions)
+	// RegisterConversions registers itself (zz_generated.conversion.go).
+	localSchemeBuilder.Register(addKnownTypes, RegisterDefaults)
 }
