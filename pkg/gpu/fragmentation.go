@@ -70,7 +70,7 @@ func (v MixView) Len() int { return len(v.classes) }
 // in expectation.
 func Fragmentation(n NodeFree, v MixView) float64 {
 	var buf [maxStackDevices]freeGPU
-	return fragmentation(sortedFree(n.Devices, nil, buf[:0]), n.MilliCPU, n.Memory, v)
+	return fragmentation(sortedFree(n.Devices, buf[:0]), n.MilliCPU, n.Memory, v)
 }
 
 // FragmentationGrowth is how much placing d on n, with the devices a, grows n's fragmentation (in
@@ -80,8 +80,28 @@ func FragmentationGrowth(n NodeFree, d Demand, a Assignment, v MixView) float64 
 		return 0
 	}
 	var before, after [maxStackDevices]freeGPU
-	return growth(sortedFree(n.Devices, nil, before[:0]), n.MilliCPU, n.Memory,
-		sortedFree(n.Devices, a, after[:0]), n.MilliCPU-d.MilliCPU, n.Memory-d.Memory, v)
+	free0 := sortedFree(n.Devices, before[:0])
+	return growth(free0, n.MilliCPU, n.Memory, placed(n.Devices, free0, a, after[:0]), n.MilliCPU-d.MilliCPU, n.Memory-d.Memory, v)
+}
+
+// placed is free, sorted the same way, after a is placed: the devices a takes lose memory and move
+// down the list, the rest keep their order.
+func placed(devs []Device, free []freeGPU, a Assignment, dst []freeGPU) []freeGPU {
+	dst = append(dst, free...)
+	for _, s := range a {
+		j := slices.IndexFunc(dst, func(f freeGPU) bool { return f.index == s.Index })
+		if j < 0 {
+			continue
+		}
+		f := dst[j]
+		f.memory = max(f.memory-s.Memory, 0)
+		f.gpus = float64(f.memory) / float64(devs[s.Index].Capacity)
+		for ; j+1 < len(dst) && dst[j+1].memory > f.memory; j++ {
+			dst[j] = dst[j+1]
+		}
+		dst[j] = f
+	}
+	return dst
 }
 
 // growth is fragmentation(free1, ...) - fragmentation(free0, ...), in one sweep over the classes:
@@ -125,19 +145,15 @@ func growth(free0 []freeGPU, cpu0, mem0 int64, free1 []freeGPU, cpu1, mem1 int64
 type freeGPU struct {
 	memory int64
 	gpus   float64
+	index  int
 }
 
-// sortedFree lists the devices' free memory after a is placed on them, most free first.
-func sortedFree(devs []Device, a Assignment, dst []freeGPU) []freeGPU {
+// sortedFree lists the devices' free memory, most free first.
+func sortedFree(devs []Device, dst []freeGPU) []freeGPU {
 	for i, d := range devs {
 		used := d.Used
-		for _, s := range a {
-			if s.Index == i {
-				used += s.Memory
-			}
-		}
 		free := max(d.Capacity-used, 0)
-		f := freeGPU{memory: free}
+		f := freeGPU{memory: free, index: i}
 		if d.Capacity > 0 {
 			f.gpus = float64(free) / float64(d.Capacity)
 		}
