@@ -14,12 +14,12 @@ import (
 // VictimRule is the quota rule of berth's preemption (see quota.Reclaim): a quota below its min
 // reclaims what others borrowed, and quotas are otherwise closed to each other. It reads the
 // ledger the ElasticQuota plugin keeps for this scheduler.
-func VictimRule(ctx context.Context, h fwk.Handle) (preemption.Rule, error) {
+func VictimRule(ctx context.Context, h fwk.Handle) (preemption.RuleFor, error) {
 	s, err := sharedFor(ctx, h, nil, statusPeriod)
 	if err != nil {
 		return nil, err
 	}
-	return &victimRule{s}, nil
+	return (&victimRule{s}).ForPreemptor, nil
 }
 
 type victimRule struct{ *shared }
@@ -27,7 +27,7 @@ type victimRule struct{ *shared }
 // ForPreemptor returns nil for a preemptor whose namespace has no quota: it preempts by priority.
 // A member of a group short of minMember reclaims only if the group's share, as admission counts
 // it, stays within the quota's min.
-func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) preemption.Judge {
+func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *preemption.Rule {
 	gpuMemory := r.gpuMemory()
 	request, err := quota.RequestOf(preemptor, gpuMemory)
 	if err != nil {
@@ -42,18 +42,21 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) preemp
 	if reclaim == nil {
 		return nil
 	}
-	return judge{r: reclaim, ledger: r.ledger}
+	q := quotaRule{r: reclaim, ledger: r.ledger}
+	return &preemption.Rule{Verdict: q.Verdict, Tally: q.Tally, Evicting: q.Evicting, InProgress: reclaim.InProgress}
 }
 
-type judge struct {
+// quotaRule is the rule's say in one preemption attempt.
+type quotaRule struct {
 	r      *quota.Reclaim
 	ledger *quota.Ledger
 }
 
-func (judge) Together(*v1.Pod) []*v1.Pod { return nil }
-
-func (j judge) Verdict(pods []*v1.Pod) preemption.Verdict {
-	switch j.r.Judge(pods) {
+// Verdict lets a victim that holds what its quota borrowed go whatever its priority (Allowed), and
+// keeps one of another quota that lends the preemptor nothing (Never): quotas are otherwise
+// closed to each other.
+func (q quotaRule) Verdict(pods []*v1.Pod) preemption.Verdict {
+	switch q.r.Judge(pods) {
 	case quota.Forbidden:
 		return preemption.Never
 	case quota.Borrowed:
@@ -63,15 +66,13 @@ func (j judge) Verdict(pods []*v1.Pod) preemption.Verdict {
 	}
 }
 
-func (j judge) Tally() preemption.Tally { return j.r.Lenders() }
-
-// InProgress names the quota whose reclaim the victims serve.
-func (j judge) InProgress(victims []*v1.Pod) string { return j.r.InProgress(victims) }
+// Tally counts, for one candidate, what each lender still has to give above its min.
+func (q quotaRule) Tally() func([]*v1.Pod) bool { return q.r.Lenders().Take }
 
 // Evicting marks the victims as leaving in the ledger at once: until the informer shows their
 // deletion, the next preemptor must not count what they hold as still lendable.
-func (j judge) Evicting(victims []*v1.Pod) {
+func (q quotaRule) Evicting(victims []*v1.Pod) {
 	for _, p := range victims {
-		j.ledger.Leaving(p.UID)
+		q.ledger.Leaving(p.UID)
 	}
 }

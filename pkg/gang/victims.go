@@ -17,19 +17,17 @@ import (
 // at all (its members on every node go with any one of them, and its cost counts them all), and
 // a member never preempts its own group. That a group never preempts a group of equal or higher
 // priority follows from the priority rule: a group's priority is its highest member's. A member
-// of a group that still misses members preempts for all of them at once (preemption.Company).
-func VictimRule(_ context.Context, h fwk.Handle) (preemption.Rule, error) {
-	return groupRule{h: h}, nil
+// of a group that still misses members preempts for all of them at once (Rule.Companions).
+func VictimRule(_ context.Context, h fwk.Handle) (preemption.RuleFor, error) {
+	return func(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *preemption.Rule {
+		// It indexes the placed pods by group on first use: most attempts meet no group.
+		g := &groupRule{h: h, preemptor: preemptor, placed: placed}
+		return &preemption.Rule{Together: g.Together, Verdict: g.Verdict, Companions: g.Companions}
+	}, nil
 }
 
-type groupRule struct{ h fwk.Handle }
-
-// ForPreemptor indexes the placed pods by group, on first use: most attempts meet no group.
-func (r groupRule) ForPreemptor(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) preemption.Judge {
-	return &groupJudge{h: r.h, preemptor: preemptor, placed: placed}
-}
-
-type groupJudge struct {
+// groupRule is the rule's say in one preemption attempt.
+type groupRule struct {
 	h         fwk.Handle
 	preemptor *v1.Pod
 	placed    iter.Seq[*v1.Pod]
@@ -39,37 +37,35 @@ type groupJudge struct {
 	missing   int
 }
 
-var _ preemption.Company = &groupJudge{}
-
 // Together returns every placed member of pod's group, on any node.
-func (j *groupJudge) Together(pod *v1.Pod) []*v1.Pod {
+func (g *groupRule) Together(pod *v1.Pod) []*v1.Pod {
 	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return nil
 	}
-	return j.index()[key]
+	return g.index()[key]
 }
 
-func (j *groupJudge) index() map[types.NamespacedName][]*v1.Pod {
-	j.once.Do(func() {
-		j.groups = map[types.NamespacedName][]*v1.Pod{}
-		for p := range j.placed {
+func (g *groupRule) index() map[types.NamespacedName][]*v1.Pod {
+	g.once.Do(func() {
+		g.groups = map[types.NamespacedName][]*v1.Pod{}
+		for p := range g.placed {
 			if k, ok := podgroup.KeyOf(p); ok && p.DeletionTimestamp == nil {
-				j.groups[k] = append(j.groups[k], p)
+				g.groups[k] = append(g.groups[k], p)
 			}
 		}
 	})
-	return j.groups
+	return g.groups
 }
 
 // Companions is how many members the preemptor's group misses besides it: minMember less the
 // members placed (bound, or reserved and waiting at Permit) and those nominated to a node by an
 // earlier preemption (the dry run already counts them on their nodes). Gang lets none of them in
 // until all are placed, so making room for this one alone would evict for nothing.
-func (j *groupJudge) Companions() int {
-	j.company.Do(func() {
-		key, ok := podgroup.KeyOf(j.preemptor)
-		c := coreOf(j.h)
+func (g *groupRule) Companions() int {
+	g.company.Do(func() {
+		key, ok := podgroup.KeyOf(g.preemptor)
+		c := coreOf(g.h)
 		if !ok || c == nil {
 			return
 		}
@@ -78,22 +74,22 @@ func (j *groupJudge) Companions() int {
 			return
 		}
 		present := map[types.UID]bool{}
-		for _, p := range j.index()[key] {
+		for _, p := range g.index()[key] {
 			present[p.UID] = true
 		}
-		if nodes, err := j.h.SnapshotSharedLister().NodeInfos().List(); err == nil {
+		if nodes, err := g.h.SnapshotSharedLister().NodeInfos().List(); err == nil {
 			for _, n := range nodes {
-				for _, pi := range j.h.NominatedPodsForNode(n.Node().Name) {
+				for _, pi := range g.h.NominatedPodsForNode(n.Node().Name) {
 					if k, ok := podgroup.KeyOf(pi.GetPod()); ok && k == key {
 						present[pi.GetPod().UID] = true
 					}
 				}
 			}
 		}
-		delete(present, j.preemptor.UID)
-		j.missing = max(0, int(podgroup.MinMember(pg))-len(present)-1)
+		delete(present, g.preemptor.UID)
+		g.missing = max(0, int(podgroup.MinMember(pg))-len(present)-1)
 	})
-	return j.missing
+	return g.missing
 }
 
 // coreOf returns the Gang state of h's scheduler, or nil where Gang is not enabled.
@@ -103,8 +99,8 @@ func coreOf(h fwk.Handle) *core {
 }
 
 // Verdict forbids a preemptor's own siblings.
-func (j *groupJudge) Verdict(pods []*v1.Pod) preemption.Verdict {
-	own, ok := podgroup.KeyOf(j.preemptor)
+func (g *groupRule) Verdict(pods []*v1.Pod) preemption.Verdict {
+	own, ok := podgroup.KeyOf(g.preemptor)
 	if !ok {
 		return preemption.NoSay
 	}
@@ -115,6 +111,3 @@ func (j *groupJudge) Verdict(pods []*v1.Pod) preemption.Verdict {
 	}
 	return preemption.NoSay
 }
-
-// Tally returns nil: groups bound no set of victims.
-func (*groupJudge) Tally() preemption.Tally { return nil }

@@ -26,7 +26,7 @@ type dryRun struct {
 	logger    klog.Logger
 	state     fwk.CycleState
 	preemptor *v1.Pod
-	judges    []Judge
+	rules     []*Rule
 	pdbs      []*policy.PodDisruptionBudget
 	copies    map[string]fwk.NodeInfo
 	removed   map[types.UID]bool
@@ -38,8 +38,8 @@ type dryRun struct {
 	parent *dryRun
 }
 
-func (pl *Preemption) newDryRun(ctx context.Context, state fwk.CycleState, preemptor *v1.Pod, judges []Judge, pdbs []*policy.PodDisruptionBudget) *dryRun {
-	return &dryRun{pl: pl, ctx: ctx, logger: klog.FromContext(ctx), state: state, preemptor: preemptor, judges: judges, pdbs: pdbs,
+func (pl *Preemption) newDryRun(ctx context.Context, state fwk.CycleState, preemptor *v1.Pod, rules []*Rule, pdbs []*policy.PodDisruptionBudget) *dryRun {
+	return &dryRun{pl: pl, ctx: ctx, logger: klog.FromContext(ctx), state: state, preemptor: preemptor, rules: rules, pdbs: pdbs,
 		copies: map[string]fwk.NodeInfo{}, removed: map[types.UID]bool{}}
 }
 
@@ -142,9 +142,9 @@ func (d *dryRun) fits(ni fwk.NodeInfo) *fwk.Status {
 }
 
 // selectOn is DefaultPreemption's choice of victims on one node (nodeInfo, a copy this dry run
-// owns), with the Judges asked as SelectVictimsOnNode says.
+// owns), with the Rules asked as SelectVictimsOnNode says.
 func (d *dryRun) selectOn(nodeInfo fwk.NodeInfo, all []*preemption.DomainVictim) ([]*victim, int, *fwk.Status) {
-	potential, err := potentialVictims(d.preemptor, all, d.judges, d.removed, d.chosen)
+	potential, err := potentialVictims(d.preemptor, all, d.rules, d.removed, d.chosen)
 	if err != nil {
 		return nil, 0, fwk.AsStatus(err)
 	}
@@ -315,7 +315,7 @@ func (d *dryRun) fork(name string) (*dryRun, fwk.NodeInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f := d.pl.newDryRun(d.ctx, d.state.Clone(), d.preemptor, d.judges, d.pdbs)
+	f := d.pl.newDryRun(d.ctx, d.state.Clone(), d.preemptor, d.rules, d.pdbs)
 	f.parent = d
 	f.chosen = slices.Clone(d.chosen)
 	for uid := range d.removed {
@@ -341,12 +341,12 @@ func (c *companionCandidate) Victims() *extenderv1.Victims { return c.victims }
 func (c *companionCandidate) Name() string                 { return c.name }
 func (c *companionCandidate) NumPodGroupDisruptions() int  { return 0 }
 
-// companions is the most Company any Judge asks for.
-func companions(judges []Judge) int {
+// companions is the most Companions any Rule asks for.
+func companions(rules []*Rule) int {
 	n := 0
-	for _, j := range judges {
-		if c, ok := j.(Company); ok {
-			n = max(n, c.Companions())
+	for _, r := range rules {
+		if r.Companions != nil {
+			n = max(n, r.Companions())
 		}
 	}
 	return n

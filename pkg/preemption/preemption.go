@@ -1,9 +1,9 @@
 // Package preemption is berth's one PostFilter plugin: upstream's preemption evaluator
 // (k8s.io/kubernetes/pkg/scheduler/framework/preemption) with an Interface that answers "which
 // pods may be victims, and which must go together" by asking the victim rules of other concerns
-// (package elasticquota's reclaim of borrowed quota, package gang's whole groups). With no rule
-// having a say it chooses exactly what DefaultPreemption chooses, and it replaces DefaultPreemption
-// in berth's profiles.
+// (a Rule each: package elasticquota's reclaim of borrowed quota, package gang's whole groups).
+// With no rule having a say it chooses exactly what DefaultPreemption chooses, and it replaces
+// DefaultPreemption in berth's profiles.
 package preemption
 
 import (
@@ -51,7 +51,7 @@ type Preemption struct {
 	fh        fwk.Handle
 	fts       feature.Features
 	args      config.DefaultPreemptionArgs
-	rules     []Rule
+	rulesFor  []RuleFor
 	executor  *preemption.Executor
 	evaluator *preemption.Evaluator
 	evictions *evictions
@@ -59,29 +59,30 @@ type Preemption struct {
 	offset func(n int32) int32
 }
 
-// Factory returns the plugin's factory, with the victim rules of rules in every profile. Its args
-// are DefaultPreemption's (DefaultPreemptionArgs), with the same defaults.
-func Factory(rules ...RuleFactory) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+// Factory returns the plugin's factory: in each profile, every one of rules builds its victim rule
+// from the profile's handle. Its args are DefaultPreemption's (DefaultPreemptionArgs), with the
+// same defaults.
+func Factory(rules ...func(ctx context.Context, h fwk.Handle) (RuleFor, error)) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
 	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		var rs []Rule
+		var rulesFor []RuleFor
 		for _, f := range rules {
-			r, err := f(ctx, h)
+			ruleFor, err := f(ctx, h)
 			if err != nil {
 				return nil, err
 			}
-			rs = append(rs, r)
+			rulesFor = append(rulesFor, ruleFor)
 		}
-		return New(obj, h, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate), rs...)
+		return New(obj, h, feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate), rulesFor...)
 	}
 }
 
-// New builds the plugin from DefaultPreemptionArgs (nil means the defaults) and rules.
-func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rules ...Rule) (*Preemption, error) {
+// New builds the plugin from DefaultPreemptionArgs (nil means the defaults) and victim rules.
+func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rulesFor ...RuleFor) (*Preemption, error) {
 	args, err := argsFrom(obj)
 	if err != nil {
 		return nil, err
 	}
-	pl := &Preemption{fh: h, fts: fts, args: *args, rules: rules, offset: rand.Int31n, evictions: newEvictions()}
+	pl := &Preemption{fh: h, fts: fts, args: *args, rulesFor: rulesFor, offset: rand.Int31n, evictions: newEvictions()}
 	pl.executor = preemption.NewExecutor(h, fts)
 	pl.evaluator = preemption.NewEvaluator(Name, h, pl, pl.executor)
 	return pl, nil
@@ -110,25 +111,21 @@ func argsFrom(obj runtime.Object) (*config.DefaultPreemptionArgs, error) {
 // Name returns the plugin's name.
 func (*Preemption) Name() string { return Name }
 
-// attempt is one preemption attempt's Judges, written to the cycle state before the dry run, and
+// attempt is one preemption attempt's Rules, written to the cycle state before the dry run, and
 // the victims its dry runs chose, by node.
 type attempt struct {
-	judges []Judge
+	rules  []*Rule
 	chosen sync.Map
 }
 
 // Clone returns the attempt itself: it never changes.
 func (a *attempt) Clone() fwk.StateData { return a }
 
-// PostFilter asks every rule for its Judge of pod, then runs upstream's evaluator.
+// PostFilter asks every victim rule for its Rule about pod, runs upstream's evaluator, and tells
+// the Rules what it chose.
 func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	defer metrics.PreemptionAttempts.Inc()
-	a := &attempt{}
-	for _, r := range pl.rules {
-		if j := r.ForPreemptor(pod, pl.placed()); j != nil {
-			a.judges = append(a.judges, j)
-		}
-	}
+	a := pl.newAttempt(pod)
 	state.Write(attemptKey, a)
 	result, status := pl.evaluator.Preempt(ctx, state, pod, m)
 	var victims []*v1.Pod
@@ -136,18 +133,18 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 		if chosen, ok := a.chosen.Load(result.NominatedNodeName); ok {
 			victims = chosen.([]*v1.Pod)
 			pl.evictions.add(victims)
-			for _, j := range a.judges {
-				if e, ok := j.(Evictor); ok {
-					e.Evicting(victims)
+			for _, r := range a.rules {
+				if r.Evicting != nil {
+					r.Evicting(victims)
 				}
 			}
 		}
 	} else if status.Message() == terminatingOnNominated {
 		victims = pl.terminatingOn(pod.Status.NominatedNodeName)
 	}
-	for _, j := range a.judges {
-		if n, ok := j.(Narrator); ok && len(victims) > 0 {
-			if msg := n.InProgress(victims); msg != "" {
+	for _, r := range a.rules {
+		if r.InProgress != nil && len(victims) > 0 {
+			if msg := r.InProgress(victims); msg != "" {
 				return result, fwk.NewStatus(status.Code(), msg)
 			}
 		}
@@ -158,19 +155,15 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	return result, status
 }
 
-// terminatingOn returns the pods on the node that an earlier preemption is evicting.
-func (pl *Preemption) terminatingOn(node string) []*v1.Pod {
-	ni, err := pl.fh.SnapshotSharedLister().NodeInfos().Get(node)
-	if err != nil {
-		return nil
-	}
-	var pods []*v1.Pod
-	for _, pi := range ni.GetPods() {
-		if preemption.PodTerminatingByPreemption(pi.GetPod()) {
-			pods = append(pods, pi.GetPod())
+// newAttempt asks every victim rule for its Rule about preemptor.
+func (pl *Preemption) newAttempt(preemptor *v1.Pod) *attempt {
+	a := &attempt{}
+	for _, ruleFor := range pl.rulesFor {
+		if r := ruleFor(preemptor, pl.placed()); r != nil {
+			a.rules = append(a.rules, r)
 		}
 	}
-	return pods
+	return a
 }
 
 // placed yields every pod on a node in the cycle's snapshot.
@@ -188,6 +181,21 @@ func (pl *Preemption) placed() iter.Seq[*v1.Pod] {
 			}
 		}
 	}
+}
+
+// terminatingOn returns the pods on the node that an earlier preemption is evicting.
+func (pl *Preemption) terminatingOn(node string) []*v1.Pod {
+	ni, err := pl.fh.SnapshotSharedLister().NodeInfos().Get(node)
+	if err != nil {
+		return nil
+	}
+	var pods []*v1.Pod
+	for _, pi := range ni.GetPods() {
+		if preemption.PodTerminatingByPreemption(pi.GetPod()) {
+			pods = append(pods, pi.GetPod())
+		}
+	}
+	return pods
 }
 
 func attemptOf(state fwk.CycleState) *attempt {
@@ -278,17 +286,17 @@ type victim struct {
 	preemption.Victim
 }
 
-// SelectVictimsOnNode is DefaultPreemption's algorithm with the Judges asked at three points:
+// SelectVictimsOnNode is DefaultPreemption's algorithm with the Rules asked at three points:
 // which pods go together (a unit is offered whole, with its pods on other nodes), which units
 // may be victims (Never vetoes, Allowed waives the priority rule), and which set of them a
 // Tally accepts (offered least important first). Then, as upstream: remove every accepted victim,
 // check that the preemptor fits, and reprieve victims most important first, PDB-violating ones
-// before the others. When a Judge says the preemptor has Company, the candidate also places its
-// companions (see dryRun.placeCompanions) and its victims are those of every node involved.
+// before the others. When a Rule gives the preemptor Companions, the candidate also places them
+// (see dryRun.placeCompanions) and its victims are those of every node involved.
 func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.CycleState, preemptor *v1.Pod, nodeInfo fwk.NodeInfo,
 	allPossibleVictims []*preemption.DomainVictim, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
 	a := attemptOf(cycleState)
-	d := pl.newDryRun(ctx, cycleState, preemptor, a.judges, pdbs)
+	d := pl.newDryRun(ctx, cycleState, preemptor, a.rules, pdbs)
 	mainNode := nodeInfo.Node().Name
 	d.copies[mainNode] = nodeInfo
 	victims, numViolating, status := d.selectOn(nodeInfo, allPossibleVictims)
@@ -296,7 +304,7 @@ func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.Cy
 		return nil, 0, status
 	}
 	d.chosen = slices.Clone(victims)
-	if n := companions(a.judges); n > 0 {
+	if n := companions(a.rules); n > 0 {
 		if err := d.place(mainNode); err != nil {
 			return nil, 0, fwk.AsStatus(err)
 		}
@@ -311,12 +319,12 @@ func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.Cy
 	return pods, numViolating, nil
 }
 
-// potentialVictims turns the pods on the node into units (whole groups where a Judge says pods
-// go together), keeps those that may be victims, and, when a Judge keeps a Tally, the set the
-// Tallies accept, least important first, after the victims chosen already (on other nodes of the
-// same candidate). Without Judges it is DefaultPreemption's list. Units with a pod in gone
+// potentialVictims turns the pods on the node into units (whole groups where a Rule says pods
+// go together), keeps those that may be victims, and, when a Rule keeps a Tally, the set the
+// tallies accept, least important first, after the victims chosen already (on other nodes of the
+// same candidate). Without Rules it is DefaultPreemption's list. Units with a pod in gone
 // (already removed by this dry run) are not offered again.
-func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges []Judge, gone map[types.UID]bool, chosen []*victim) ([]*victim, error) {
+func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, rules []*Rule, gone map[types.UID]bool, chosen []*victim) ([]*victim, error) {
 	priority := corev1helpers.PodPriority(preemptor)
 	seen := make(map[types.UID]bool, len(gone))
 	for uid := range gone {
@@ -325,8 +333,8 @@ func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges 
 	var out []*victim
 	for _, dv := range all {
 		v := &victim{Victim: dv.Victim}
-		if len(judges) > 0 {
-			grouped, err := together(dv, judges, seen)
+		if len(rules) > 0 {
+			grouped, err := together(dv, rules, seen)
 			if err != nil {
 				return nil, err
 			}
@@ -335,23 +343,23 @@ func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges 
 			}
 			v = grouped
 		}
-		if eligible(v, priority, judges) {
+		if eligible(v, priority, rules) {
 			out = append(out, v)
 		}
 	}
-	var tallies []Tally
-	for _, j := range judges {
-		if t := j.Tally(); t != nil {
-			tallies = append(tallies, t)
+	var tallies []func(victim []*v1.Pod) bool
+	for _, r := range rules {
+		if r.Tally != nil {
+			tallies = append(tallies, r.Tally())
 		}
 	}
 	if len(tallies) == 0 {
 		return out, nil
 	}
 	for _, v := range chosen {
-		for _, t := range tallies {
+		for _, take := range tallies {
 			// Accepted when they were chosen, by a tally that had taken no more than those before them.
-			t.Take(podsOf(v))
+			take(podsOf(v))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return preemption.MoreImportantVictim(out[j], out[i]) })
@@ -359,8 +367,8 @@ func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges 
 	for _, v := range out {
 		pods := podsOf(v)
 		ok := true
-		for _, t := range tallies {
-			if !t.Take(pods) {
+		for _, take := range tallies {
+			if !take(pods) {
 				ok = false
 				break
 			}
@@ -372,14 +380,17 @@ func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, judges 
 	return accepted, nil
 }
 
-// together returns dv as a unit with every pod a Judge says goes with it, or nil when one of its
+// together returns dv as a unit with every pod a Rule says goes with it, or nil when one of its
 // pods was already offered in another unit.
-func together(dv *preemption.DomainVictim, judges []Judge, seen map[types.UID]bool) (*victim, error) {
+func together(dv *preemption.DomainVictim, rules []*Rule, seen map[types.UID]bool) (*victim, error) {
 	pods := podsOf(dv)
 	grouped := false
-	for _, j := range judges {
+	for _, r := range rules {
+		if r.Together == nil {
+			continue
+		}
 		for _, p := range pods {
-			if more := j.Together(p); len(more) > 0 {
+			if more := r.Together(p); len(more) > 0 {
 				pods = mergePods(pods, more)
 				grouped = true
 			}
@@ -415,12 +426,15 @@ func together(dv *preemption.DomainVictim, judges []Judge, seen map[types.UID]bo
 	return &victim{Victim: v}, nil
 }
 
-func eligible(v *victim, priority int32, judges []Judge) bool {
+func eligible(v *victim, priority int32, rules []*Rule) bool {
 	allowed := false
-	if len(judges) > 0 {
+	if len(rules) > 0 {
 		pods := podsOf(v)
-		for _, j := range judges {
-			switch j.Verdict(pods) {
+		for _, r := range rules {
+			if r.Verdict == nil {
+				continue
+			}
+			switch r.Verdict(pods) {
 			case Never:
 				return false
 			case Allowed:

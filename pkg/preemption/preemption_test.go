@@ -45,7 +45,7 @@ type env struct {
 	pl       *Preemption
 }
 
-func newEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, rules ...Rule) *env {
+func newEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, rules ...RuleFor) *env {
 	t.Helper()
 	schedmetrics.Register()
 	logger, ctx := ktesting.NewTestContext(t)
@@ -103,13 +103,7 @@ func (e *env) victims(t *testing.T, i upstream.Interface, preemptor *v1.Pod, nod
 		t.Fatalf("PreFilter: %v", status)
 	}
 	if p, ok := i.(*Preemption); ok {
-		a := &attempt{}
-		for _, r := range p.rules {
-			if j := r.ForPreemptor(preemptor, p.placed()); j != nil {
-				a.judges = append(a.judges, j)
-			}
-		}
-		state.Write(attemptKey, a)
+		state.Write(attemptKey, p.newAttempt(preemptor))
 	}
 	ni, err := e.snapshot.NodeInfos().Get(node)
 	if err != nil {
@@ -159,7 +153,7 @@ func TestSameChoicesAsDefaultPreemption(t *testing.T) {
 		}}
 		preemptor := st.MakePod().Namespace("default").Name("preemptor").UID("preemptor").Priority(int32(1 + rng.Intn(4))).
 			Req(map[v1.ResourceName]string{"cpu": fmt.Sprintf("%dm", 500*(1+rng.Intn(6)))}).Obj()
-		e := newEnv(t, nodes, append(slices.Clone(pods), preemptor), noSay{})
+		e := newEnv(t, nodes, append(slices.Clone(pods), preemptor), noSay)
 		for _, n := range nodes {
 			want, wantN, wantCode := e.victims(t, e.dp, preemptor, n.Name, pdbs)
 			got, gotN, gotCode := e.victims(t, e.pl, preemptor, n.Name, pdbs)
@@ -177,74 +171,60 @@ func TestSameChoicesAsDefaultPreemption(t *testing.T) {
 	}
 }
 
-// noSay is a rule whose Judge has no say about anything.
-type noSay struct{}
-
-func (noSay) ForPreemptor(*v1.Pod, iter.Seq[*v1.Pod]) Judge { return noSay{} }
-func (noSay) Together(*v1.Pod) []*v1.Pod                    { return nil }
-func (noSay) Verdict([]*v1.Pod) Verdict                     { return NoSay }
-func (noSay) Tally() Tally                                  { return nil }
+// noSay is a rule that has a Rule for every preemptor, with no say about anything.
+func noSay(*v1.Pod, iter.Seq[*v1.Pod]) *Rule { return &Rule{} }
 
 // byLabel groups pods by their "group" label, vetoes the preemptor's own group, and lets
-// "lent" pods go whatever their priority, at most `budget` of them per candidate.
+// "lent" pods go whatever their priority, at most budget of them per candidate.
 // company pods like the preemptor must fit beside it.
-type byLabel struct{ budget, company int }
-
-type byLabelJudge struct {
-	preemptor *v1.Pod
-	placed    []*v1.Pod
-	budget    int
-	company   int
-}
-
-func (r byLabel) ForPreemptor(p *v1.Pod, placed iter.Seq[*v1.Pod]) Judge {
-	return &byLabelJudge{preemptor: p, placed: slices.Collect(placed), budget: r.budget, company: r.company}
-}
-
-func (j *byLabelJudge) Companions() int { return j.company }
-
-func (j *byLabelJudge) Together(p *v1.Pod) []*v1.Pod {
-	g := p.Labels["group"]
-	if g == "" {
-		return nil
-	}
-	var out []*v1.Pod
-	for _, q := range j.placed {
-		if q.Labels["group"] == g {
-			out = append(out, q)
+func byLabel(budget, company int) RuleFor {
+	return func(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *Rule {
+		all := slices.Collect(placed)
+		r := &Rule{
+			Together: func(p *v1.Pod) []*v1.Pod {
+				g := p.Labels["group"]
+				if g == "" {
+					return nil
+				}
+				var out []*v1.Pod
+				for _, q := range all {
+					if q.Labels["group"] == g {
+						out = append(out, q)
+					}
+				}
+				return out
+			},
+			Verdict: func(pods []*v1.Pod) Verdict {
+				if g := preemptor.Labels["group"]; g != "" && pods[0].Labels["group"] == g {
+					return Never
+				}
+				if pods[0].Labels["lent"] != "" {
+					return Allowed
+				}
+				return NoSay
+			},
+			Companions: func() int { return company },
 		}
+		if budget > 0 {
+			r.Tally = func() func([]*v1.Pod) bool { return lentAtMost(budget) }
+		}
+		return r
 	}
-	return out
 }
 
-func (j *byLabelJudge) Verdict(pods []*v1.Pod) Verdict {
-	if g := j.preemptor.Labels["group"]; g != "" && pods[0].Labels["group"] == g {
-		return Never
-	}
-	if pods[0].Labels["lent"] != "" {
-		return Allowed
-	}
-	return NoSay
-}
-
-func (j *byLabelJudge) Tally() Tally {
-	if j.budget == 0 {
-		return nil
-	}
-	return &budget{left: j.budget}
-}
-
-type budget struct{ left int }
-
-func (b *budget) Take(pods []*v1.Pod) bool {
-	if pods[0].Labels["lent"] == "" {
+// lentAtMost takes victims that are not "lent", and "lent" ones while their pods number at most
+// left in all.
+func lentAtMost(left int) func([]*v1.Pod) bool {
+	return func(pods []*v1.Pod) bool {
+		if pods[0].Labels["lent"] == "" {
+			return true
+		}
+		if left < len(pods) {
+			return false
+		}
+		left -= len(pods)
 		return true
 	}
-	if b.left < len(pods) {
-		return false
-	}
-	b.left -= len(pods)
-	return true
 }
 
 // node is a node of 4 cpu.
@@ -258,15 +238,15 @@ func pod(name, nodeName string, prio int32, cpu string, labels map[string]string
 		Req(map[v1.ResourceName]string{"cpu": cpu}).StartTime(metav1.NewTime(time.Unix(1000, 0))).Obj()
 }
 
-// TestJudges: the core takes a group whole across nodes, never a sibling, waives priority for
-// what a Judge allows, and stops where a Tally says.
-func TestJudges(t *testing.T) {
+// TestRules: the core takes a group whole across nodes, never a sibling, waives priority for
+// what a Rule allows, and stops where a Tally says.
+func TestRules(t *testing.T) {
 	nodes := []*v1.Node{node("n1"), node("n2")}
 	tests := []struct {
 		name      string
 		pods      []*v1.Pod
 		preemptor *v1.Pod
-		rule      Rule
+		rule      RuleFor
 		want      []string
 		wantCode  fwk.Code
 	}{
@@ -278,7 +258,7 @@ func TestJudges(t *testing.T) {
 				pod("plain", "n1", 5, "1", nil),
 			},
 			preemptor: pod("p", "", 10, "2", nil),
-			rule:      byLabel{},
+			rule:      byLabel(0, 0),
 			want:      []string{"g-0", "g-1"},
 		},
 		{
@@ -287,7 +267,7 @@ func TestJudges(t *testing.T) {
 				pod("g-0", "n1", 0, "4", map[string]string{"group": "g"}),
 			},
 			preemptor: pod("g-1", "", 10, "2", map[string]string{"group": "g"}),
-			rule:      byLabel{},
+			rule:      byLabel(0, 0),
 			wantCode:  fwk.UnschedulableAndUnresolvable,
 		},
 		{
@@ -298,7 +278,7 @@ func TestJudges(t *testing.T) {
 				pod("kept", "n1", 100, "2", nil),
 			},
 			preemptor: pod("p", "", 10, "1", nil),
-			rule:      byLabel{budget: 1},
+			rule:      byLabel(1, 0),
 			want:      []string{"lent-lo"},
 		},
 		{
@@ -308,7 +288,7 @@ func TestJudges(t *testing.T) {
 				pod("lent-b", "n1", 100, "2", map[string]string{"lent": "y"}),
 			},
 			preemptor: pod("p", "", 10, "4", nil),
-			rule:      byLabel{budget: 1},
+			rule:      byLabel(1, 0),
 			wantCode:  fwk.Unschedulable,
 		},
 	}
@@ -323,9 +303,9 @@ func TestJudges(t *testing.T) {
 	}
 }
 
-// TestCompany: a preemptor with companions gets, in one candidate, the victims every one of them
+// TestCompanions: a preemptor with companions gets, in one candidate, the victims every one of them
 // needs on whichever nodes they go, or none at all when one of them fits nowhere.
-func TestCompany(t *testing.T) {
+func TestCompanions(t *testing.T) {
 	full := func(nodes ...string) []*v1.Pod {
 		var pods []*v1.Pod
 		for _, n := range nodes {
@@ -405,7 +385,7 @@ func TestCompany(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, nodes, append(slices.Clone(tc.pods), member), byLabel{budget: tc.budget, company: tc.company})
+			e := newEnv(t, nodes, append(slices.Clone(tc.pods), member), byLabel(tc.budget, tc.company))
 			got, _, code := e.victims(t, e.pl, member, "n1", nil)
 			slices.Sort(got)
 			if diff := cmp.Diff(tc.want, got); diff != "" || code != tc.wantCode {
