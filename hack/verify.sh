@@ -17,6 +17,18 @@ if [ -n "$linked" ]; then
   echo "pkg/gpu, berth-extender or kubectl-berth link the scheduler's configuration:"; echo "$linked"; fail=1
 fi
 
+# Three levels (README, Layout): the plugins and the extender import cores, never each other, and
+# no core imports a plugin.
+mod=github.com/berth-sched/berth/pkg
+plugins="qossort gpushare gang elasticquota preemption allocatable podstate extender"
+plugin_re="^$mod/($(echo $plugins | tr ' ' '|'))\$"
+for pkg in $(go list -mod=vendor ./pkg/... | grep -v -E "^$mod/(demo|controlplane|proc|inspect|registry)(/|\$)"); do
+  up=$(go list -mod=vendor -f '{{join .Imports "\n"}}' "$pkg" | grep -E "$plugin_re" | grep -v -x "$pkg" || true)
+  if [ -n "$up" ]; then
+    echo "$pkg imports a plugin's package (plugins import cores, never each other; cores import no plugin):"; echo "$up"; fail=1
+  fi
+done
+
 go mod tidy
 go mod vendor
 hack/update-codegen.sh >/dev/null 2>&1

@@ -31,7 +31,7 @@ import (
 	eqfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 
 	"github.com/berth-sched/berth/pkg/gpu"
-	"github.com/berth-sched/berth/pkg/preemption"
+	"github.com/berth-sched/berth/pkg/victims"
 
 	// Wires client-go's feature gates to utilfeature.DefaultFeatureGate, as in kube-scheduler.
 	_ "k8s.io/kubernetes/pkg/features"
@@ -301,11 +301,11 @@ func TestGroupReclaimsOnlyWithinMin(t *testing.T) {
 	tests := []struct {
 		name string
 		pod  *v1.Pod
-		want preemption.Verdict
+		want victims.Verdict
 	}{
-		{"a plain pod within min", podOf("a", "plain", "2").Obj(), preemption.Allowed},
-		{"a member whose group needs twice the min", podOf("a", "g-0", "2").Label(v1alpha1.PodGroupLabel, "g").Obj(), preemption.Never},
-		{"a member whose group fits the min", podOf("a", "g-0", "1").Label(v1alpha1.PodGroupLabel, "g").Obj(), preemption.Allowed},
+		{"a plain pod within min", podOf("a", "plain", "2").Obj(), victims.Allowed},
+		{"a member whose group needs twice the min", podOf("a", "g-0", "2").Label(v1alpha1.PodGroupLabel, "g").Obj(), victims.Never},
+		{"a member whose group fits the min", podOf("a", "g-0", "1").Label(v1alpha1.PodGroupLabel, "g").Obj(), victims.Allowed},
 	}
 	for _, tc := range tests {
 		j := rule.ForPreemptor(tc.pod, nil)

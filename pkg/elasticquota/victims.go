@@ -7,14 +7,14 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/berth-sched/berth/pkg/preemption"
+	"github.com/berth-sched/berth/pkg/victims"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
 // VictimRule is the quota rule of berth's preemption (see quota.Reclaim): a quota below its min
 // reclaims what others borrowed, and quotas are otherwise closed to each other. It reads the
 // ledger the ElasticQuota plugin keeps for this scheduler.
-func VictimRule(ctx context.Context, h fwk.Handle) (preemption.RuleFor, error) {
+func VictimRule(ctx context.Context, h fwk.Handle) (victims.RuleFor, error) {
 	s, err := sharedFor(ctx, h, nil, statusPeriod)
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ type victimRule struct{ *shared }
 // ForPreemptor returns nil for a preemptor whose namespace has no quota: it preempts by priority.
 // A member of a group short of minMember reclaims only if the group's share, as admission counts
 // it, stays within the quota's min.
-func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *preemption.Rule {
+func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victims.Rule {
 	gpuMemory := r.gpuMemory()
 	request, err := quota.RequestOf(preemptor, gpuMemory)
 	if err != nil {
@@ -43,7 +43,7 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *preem
 		return nil
 	}
 	q := quotaRule{r: reclaim, ledger: r.ledger}
-	return &preemption.Rule{Verdict: q.Verdict, Tally: q.Tally, Evicting: q.Evicting, InProgress: reclaim.InProgress}
+	return &victims.Rule{Verdict: q.Verdict, Tally: q.Tally, Evicting: q.Evicting, InProgress: reclaim.InProgress}
 }
 
 // quotaRule is the rule's say in one preemption attempt.
@@ -55,14 +55,14 @@ type quotaRule struct {
 // Verdict lets a victim that holds what its quota borrowed go whatever its priority (Allowed), and
 // keeps one of another quota that lends the preemptor nothing (Never): quotas are otherwise
 // closed to each other.
-func (q quotaRule) Verdict(pods []*v1.Pod) preemption.Verdict {
+func (q quotaRule) Verdict(pods []*v1.Pod) victims.Verdict {
 	switch q.r.Judge(pods) {
 	case quota.Forbidden:
-		return preemption.Never
+		return victims.Never
 	case quota.Borrowed:
-		return preemption.Allowed
+		return victims.Allowed
 	default:
-		return preemption.NoSay
+		return victims.NoSay
 	}
 }
 

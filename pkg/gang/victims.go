@@ -10,7 +10,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/podgroup"
-	"github.com/berth-sched/berth/pkg/preemption"
+	"github.com/berth-sched/berth/pkg/victims"
 )
 
 // VictimRule is the pod-group rule of berth's preemption: a bound group is a victim whole or not
@@ -18,11 +18,11 @@ import (
 // a member never preempts its own group. That a group never preempts a group of equal or higher
 // priority follows from the priority rule: a group's priority is its highest member's. A member
 // of a group that still misses members preempts for all of them at once (Rule.Companions).
-func VictimRule(_ context.Context, h fwk.Handle) (preemption.RuleFor, error) {
-	return func(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *preemption.Rule {
+func VictimRule(_ context.Context, h fwk.Handle) (victims.RuleFor, error) {
+	return func(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *victims.Rule {
 		// It indexes the placed pods by group on first use: most attempts meet no group.
 		g := &groupRule{h: h, preemptor: preemptor, placed: placed}
-		return &preemption.Rule{Together: g.Together, Verdict: g.Verdict, Companions: g.Companions}
+		return &victims.Rule{Together: g.Together, Verdict: g.Verdict, Companions: g.Companions}
 	}, nil
 }
 
@@ -99,15 +99,15 @@ func coreOf(h fwk.Handle) *core {
 }
 
 // Verdict forbids a preemptor's own siblings.
-func (g *groupRule) Verdict(pods []*v1.Pod) preemption.Verdict {
+func (g *groupRule) Verdict(pods []*v1.Pod) victims.Verdict {
 	own, ok := podgroup.KeyOf(g.preemptor)
 	if !ok {
-		return preemption.NoSay
+		return victims.NoSay
 	}
 	for _, p := range pods {
 		if k, ok := podgroup.KeyOf(p); ok && k == own {
-			return preemption.Never
+			return victims.Never
 		}
 	}
-	return preemption.NoSay
+	return victims.NoSay
 }

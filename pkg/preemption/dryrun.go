@@ -14,6 +14,8 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+
+	"github.com/berth-sched/berth/pkg/victims"
 )
 
 // dryRun is one candidate's simulation: the preemptor's cycle state (the evaluator's clone for
@@ -26,7 +28,7 @@ type dryRun struct {
 	logger    klog.Logger
 	state     fwk.CycleState
 	preemptor *v1.Pod
-	rules     []*Rule
+	rules     []*victims.Rule
 	pdbs      []*policy.PodDisruptionBudget
 	copies    map[string]fwk.NodeInfo
 	removed   map[types.UID]bool
@@ -38,7 +40,7 @@ type dryRun struct {
 	parent *dryRun
 }
 
-func (pl *Preemption) newDryRun(ctx context.Context, state fwk.CycleState, preemptor *v1.Pod, rules []*Rule, pdbs []*policy.PodDisruptionBudget) *dryRun {
+func (pl *Preemption) newDryRun(ctx context.Context, state fwk.CycleState, preemptor *v1.Pod, rules []*victims.Rule, pdbs []*policy.PodDisruptionBudget) *dryRun {
 	return &dryRun{pl: pl, ctx: ctx, logger: klog.FromContext(ctx), state: state, preemptor: preemptor, rules: rules, pdbs: pdbs,
 		copies: map[string]fwk.NodeInfo{}, removed: map[types.UID]bool{}}
 }
@@ -341,8 +343,8 @@ func (c *companionCandidate) Victims() *extenderv1.Victims { return c.victims }
 func (c *companionCandidate) Name() string                 { return c.name }
 func (c *companionCandidate) NumPodGroupDisruptions() int  { return 0 }
 
-// companions is the most Companions any Rule asks for.
-func companions(rules []*Rule) int {
+// companions is the most Companions any victims.Rule asks for.
+func companions(rules []*victims.Rule) int {
 	n := 0
 	for _, r := range rules {
 		if r.Companions != nil {

@@ -1,7 +1,7 @@
 // Package preemption is berth's one PostFilter plugin: upstream's preemption evaluator
 // (k8s.io/kubernetes/pkg/scheduler/framework/preemption) with an Interface that answers "which
 // pods may be victims, and which must go together" by asking the victim rules of other concerns
-// (a Rule each: package elasticquota's reclaim of borrowed quota, package gang's whole groups).
+// (a victims.Rule each: package elasticquota's reclaim of borrowed quota, package gang's whole groups).
 // With no rule having a say it chooses exactly what DefaultPreemption chooses, and it replaces
 // DefaultPreemption in berth's profiles.
 package preemption
@@ -32,6 +32,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
+
+	"github.com/berth-sched/berth/pkg/victims"
 )
 
 // Name of the plugin in the registry and in scheduler configurations.
@@ -51,7 +53,7 @@ type Preemption struct {
 	fh        fwk.Handle
 	fts       feature.Features
 	args      config.DefaultPreemptionArgs
-	rulesFor  []RuleFor
+	rulesFor  []victims.RuleFor
 	executor  *preemption.Executor
 	evaluator *preemption.Evaluator
 	evictions *evictions
@@ -62,9 +64,9 @@ type Preemption struct {
 // Factory returns the plugin's factory: in each profile, every one of rules builds its victim rule
 // from the profile's handle. Its args are DefaultPreemption's (DefaultPreemptionArgs), with the
 // same defaults.
-func Factory(rules ...func(ctx context.Context, h fwk.Handle) (RuleFor, error)) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+func Factory(rules ...func(ctx context.Context, h fwk.Handle) (victims.RuleFor, error)) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
 	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		var rulesFor []RuleFor
+		var rulesFor []victims.RuleFor
 		for _, f := range rules {
 			ruleFor, err := f(ctx, h)
 			if err != nil {
@@ -77,7 +79,7 @@ func Factory(rules ...func(ctx context.Context, h fwk.Handle) (RuleFor, error)) 
 }
 
 // New builds the plugin from DefaultPreemptionArgs (nil means the defaults) and victim rules.
-func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rulesFor ...RuleFor) (*Preemption, error) {
+func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rulesFor ...victims.RuleFor) (*Preemption, error) {
 	args, err := argsFrom(obj)
 	if err != nil {
 		return nil, err
@@ -114,14 +116,14 @@ func (*Preemption) Name() string { return Name }
 // attempt is one preemption attempt's Rules, written to the cycle state before the dry run, and
 // the victims its dry runs chose, by node.
 type attempt struct {
-	rules  []*Rule
+	rules  []*victims.Rule
 	chosen sync.Map
 }
 
 // Clone returns the attempt itself: it never changes.
 func (a *attempt) Clone() fwk.StateData { return a }
 
-// PostFilter asks every victim rule for its Rule about pod, runs upstream's evaluator, and tells
+// PostFilter asks every victim rule for its victims.Rule about pod, runs upstream's evaluator, and tells
 // the Rules what it chose.
 func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	defer metrics.PreemptionAttempts.Inc()
@@ -155,7 +157,7 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	return result, status
 }
 
-// newAttempt asks every victim rule for its Rule about preemptor.
+// newAttempt asks every victim rule for its victims.Rule about preemptor.
 func (pl *Preemption) newAttempt(preemptor *v1.Pod) *attempt {
 	a := &attempt{}
 	for _, ruleFor := range pl.rulesFor {
@@ -288,10 +290,10 @@ type victim struct {
 
 // SelectVictimsOnNode is DefaultPreemption's algorithm with the Rules asked at three points:
 // which pods go together (a unit is offered whole, with its pods on other nodes), which units
-// may be victims (Never vetoes, Allowed waives the priority rule), and which set of them a
+// may be victims (victims.Never vetoes, victims.Allowed waives the priority rule), and which set of them a
 // Tally accepts (offered least important first). Then, as upstream: remove every accepted victim,
 // check that the preemptor fits, and reprieve victims most important first, PDB-violating ones
-// before the others. When a Rule gives the preemptor Companions, the candidate also places them
+// before the others. When a victims.Rule gives the preemptor Companions, the candidate also places them
 // (see dryRun.placeCompanions) and its victims are those of every node involved.
 func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.CycleState, preemptor *v1.Pod, nodeInfo fwk.NodeInfo,
 	allPossibleVictims []*preemption.DomainVictim, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
@@ -319,12 +321,12 @@ func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.Cy
 	return pods, numViolating, nil
 }
 
-// potentialVictims turns the pods on the node into units (whole groups where a Rule says pods
-// go together), keeps those that may be victims, and, when a Rule keeps a Tally, the set the
+// potentialVictims turns the pods on the node into units (whole groups where a victims.Rule says pods
+// go together), keeps those that may be victims, and, when a victims.Rule keeps a Tally, the set the
 // tallies accept, least important first, after the victims chosen already (on other nodes of the
 // same candidate). Without Rules it is DefaultPreemption's list. Units with a pod in gone
 // (already removed by this dry run) are not offered again.
-func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, rules []*Rule, gone map[types.UID]bool, chosen []*victim) ([]*victim, error) {
+func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, rules []*victims.Rule, gone map[types.UID]bool, chosen []*victim) ([]*victim, error) {
 	priority := corev1helpers.PodPriority(preemptor)
 	seen := make(map[types.UID]bool, len(gone))
 	for uid := range gone {
@@ -380,9 +382,9 @@ func potentialVictims(preemptor *v1.Pod, all []*preemption.DomainVictim, rules [
 	return accepted, nil
 }
 
-// together returns dv as a unit with every pod a Rule says goes with it, or nil when one of its
+// together returns dv as a unit with every pod a victims.Rule says goes with it, or nil when one of its
 // pods was already offered in another unit.
-func together(dv *preemption.DomainVictim, rules []*Rule, seen map[types.UID]bool) (*victim, error) {
+func together(dv *preemption.DomainVictim, rules []*victims.Rule, seen map[types.UID]bool) (*victim, error) {
 	pods := podsOf(dv)
 	grouped := false
 	for _, r := range rules {
@@ -426,7 +428,7 @@ func together(dv *preemption.DomainVictim, rules []*Rule, seen map[types.UID]boo
 	return &victim{Victim: v}, nil
 }
 
-func eligible(v *victim, priority int32, rules []*Rule) bool {
+func eligible(v *victim, priority int32, rules []*victims.Rule) bool {
 	allowed := false
 	if len(rules) > 0 {
 		pods := podsOf(v)
@@ -435,9 +437,9 @@ func eligible(v *victim, priority int32, rules []*Rule) bool {
 				continue
 			}
 			switch r.Verdict(pods) {
-			case Never:
+			case victims.Never:
 				return false
-			case Allowed:
+			case victims.Allowed:
 				allowed = true
 			}
 		}

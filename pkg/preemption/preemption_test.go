@@ -34,6 +34,8 @@ import (
 	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
+
+	"github.com/berth-sched/berth/pkg/victims"
 )
 
 // env is a framework with NodeResourcesFit over a fixed snapshot, and both preemption plugins.
@@ -45,7 +47,7 @@ type env struct {
 	pl       *Preemption
 }
 
-func newEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, rules ...RuleFor) *env {
+func newEnv(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, rules ...victims.RuleFor) *env {
 	t.Helper()
 	schedmetrics.Register()
 	logger, ctx := ktesting.NewTestContext(t)
@@ -171,16 +173,16 @@ func TestSameChoicesAsDefaultPreemption(t *testing.T) {
 	}
 }
 
-// noSay is a rule that has a Rule for every preemptor, with no say about anything.
-func noSay(*v1.Pod, iter.Seq[*v1.Pod]) *Rule { return &Rule{} }
+// noSay is a rule that has a victims.Rule for every preemptor, with no say about anything.
+func noSay(*v1.Pod, iter.Seq[*v1.Pod]) *victims.Rule { return &victims.Rule{} }
 
 // byLabel groups pods by their "group" label, vetoes the preemptor's own group, and lets
 // "lent" pods go whatever their priority, at most budget of them per candidate.
 // company pods like the preemptor must fit beside it.
-func byLabel(budget, company int) RuleFor {
-	return func(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *Rule {
+func byLabel(budget, company int) victims.RuleFor {
+	return func(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *victims.Rule {
 		all := slices.Collect(placed)
-		r := &Rule{
+		r := &victims.Rule{
 			Together: func(p *v1.Pod) []*v1.Pod {
 				g := p.Labels["group"]
 				if g == "" {
@@ -194,14 +196,14 @@ func byLabel(budget, company int) RuleFor {
 				}
 				return out
 			},
-			Verdict: func(pods []*v1.Pod) Verdict {
+			Verdict: func(pods []*v1.Pod) victims.Verdict {
 				if g := preemptor.Labels["group"]; g != "" && pods[0].Labels["group"] == g {
-					return Never
+					return victims.Never
 				}
 				if pods[0].Labels["lent"] != "" {
-					return Allowed
+					return victims.Allowed
 				}
-				return NoSay
+				return victims.NoSay
 			},
 			Companions: func() int { return company },
 		}
@@ -239,14 +241,14 @@ func pod(name, nodeName string, prio int32, cpu string, labels map[string]string
 }
 
 // TestRules: the core takes a group whole across nodes, never a sibling, waives priority for
-// what a Rule allows, and stops where a Tally says.
+// what a victims.Rule allows, and stops where a Tally says.
 func TestRules(t *testing.T) {
 	nodes := []*v1.Node{node("n1"), node("n2")}
 	tests := []struct {
 		name      string
 		pods      []*v1.Pod
 		preemptor *v1.Pod
-		rule      RuleFor
+		rule      victims.RuleFor
 		want      []string
 		wantCode  fwk.Code
 	}{

@@ -1,4 +1,8 @@
-package preemption
+// Package victims is how a concern (a quota's borrowers, a group that goes whole, a topology
+// domain, a device) has its say in berth's preemption: which pods go together, which may or may
+// not be taken, what bounds a candidate's victims as a whole. The concerns' plugins write Rules;
+// the preemption plugin (pkg/preemption) asks them; neither imports the other.
+package victims
 
 import (
 	"iter"
