@@ -244,3 +244,35 @@ func BenchmarkScorePerNode(b *testing.B) {
 		}
 	})
 }
+
+func TestRawScore(t *testing.T) {
+	// Lower cost, higher score, down to the tie-break's resolution, whatever the names.
+	costs := []float64{-maxRawCost, -3, -0.5, 0, tieBreak, 2 * tieBreak, 0.25, 8, 256, maxRawCost}
+	names := []string{"a", "node-7", "gpu-node-0123", "x"}
+	for i := 1; i < len(costs); i++ {
+		for _, lo := range names {
+			for _, hi := range names {
+				if RawScore(costs[i-1], lo) <= RawScore(costs[i], hi) {
+					t.Errorf("cost %v on %s scores %d, no more than cost %v on %s (%d)",
+						costs[i-1], lo, RawScore(costs[i-1], lo), costs[i], hi, RawScore(costs[i], hi))
+				}
+			}
+		}
+	}
+	// Equal costs: a fixed order, the same in every call, and names apart.
+	seen := map[int64]string{}
+	for i := range 50 {
+		name := fmt.Sprintf("node-%d", i)
+		s := RawScore(0.5, name)
+		if s != RawScore(0.5, name) {
+			t.Fatalf("%s scores differently on a second call", name)
+		}
+		seen[s] = name
+	}
+	if len(seen) < 45 {
+		t.Errorf("50 nodes of equal cost got only %d distinct scores", len(seen))
+	}
+	if RawScore(math.Inf(1), "a") >= RawScore(maxRawCost-1, "a") || RawScore(math.Inf(-1), "a") <= RawScore(1-maxRawCost, "a") {
+		t.Error("infinite costs are not clamped to the ends")
+	}
+}
