@@ -37,7 +37,7 @@ import (
 const (
 	traceDeviceCapacity = trace.WholeGPU
 	// traceRawScale turns the fragmentation cost (in GPUs, with its tie-break at 1e-9) into a raw
-	// score, as GPUShare's rawScoreScale does for Binpack's and Spread's scores in [0, 1].
+	// score for the runs without gpu.RawScore's order by name, at gpu.RawScore's scale.
 	traceRawScale = 1e12
 	gpuShareScale = 1_000_000 // GPUShare's rawScoreScale
 )
@@ -96,6 +96,9 @@ type tracePolicy struct {
 	choose func(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int
 	// devices is how a GPU pod's devices are chosen on its node.
 	devices func(devs []gpu.Device, req gpu.Request) gpu.Assignment
+	// unordered: the fragmentation scores leave out gpu.RawScore's order of the nodes by name, so
+	// that equal costs fall to chance (or to the list's order, by name).
+	unordered bool
 	// traceMix scores against the trace's whole mix, known in advance, instead of the mix learned
 	// from the pods seen so far: what learning costs.
 	traceMix bool
@@ -116,7 +119,8 @@ func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
 
 // The policies compared. For each, noGPUHarm says how pods without GPU are placed: as the policy
 // places them (false), or by gpu.NoGPUCost against the learned mix (true): on a node without GPUs
-// if there is one, else where they hurt future GPU pods least.
+// if there is one, else where they hurt future GPU pods least. The fragmentation costs reach the
+// scheduler as gpu.RawScore makes them, ordered by node name among equals.
 //
 //   - FirstFit: the first feasible node in the list (name order), and its first devices.
 //   - BestFit: the node left with the least free cpu, memory and GPU (each as a share of the
@@ -127,6 +131,8 @@ func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
 //     Raw scores compared exactly: no scheduler does this (NormalizeScore maps them onto 0-100),
 //     but it is how the FGD paper's simulator places, the ideal to compare with.
 //   - -tracemix: as alone, against the trace's whole mix known in advance instead of the learned one.
+//   - -unordered: as alone, with the fragmentation scores' raw values left without gpu.RawScore's
+//     order by name (the cost alone), so that equal costs go to chance: what that order is worth.
 //   - Binpack, Spread, Fragmentation in berth's profile: the sum the scheduler makes with every
 //     plugin at weight 1: GPUShare's score normalised as it does (normalize.MinMax), plus the
 //     in-tree NodeResourcesFit (LeastAllocated on cpu and memory) and
@@ -142,6 +148,7 @@ func tracePolicies() []tracePolicy {
 		{name: "Binpack/alone", choose: alone(gpuScore(gpu.Binpack)), devices: fitWith(gpu.Binpack)},
 		{name: "Spread/alone", choose: alone(gpuScore(gpu.Spread)), devices: fitWith(gpu.Spread)},
 		{name: "Fragmentation/alone", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack)},
+		{name: "Fragmentation/alone-unordered", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack), unordered: true},
 		{name: "Fragmentation/alone-tracemix", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack), traceMix: true},
 		{name: "Binpack/profile", choose: profile(gpuScore(gpu.Binpack), profileSpec{inTree: true}), devices: fitWith(gpu.Binpack)},
 		{name: "Spread/profile", choose: profile(gpuScore(gpu.Spread), profileSpec{inTree: true}), devices: fitWith(gpu.Spread)},
@@ -164,11 +171,20 @@ func gpuScore(s *gpu.Strategy) rawScore {
 
 func fragmentationScore(r *traceRun, n *traceNode, d gpu.Demand) int64 {
 	cost, _ := gpu.FragmentationCost(n.free, d, r.view)
-	return int64(math.Round(-cost * traceRawScale))
+	return r.raw(cost, n)
 }
 
 func noGPUScore(r *traceRun, n *traceNode, d gpu.Demand) int64 {
-	return int64(math.Round(-gpu.NoGPUCost(n.free, d, r.view) * traceRawScale))
+	return r.raw(gpu.NoGPUCost(n.free, d, r.view), n)
+}
+
+// raw is GPUShare's raw score for a fragmentation cost: gpu.RawScore, or, for the runs that show
+// what its order by name is worth, the cost alone at the same scale.
+func (r *traceRun) raw(cost float64, n *traceNode) int64 {
+	if r.unordered {
+		return int64(math.Round(-cost * traceRawScale))
+	}
+	return gpu.RawScore(cost, n.Name)
 }
 
 // leastAllocated is NodeResourcesFit's LeastAllocated score with its default resources (cpu and
@@ -309,6 +325,7 @@ type traceRun struct {
 	scores    fwk.NodeScoreList
 	totals    []int64
 	distinct  []int64
+	unordered bool
 }
 
 // best is the feasible node with the highest score, ties broken as the run breaks them.
@@ -395,7 +412,7 @@ func traceMixOf(pods []trace.Pod) gpu.MixView {
 func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, pol tracePolicy, noGPUHarm, byName bool, seed uint64,
 	check func(c *traceCluster, p trace.Pod, node int)) []traceMark {
 	c := newTraceCluster(nodes)
-	r := &traceRun{c: c, noGPUHarm: noGPUHarm, byName: byName, ties: rand.New(rand.NewPCG(seed, 0x71e5)),
+	r := &traceRun{c: c, noGPUHarm: noGPUHarm, byName: byName, unordered: pol.unordered, ties: rand.New(rand.NewPCG(seed, 0x71e5)),
 		mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife)}
 	var marks []traceMark
 	var demand, allocated float64
@@ -510,13 +527,13 @@ func replayAll(nodes []trace.Node, pods []trace.Pod, seeds []uint64, check func(
 func traceTable(rows []traceRow) string {
 	var b strings.Builder
 	pct := func(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
-	fmt.Fprintf(&b, "%-38s", "policy")
+	fmt.Fprintf(&b, "%-44s", "policy")
 	for _, m := range traceMarks {
 		fmt.Fprintf(&b, " | alloc@%3.0f%% mean [min-max] by-name | frag@%3.0f%% mean", 100*m, 100*m)
 	}
 	b.WriteString("\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%-38s", r.name())
+		fmt.Fprintf(&b, "%-44s", r.name())
 		for m := range traceMarks {
 			mean, lo, hi := r.stats(m, traceMark.allocation)
 			frag, _, _ := r.stats(m, traceMark.fragmentedShare)
