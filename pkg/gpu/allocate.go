@@ -213,12 +213,7 @@ func Score(devs []Device, req Request, s *Strategy) (float64, *NoFitError) {
 		return 0, nf
 	}
 	var buf [maxStackDevices]int
-	return s.rate(placedFullness(devs, req, choose(devs, req, s, buf[:0]))), nil
-}
-
-// placedFullness is how full placing req on the chosen devices leaves them (on average) and the
-// node (all its GPUs), in equal parts. It sorts chosen.
-func placedFullness(devs []Device, req Request, chosen []int) float64 {
+	chosen := choose(devs, req, s, buf[:0])
 	// Summed in index order, as the assignment lists them, so that Score rates a placement the same
 	// however it was chosen.
 	slices.Sort(chosen)
@@ -234,7 +229,7 @@ func placedFullness(devs []Device, req Request, chosen []int) float64 {
 		capacity += d.Capacity
 	}
 	nodeFull := fullness(used+req.Total, capacity)
-	return (deviceFull + nodeFull) / 2
+	return s.rate((deviceFull + nodeFull) / 2), nil
 }
 
 func fullness(used, capacity int64) float64 {

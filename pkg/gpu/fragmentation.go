@@ -199,17 +199,19 @@ func fragmentation(free []freeGPU, milliCPU, memory int64, v MixView) float64 {
 	return frag
 }
 
-// tieBreak scales the secondary term of the fragmentation scores: far below any growth in
-// fragmentation that a mix of realistic weights (above 1e-4) and shares (above 1e-3 of a GPU) can
-// tell apart, so it orders only placements the measure rates the same.
+// tieBreak scales NoGPUCost's secondary term: far below any growth in fragmentation that a mix of
+// realistic weights (above 1e-4) and shares (above 1e-3 of a GPU) can tell apart, so it orders
+// only nodes the measure rates the same.
 const tieBreak = 1e-9
 
 // FragmentationCost rates placing a GPU request on a node, lower is better: how much it grows
-// the node's fragmentation against the mix, and among placements equal in that, the one that
-// leaves the node's GPUs fuller (Binpack's rating), so that the choice does not fall to chance.
-// The devices are Binpack's (the tightest fit), which Fit(devs, req, Binpack) returns for
-// Reserve. It returns Fit's error if the request does not fit; cpu and memory are Filter's
-// business elsewhere and are not checked.
+// the node's fragmentation against the mix. The devices are Binpack's (the tightest fit), which
+// Fit(devs, req, Binpack) returns for Reserve. It returns Fit's error if the request does not fit;
+// cpu and memory are Filter's business elsewhere and are not checked.
+//
+// It has no secondary term: on Alibaba's trace, preferring among equal growths the node whose GPUs
+// end fullest (Binpack's rating) placed fewer GPUs (94.3-94.4% at 100% demand) than leaving those
+// ties to chance or to RawScore's order (94.8-95.2%), as first fit places more than best fit.
 func FragmentationCost(n NodeFree, d Demand, v MixView) (float64, *NoFitError) {
 	if d.GPU.Total <= 0 {
 		return NoGPUCost(n, d, v), nil
@@ -219,13 +221,11 @@ func FragmentationCost(n NodeFree, d Demand, v MixView) (float64, *NoFitError) {
 	}
 	var idx [maxStackDevices]int
 	var shares [maxStackDevices]DeviceShare
-	chosen := choose(n.Devices, d.GPU, Binpack, idx[:0])
 	a := Assignment(shares[:0])
-	for _, i := range chosen {
+	for _, i := range choose(n.Devices, d.GPU, Binpack, idx[:0]) {
 		a = append(a, DeviceShare{Index: i, Memory: d.GPU.PerDevice})
 	}
-	packed := placedFullness(n.Devices, d.GPU, chosen)
-	return FragmentationGrowth(n, d, a, v) + tieBreak*(1-packed), nil
+	return FragmentationGrowth(n, d, a, v), nil
 }
 
 // NoGPUCost rates placing a pod that asks for no GPU on a node, lower is better. A node without

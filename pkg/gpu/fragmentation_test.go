@@ -171,14 +171,14 @@ func TestFragmentationCost(t *testing.T) {
 	if _, nf := FragmentationCost(empty, gpuDemand(0, 0, one(17)), mix); nf == nil || nf.Resolvable {
 		t.Errorf("a request larger than any GPU: error %v, want an unresolvable NoFitError", nf)
 	}
-	// Equal growth (nothing the mix could use changes): the fuller node wins, by the tie-break only.
+	// Equal growth (nothing the mix could use changes): equal costs, whatever the nodes' fullness.
 	fuller := NodeFree{Devices: []Device{{Capacity: 16, Used: 8}, {Capacity: 16}, {Capacity: 16}}, MilliCPU: 16000}
 	emptier := NodeFree{Devices: []Device{{Capacity: 16}, {Capacity: 16}, {Capacity: 16}}, MilliCPU: 16000}
-	small := gpuDemand(0, 0, one(16))
-	cf, _ := FragmentationCost(fuller, small, mix)
-	ce, _ := FragmentationCost(emptier, small, mix)
-	if !(cf < ce) || ce-cf > 10*tieBreak {
-		t.Errorf("whole GPU on a fuller node costs %v, on an emptier one %v: want the fuller cheaper by the tie-break alone", cf, ce)
+	whole := gpuDemand(0, 0, one(16))
+	cf, _ := FragmentationCost(fuller, whole, mix)
+	ce, _ := FragmentationCost(emptier, whole, mix)
+	if cf != 0 || ce != 0 {
+		t.Errorf("a whole GPU that leaves GPUs of 8 and 16 free costs %v on a fuller node, %v on an emptier one; want 0 on both", cf, ce)
 	}
 }
 
