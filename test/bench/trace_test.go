@@ -36,10 +36,7 @@ import (
 // in name order) and draw the same pods as seed 1.
 const (
 	traceDeviceCapacity = trace.WholeGPU
-	// traceRawScale turns the fragmentation cost (in GPUs, with its tie-break at 1e-9) into a raw
-	// score for the runs without gpu.RawScore's order by name, at gpu.RawScore's scale.
-	traceRawScale = 1e12
-	gpuShareScale = 1_000_000 // GPUShare's rawScoreScale
+	gpuShareScale       = 1_000_000 // GPUShare's rawScoreScale
 )
 
 // traceMarks are the demands, as shares of the cluster's GPUs, at which the replay records.
@@ -96,9 +93,6 @@ type tracePolicy struct {
 	choose func(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int
 	// devices is how a GPU pod's devices are chosen on its node.
 	devices func(devs []gpu.Device, req gpu.Request) gpu.Assignment
-	// unordered: the fragmentation scores leave out gpu.RawScore's order of the nodes by name, so
-	// that equal costs fall to chance (or to the list's order, by name).
-	unordered bool
 	// traceMix scores against the trace's whole mix, known in advance, instead of the mix learned
 	// from the pods seen so far: what learning costs.
 	traceMix bool
@@ -120,7 +114,7 @@ func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
 // The policies compared. For each, noGPUHarm says how pods without GPU are placed: as the policy
 // places them (false), or by gpu.NoGPUCost against the learned mix (true): on a node without GPUs
 // if there is one, else where they hurt future GPU pods least. The fragmentation costs reach the
-// scheduler as gpu.RawScore makes them, ordered by node name among equals.
+// scheduler as gpu.RawScore makes them.
 //
 //   - FirstFit: the first feasible node in the list (name order), and its first devices.
 //   - BestFit: the node left with the least free cpu, memory and GPU (each as a share of the
@@ -131,8 +125,6 @@ func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
 //     Raw scores compared exactly: no scheduler does this (NormalizeScore maps them onto 0-100),
 //     but it is how the FGD paper's simulator places, the ideal to compare with.
 //   - -tracemix: as alone, against the trace's whole mix known in advance instead of the learned one.
-//   - -unordered: as alone, with the fragmentation scores' raw values left without gpu.RawScore's
-//     order by name (the cost alone), so that equal costs go to chance: what that order is worth.
 //   - Binpack, Spread, Fragmentation in berth's profile: the sum the scheduler makes with every
 //     plugin at weight 1: GPUShare's score normalised as it does (normalize.MinMax), plus the
 //     in-tree NodeResourcesFit (LeastAllocated on cpu and memory) and
@@ -148,9 +140,9 @@ func tracePolicies() []tracePolicy {
 		{name: "Binpack/alone", choose: alone(gpuScore(gpu.Binpack)), devices: fitWith(gpu.Binpack)},
 		{name: "Spread/alone", choose: alone(gpuScore(gpu.Spread)), devices: fitWith(gpu.Spread)},
 		{name: "Fragmentation/alone", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack)},
-		{name: "Fragmentation/alone-unordered", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack), unordered: true},
 		{name: "Fragmentation/alone-tracemix", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack), traceMix: true},
 		{name: "Binpack/profile", choose: profile(gpuScore(gpu.Binpack), profileSpec{inTree: true}), devices: fitWith(gpu.Binpack)},
+		{name: "Binpack/profile-rank", choose: profile(gpuScore(gpu.Binpack), profileSpec{inTree: true, rank: true}), devices: fitWith(gpu.Binpack)},
 		{name: "Spread/profile", choose: profile(gpuScore(gpu.Spread), profileSpec{inTree: true}), devices: fitWith(gpu.Spread)},
 		{name: "Fragmentation/profile", choose: profile(fragmentationScore, profileSpec{inTree: true}), devices: fitWith(gpu.Binpack)},
 		{name: "Fragmentation/profile-rank", choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true}), devices: fitWith(gpu.Binpack)},
@@ -178,14 +170,8 @@ func noGPUScore(r *traceRun, n *traceNode, d gpu.Demand) int64 {
 	return r.raw(gpu.NoGPUCost(n.free, d, r.view), n)
 }
 
-// raw is GPUShare's raw score for a fragmentation cost: gpu.RawScore, or, for the runs that show
-// what its order by name is worth, the cost alone at the same scale.
-func (r *traceRun) raw(cost float64, n *traceNode) int64 {
-	if r.unordered {
-		return int64(math.Round(-cost * traceRawScale))
-	}
-	return gpu.RawScore(cost, n.Name)
-}
+// raw is GPUShare's raw score for a fragmentation cost.
+func (r *traceRun) raw(cost float64, _ *traceNode) int64 { return gpu.RawScore(cost) }
 
 // leastAllocated is NodeResourcesFit's LeastAllocated score with its default resources (cpu and
 // memory, weight 1 each), in its integer arithmetic.
@@ -325,7 +311,6 @@ type traceRun struct {
 	scores    fwk.NodeScoreList
 	totals    []int64
 	distinct  []int64
-	unordered bool
 }
 
 // best is the feasible node with the highest score, ties broken as the run breaks them.
@@ -412,7 +397,7 @@ func traceMixOf(pods []trace.Pod) gpu.MixView {
 func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, pol tracePolicy, noGPUHarm, byName bool, seed uint64,
 	check func(c *traceCluster, p trace.Pod, node int)) []traceMark {
 	c := newTraceCluster(nodes)
-	r := &traceRun{c: c, noGPUHarm: noGPUHarm, byName: byName, unordered: pol.unordered, ties: rand.New(rand.NewPCG(seed, 0x71e5)),
+	r := &traceRun{c: c, noGPUHarm: noGPUHarm, byName: byName, ties: rand.New(rand.NewPCG(seed, 0x71e5)),
 		mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife)}
 	var marks []traceMark
 	var demand, allocated float64
