@@ -209,8 +209,8 @@ const tieBreak = 1e-9
 // cpu and memory are Filter's business elsewhere and are not checked.
 //
 // It has no secondary term: on Alibaba's trace, preferring among equal growths the node whose GPUs
-// end fullest (Binpack's rating) placed fewer GPUs (94.3-94.4% at 100% demand) than leaving those
-// ties to chance or to RawScore's order (94.8-95.2%), as first fit places more than best fit.
+// end fullest (Binpack's rating) placed fewer GPUs (94.3% at 100% demand) than leaving those ties
+// to chance (95.2%), much as best fit places fewer than first fit.
 func FragmentationCost(n NodeFree, d Demand, v MixView) (float64, *NoFitError) {
 	if d.GPU.Total <= 0 {
 		return NoGPUCost(n, d, v), nil
