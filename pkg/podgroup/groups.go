@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
 	schedinformers "sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions/scheduling/v1alpha1"
+	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/process"
 )
@@ -39,6 +40,10 @@ type Groups struct {
 	Order *Order
 	// Pods is the scheduler's pod informer's indexer, which finds a group's pods (see Pods).
 	Pods cache.Indexer
+
+	// lister is PodGroups' lister, taken once: the informer's Lister() locks the factory and
+	// builds a lister on every call, which Gang's hot path (PreEnqueue, Permit) would pay for.
+	lister schedlisters.PodGroupLister
 }
 
 var groups process.Shared[informers.SharedInformerFactory, *Groups]
@@ -80,6 +85,7 @@ func build(ctx context.Context, h fwk.Handle, client versioned.Interface) (*Grou
 		Pods:      podInformer.GetIndexer(),
 	}
 	g.PodGroups = g.Informers.Scheduling().V1alpha1().PodGroups()
+	g.lister = g.PodGroups.Lister()
 	informer := g.PodGroups.Informer()
 	g.Informers.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
@@ -103,5 +109,5 @@ func clientOf(h fwk.Handle) (versioned.Interface, error) {
 
 // Get returns the PodGroup key names, from the informer's cache.
 func (g *Groups) Get(key types.NamespacedName) (*v1alpha1.PodGroup, error) {
-	return g.PodGroups.Lister().PodGroups(key.Namespace).Get(key.Name)
+	return g.lister.PodGroups(key.Namespace).Get(key.Name)
 }
