@@ -128,8 +128,9 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	state.Write(preFilterStateKey, s)
 	if e := s.exceeded; e != nil {
 		code := fwk.Unschedulable
-		if view.Spec.Fits(nil, s.need) != nil {
-			// More than max even with nothing else running: preemption cannot help, a new max can.
+		if view.FitsAlone(s.need) != nil {
+			// More than a quota on the path admits even with nothing else running: preemption
+			// cannot help, a new max can.
 			code = fwk.UnschedulableAndUnresolvable
 		}
 		if !pl.ledger.Park(pod, view) {
@@ -205,9 +206,9 @@ func (s *shared) groupNeed(pod *v1.Pod, group string, request quota.Vector, othe
 	return need
 }
 
-// check returns why the pod's need does not fit its quota's max, or nil.
+// check returns why the pod's need does not fit its quota, or a quota above it in its tree, or nil.
 func (s *preFilterState) check() *quota.Exceeded {
-	e := s.view.Spec.Fits(s.view.Used, s.need)
+	e := s.view.Fits(s.need)
 	if e != nil && s.need[e.Resource] != s.request[e.Resource] {
 		e.Group = s.group
 	}
@@ -219,25 +220,29 @@ func (pl *ElasticQuota) PreFilterExtensions() fwk.PreFilterExtensions { return p
 
 var _ fwk.PreFilterExtensions = &ElasticQuota{}
 
-// AddPod counts podInfoToAdd against the quota when it is in the pod's namespace.
+// AddPod counts podInfoToAdd against the quotas on the pod's path that count its namespace.
 func (pl *ElasticQuota) AddPod(_ context.Context, state fwk.CycleState, pod *v1.Pod, podInfoToAdd fwk.PodInfo, _ fwk.NodeInfo) *fwk.Status {
 	return pl.adjust(state, pod, podInfoToAdd.GetPod(), 1)
 }
 
-// RemovePod gives podInfoToRemove's quota back when it is in the pod's namespace.
+// RemovePod gives podInfoToRemove's share back to the quotas on the pod's path that count its
+// namespace.
 func (pl *ElasticQuota) RemovePod(_ context.Context, state fwk.CycleState, pod *v1.Pod, podInfoToRemove fwk.PodInfo, _ fwk.NodeInfo) *fwk.Status {
 	return pl.adjust(state, pod, podInfoToRemove.GetPod(), -1)
 }
 
 func (pl *ElasticQuota) adjust(state fwk.CycleState, pod, other *v1.Pod, sign int64) *fwk.Status {
-	if other.Namespace != pod.Namespace {
-		return nil
-	}
 	s, err := getPreFilterState(state)
 	if err != nil {
+		if other.Namespace != pod.Namespace {
+			return nil
+		}
 		return fwk.AsStatus(err)
 	}
-	if s.group != "" && groupOf(other) == s.group {
+	if !s.view.Counts(other.Namespace) {
+		return nil
+	}
+	if s.group != "" && other.Namespace == pod.Namespace && groupOf(other) == s.group {
 		// The pod's own group: its members that hold no quota yet (nominated ones, or those a
 		// group's preemption places beside it) are in need already; those that hold it are
 		// never victims.
@@ -247,7 +252,7 @@ func (pl *ElasticQuota) adjust(state fwk.CycleState, pod, other *v1.Pod, sign in
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	s.view.Used.Add(req, sign)
+	s.view.Count(other.Namespace, req, sign)
 	s.exceeded = s.check()
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 	eqfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/quota"
 	"github.com/berth-sched/berth/pkg/victims"
 
 	// Wires client-go's feature gates to utilfeature.DefaultFeatureGate, as in kube-scheduler.
@@ -315,5 +316,68 @@ func TestGroupReclaimsOnlyWithinMin(t *testing.T) {
 		if got := j.Verdict([]*v1.Pod{borrowed}); got != tc.want {
 			t.Errorf("%s: verdict on a borrowed pod %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func annotated(eq *v1alpha1.ElasticQuota, kv ...string) *v1alpha1.ElasticQuota {
+	eq.Annotations = map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		eq.Annotations[kv[i]] = kv[i+1]
+	}
+	return eq
+}
+
+// TestQuotaTree: a pod is admitted only within every max on its path, and one that waits names
+// the quota on its path that limits it; an invalid change leaves the last valid tree in force and
+// says why on the ElasticQuota.
+func TestQuotaTree(t *testing.T) {
+	bound := podOf("team-a", "bound", "3").Node("n1").Obj()
+	dept := annotated(elasticQuota("org", "dept", cpu("4"), cpu("4")), quota.NamespacesAnnotation, "")
+	teamA := annotated(elasticQuota("team-a", "q", cpu("2"), cpu("8")), quota.ParentAnnotation, "org/dept")
+	teamB := annotated(elasticQuota("team-b", "q", cpu("2"), cpu("8")), quota.ParentAnnotation, "org/dept")
+	e := newEnv(t, []*v1.Pod{bound}, dept, teamA, teamB)
+
+	state, status := e.preFilter(t, podOf("team-b", "p", "2").Obj())
+	want := "quota org/dept, above team-b/q in its tree: cpu used 3, requested 2, max 4 (1 over)"
+	if status.Code() != fwk.Unschedulable || status.Message() != want {
+		t.Fatalf("team-b under the department: %v, want %q", status, want)
+	}
+	// Preemption's dry run removing team-a's pod gives the department room.
+	pod := podOf("team-b", "p", "2").Obj()
+	boundInfo, _ := framework.NewPodInfo(bound)
+	if s := e.pl.RemovePod(e.ctx, state, pod, boundInfo, nil); !s.IsSuccess() {
+		t.Fatal(s)
+	}
+	if s := e.pl.Filter(e.ctx, state, pod, nil); !s.IsSuccess() {
+		t.Errorf("Filter after the dry run removed team-a's pod: %v", s)
+	}
+	if _, status := e.preFilter(t, podOf("team-b", "huge", "5").Obj()); status.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Errorf("more than the department's max on its own: %v, want UnschedulableAndUnresolvable", status)
+	}
+	if _, status := e.preFilter(t, podOf("team-b", "small", "1").Obj()); !status.IsSuccess() {
+		t.Errorf("1 cpu fits the department: %v", status)
+	}
+
+	// team-b's min raised above what the department can carve: invalid, the old tree stays.
+	bad := teamB.DeepCopy()
+	bad.Spec.Min = cpu("3")
+	if _, err := e.pl.groups.Client.SchedulingV1alpha1().ElasticQuotas("team-b").Update(e.ctx, bad, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wantEvent := "Warning InvalidElasticQuota this change is not in force: the quota tree is invalid (org/dept: its children's min cpu adds up to 5"
+	deadline := time.After(10 * time.Second)
+	for found := false; !found; {
+		select {
+		case ev := <-e.recorder.Events:
+			found = strings.HasPrefix(ev, wantEvent)
+		case <-deadline:
+			t.Fatalf("no event %q", wantEvent)
+		}
+	}
+	if tree := e.pl.ledger.Tree(); tree.Quota("team-b/q").Spec.Min[v1.ResourceCPU] != 2000 {
+		t.Errorf("the last valid tree is not in force: team-b's min %v", tree.Quota("team-b/q").Spec.Min)
+	}
+	if _, status := e.preFilter(t, podOf("team-b", "p", "2").Obj()); status.Message() != want {
+		t.Errorf("after the invalid change: %v, want %q", status, want)
 	}
 }

@@ -3,11 +3,13 @@ package elasticquota
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -50,6 +52,10 @@ type shared struct {
 	// leading keeps a standby replica from writing status.
 	leading *leader.Gate
 	status  *statusWriter
+	// treeMu orders rebuilds of the quota tree; eqSynced reports whether the ElasticQuota
+	// informer has handed every ElasticQuota that existed at start-up to quotaHandler.
+	treeMu   sync.Mutex
+	eqSynced cache.InformerSynced
 }
 
 var processState process.Shared[informers.SharedInformerFactory, *shared]
@@ -96,7 +102,13 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 		return nil, err
 	}
 	s.hasSynced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced}
+	s.eqSynced = eqReg.HasSynced
 	groups.Informers.Start(ctx.Done())
+	go func() {
+		if cache.WaitForCacheSync(ctx.Done(), eqReg.HasSynced) {
+			s.retree(nil)
+		}
+	}()
 	go s.status.run(ctx)
 	return s, nil
 }
@@ -202,33 +214,76 @@ func withoutGPU(pod *v1.Pod, gpuMemory v1.ResourceName) *v1.Pod {
 	return p
 }
 
-// quotaHandler sets a namespace's quota in the ledger whenever one of its ElasticQuotas changes,
-// and reports what is wrong with them.
+// quotaHandler puts the quota tree of every ElasticQuota in force whenever one of them changes
+// (an update of status alone changes nothing), and reports what is wrong with them: see retree.
 func (s *shared) quotaHandler() cache.ResourceEventHandler {
 	update := func(obj any) {
 		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = tomb.Obj
 		}
-		eq, ok := obj.(*v1alpha1.ElasticQuota)
-		if !ok {
-			return
+		if eq, ok := obj.(*v1alpha1.ElasticQuota); ok {
+			s.retree(eq)
 		}
-		all, err := s.quotas.ElasticQuotas(eq.Namespace).List(labels.Everything())
-		if err != nil {
-			s.logger.Error(err, "Listing ElasticQuotas", "namespace", eq.Namespace)
-			return
-		}
-		spec, problems := quota.SpecOf(all)
-		for _, p := range problems {
-			s.report(p)
-		}
-		s.wake(s.ledger.SetQuota(eq.Namespace, spec))
 	}
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    update,
-		UpdateFunc: func(_, obj any) { update(obj) },
+		AddFunc: update,
+		UpdateFunc: func(oldObj, obj any) {
+			old, ok1 := oldObj.(*v1alpha1.ElasticQuota)
+			cur, ok2 := obj.(*v1alpha1.ElasticQuota)
+			if ok1 && ok2 && apiequality.Semantic.DeepEqual(old.Spec, cur.Spec) && maps.Equal(old.Annotations, cur.Annotations) &&
+				old.CreationTimestamp.Equal(&cur.CreationTimestamp) {
+				return
+			}
+			update(obj)
+		},
 		DeleteFunc: update,
 	}
+}
+
+// retree builds the quota tree from every ElasticQuota and puts it in force, retrying the pods
+// that waited at a quota it changed. When the tree is invalid (quota.TreeOf), the last valid
+// tree stays in force. Problems are reported on the ElasticQuota changed (changed nil: after the
+// informer's first sync, on every ElasticQuota): each problem of its own, and, when the tree is
+// invalid for another quota's sake, that its change is not in force yet.
+func (s *shared) retree(changed *v1alpha1.ElasticQuota) {
+	s.treeMu.Lock()
+	defer s.treeMu.Unlock()
+	all, err := s.quotas.List(labels.Everything())
+	if err != nil {
+		s.logger.Error(err, "Listing ElasticQuotas")
+		return
+	}
+	tree, repairs, invalid := quota.TreeOf(all)
+	reportAll := changed == nil
+	if !reportAll && s.eqSynced != nil && !s.eqSynced() {
+		// Still taking in the ElasticQuotas that existed at start-up: a child may come before its
+		// parent. Everything is reported once they are all in (see newShared).
+		changed = nil
+	}
+	about := func(p quota.Problem) bool {
+		return reportAll || (changed != nil && p.Quota.Namespace == changed.Namespace && p.Quota.Name == changed.Name)
+	}
+	for _, p := range repairs {
+		if about(p) {
+			s.report(p)
+		}
+	}
+	blamed := false
+	for _, p := range invalid {
+		if about(p) {
+			blamed = true
+			s.report(quota.Problem{Quota: p.Quota, Message: "invalid quota tree, the last valid tree stays in force: " + p.Message})
+		}
+	}
+	if tree == nil {
+		if changed != nil && !blamed && !reportAll {
+			s.report(quota.Problem{Quota: changed, Message: fmt.Sprintf(
+				"this change is not in force: the quota tree is invalid (%s: %s), and the last valid tree stays in force",
+				invalid[0].Quota.Namespace+"/"+invalid[0].Quota.Name, invalid[0].Message)})
+		}
+		return
+	}
+	s.wake(s.ledger.SetTree(tree))
 }
 
 // report puts a problem with an ElasticQuota where its owner looks: a Warning event on it.

@@ -7,8 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/berth-sched/berth/pkg/victims"
 	"github.com/berth-sched/berth/pkg/quota"
+	"github.com/berth-sched/berth/pkg/victims"
 )
 
 // VictimRule is the quota rule of berth's preemption (see quota.Reclaim): a quota below its min

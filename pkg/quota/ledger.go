@@ -2,9 +2,12 @@ package quota
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -16,6 +19,29 @@ type Ledger struct {
 	mu         sync.Mutex
 	pods       map[types.UID]*holding
 	namespaces map[string]*account
+	// tree is the last valid quota tree (flat quotas are top-level quotas of one namespace each),
+	// and quotas its quotas' use, by name.
+	tree   *Tree
+	quotas map[string]*node
+	// parked are the quotas each waiting pod is parked at: every quota on its path.
+	parked map[types.UID][]*node
+	// clock counts changes that could admit a waiting pod; a quota's stamp is its last.
+	clock uint64
+}
+
+// node is one quota in force and its use: what its own namespaces' pods hold and what its
+// children's hold.
+type node struct {
+	spec   *Spec
+	parent *node
+	// counts are the namespaces whose pods its use counts: its own and its descendants'.
+	counts  map[string]bool
+	used    Vector
+	leaving Vector
+	// stamp is the ledger's clock when something below it last gave resources back or it
+	// changed; a view of a namespace is stale once any quota on its path has a newer stamp.
+	stamp   uint64
+	waiting map[types.UID]*v1.Pod
 }
 
 // holding is what one pod holds.
@@ -30,26 +56,26 @@ type holding struct {
 	terminating bool
 }
 
-// account is one namespace's use, its quota (nil when it has none), and the pods waiting for quota.
+// account is one namespace's use. Its quota is the tree's (see nodeOf), and the pods waiting for
+// quota are parked at the quotas on its path.
 type account struct {
 	used Vector
 	// leaving is what terminating pods hold, and leavers those pods.
 	leaving Vector
 	leavers map[types.UID]bool
-	spec    *Spec
 	holds   int
 	// groups counts, per pod group, the members that hold resources.
 	groups map[string]int
-	// generation changes whenever something that could admit a waiting pod happens: a pod of
-	// the namespace gives back resources, or the quota changes.
-	generation uint64
-	waiting    map[types.UID]*v1.Pod
 }
 
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
-	return &Ledger{pods: map[types.UID]*holding{}, namespaces: map[string]*account{}}
+	return &Ledger{pods: map[types.UID]*holding{}, namespaces: map[string]*account{},
+		quotas: map[string]*node{}, parked: map[types.UID][]*node{}}
 }
+
+// nodeOf returns the quota that covers namespace ns, nil if none. Callers hold mu.
+func (l *Ledger) nodeOf(ns string) *node { return l.quotas[l.tree.QuotaOf(ns)] }
 
 func (l *Ledger) account(ns string) *account {
 	a, ok := l.namespaces[ns]
@@ -60,84 +86,258 @@ func (l *Ledger) account(ns string) *account {
 	return a
 }
 
-// dropIfIdle forgets a namespace that holds nothing, has no quota and no waiters.
+// dropIfIdle forgets a namespace that holds nothing.
 func (l *Ledger) dropIfIdle(ns string, a *account) {
-	if a.holds == 0 && a.spec == nil && len(a.waiting) == 0 {
+	if a.holds == 0 {
 		delete(l.namespaces, ns)
 	}
 }
 
-// SetQuota sets (or, with spec nil, removes) namespace ns's quota. It returns the pods that were
-// waiting for quota in ns, for the caller to retry.
+// SetQuota sets (or, with spec nil, removes) namespace ns's quota as a flat quota: a quota at the
+// top of no tree, of ns alone, replacing the flat quota that covered ns. It returns the pods that
+// were waiting for quota in ns, for the caller to retry. (The ElasticQuota plugin sets the whole
+// tree with SetTree.)
 func (l *Ledger) SetQuota(ns string, spec *Spec) []*v1.Pod {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	a := l.account(ns)
-	a.spec = spec
-	woken := l.wake(a)
-	l.dropIfIdle(ns, a)
+	woken := l.setTree(l.tree.withFlat(ns, spec))
+	return append(woken, l.wake(l.nodeOf(ns))...)
+}
+
+// Tree returns the quota tree in force: the last valid one set.
+func (l *Ledger) Tree() *Tree {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tree
+}
+
+// SetTree puts tree in force. Every quota whose definition, children or place changed is new to
+// the ledger: the pods waiting at it are returned, for the caller to retry; the others keep
+// theirs. Use is recounted from the namespaces' for every quota.
+func (l *Ledger) SetTree(tree *Tree) []*v1.Pod {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.setTree(tree)
+}
+
+func (l *Ledger) setTree(tree *Tree) []*v1.Pod {
+	l.clock++
+	nodes := make(map[string]*node, len(tree.quotas))
+	var changed func(name string) bool
+	memo := map[string]bool{}
+	changed = func(name string) bool {
+		if c, ok := memo[name]; ok {
+			return c
+		}
+		q, prev := tree.quotas[name], l.tree.Quota(name)
+		c := prev == nil || !equality.Semantic.DeepEqual(q.Spec, prev.Spec) || !slices.Equal(q.Namespaces, prev.Namespaces) ||
+			!slices.Equal(q.Children, prev.Children) || l.quotas[name] == nil
+		for _, child := range q.Children {
+			c = changed(child) || c
+		}
+		memo[name] = c
+		return c
+	}
+	for name, q := range tree.quotas {
+		if n := l.quotas[name]; n != nil && !changed(name) {
+			nodes[name] = n
+		} else {
+			spec := q.Spec
+			nodes[name] = &node{spec: &spec, stamp: l.clock}
+		}
+	}
+	var woken []*v1.Pod
+	for name, n := range l.quotas {
+		if nodes[name] != n {
+			woken = append(woken, l.drain(n)...)
+		}
+	}
+	for name, n := range nodes {
+		q := tree.quotas[name]
+		n.parent = nodes[q.Spec.Parent]
+		n.used, n.leaving = Vector{}, Vector{}
+		n.counts = map[string]bool{}
+		for _, ns := range tree.Subtree(name) {
+			n.counts[ns] = true
+		}
+	}
+	l.tree, l.quotas = tree, nodes
+	for ns, a := range l.namespaces {
+		for n := l.nodeOf(ns); n != nil; n = n.parent {
+			n.used.Add(a.used, 1)
+			n.leaving.Add(a.leaving, 1)
+		}
+	}
 	return woken
 }
 
-// wake bumps a's generation and hands back its waiters. Callers hold mu.
-func (l *Ledger) wake(a *account) []*v1.Pod {
-	a.generation++
-	if len(a.waiting) == 0 {
+// drain hands back the pods parked at n, and unparks them everywhere. Callers hold mu.
+func (l *Ledger) drain(n *node) []*v1.Pod {
+	if n == nil || len(n.waiting) == 0 {
 		return nil
 	}
-	pods := make([]*v1.Pod, 0, len(a.waiting))
-	for _, p := range a.waiting {
+	pods := make([]*v1.Pod, 0, len(n.waiting))
+	for uid, p := range n.waiting {
 		pods = append(pods, p)
+		for _, at := range l.parked[uid] {
+			delete(at.waiting, uid)
+		}
+		delete(l.parked, uid)
 	}
-	a.waiting = nil
 	return pods
 }
 
-// View is a copy of one namespace's quota and use, taken at one moment. Admission reads it
-// without the ledger's lock; preemption's dry run adjusts Used as it removes and adds pods.
+// wake stamps every quota from n up to the top of its tree and hands back the pods parked at
+// them: something below them gave resources back, or they changed. Callers hold mu.
+func (l *Ledger) wake(n *node) []*v1.Pod {
+	l.clock++
+	var pods []*v1.Pod
+	for ; n != nil; n = n.parent {
+		n.stamp = l.clock
+		pods = append(pods, l.drain(n)...)
+	}
+	return pods
+}
+
+// stampOf is the newest stamp on the path from n up. Callers hold mu.
+func stampOf(n *node) uint64 {
+	var s uint64
+	for ; n != nil; n = n.parent {
+		s = max(s, n.stamp)
+	}
+	return s
+}
+
+// View is a copy of one namespace's quota and use, and of the quotas above it in its tree, taken
+// at one moment. Admission reads it without the ledger's lock; preemption's dry run adjusts the use
+// as it removes and adds pods (Count).
 type View struct {
+	// Spec is the quota that covers the namespace, and Used what it counts: its namespaces' pods
+	// and, for a quota with children, theirs.
 	Spec Spec
 	Used Vector
+	// Above are the quotas above it, nearest first, each with its whole subtree's use; empty for
+	// a quota at the top (every flat quota).
+	Above []Level
+	// counts is, for Spec's quota, the namespaces whose pods Used counts.
+	counts map[string]bool
 	// GroupHeld is how many members of the group asked about hold resources.
 	GroupHeld int
-	// Generation is the namespace's generation when the view was taken (see Park).
+	// Generation is the newest change on the namespace's path when the view was taken (see Park).
 	Generation uint64
 }
 
-// Clone returns a copy whose Used can be changed independently.
+// Level is one quota above a namespace's, and its subtree's use.
+type Level struct {
+	Spec   Spec
+	Used   Vector
+	counts map[string]bool
+}
+
+// Clone returns a copy whose use can be changed independently.
 func (v *View) Clone() *View {
 	c := *v
 	c.Used = v.Used.Clone()
+	c.Above = make([]Level, len(v.Above))
+	for i, lv := range v.Above {
+		c.Above[i] = Level{Spec: lv.Spec, Used: lv.Used.Clone(), counts: lv.counts}
+	}
 	return &c
 }
 
-// ViewOf returns namespace ns's quota and use, and how many members of group hold resources; ok
-// is false when ns has no quota.
+// Counts reports whether the view's use counts pods of namespace ns: whether a pod of ns that
+// the dry run removes gives any quota on the path something back.
+func (v *View) Counts(ns string) bool {
+	if v.counts[ns] {
+		return true
+	}
+	for _, lv := range v.Above {
+		if lv.counts[ns] {
+			return true
+		}
+	}
+	return false
+}
+
+// Count adds request, scaled by sign, to the use of every quota of the view that counts pods of
+// namespace ns.
+func (v *View) Count(ns string, request Vector, sign int64) {
+	if v.counts[ns] {
+		v.Used.Add(request, sign)
+	}
+	for _, lv := range v.Above {
+		if lv.counts[ns] {
+			lv.Used.Add(request, sign)
+		}
+	}
+}
+
+// Fits returns nil if need fits every quota on the path (see Spec.admits), or why not: the
+// nearest quota it does not fit.
+func (v *View) Fits(need Vector) *Exceeded {
+	if e := v.Spec.admits(v.Used, need); e != nil {
+		return e
+	}
+	for _, lv := range v.Above {
+		if e := lv.Spec.admits(lv.Used, need); e != nil {
+			e.Below = v.Spec.Name
+			return e
+		}
+	}
+	return nil
+}
+
+// FitsAlone is Fits with nothing used anywhere: nil unless need is more than some quota on the
+// path admits on its own, which preemption cannot help.
+func (v *View) FitsAlone(need Vector) *Exceeded {
+	empty := &View{Spec: v.Spec, Used: Vector{}, Above: make([]Level, len(v.Above))}
+	for i, lv := range v.Above {
+		empty.Above[i] = Level{Spec: lv.Spec, Used: Vector{}}
+	}
+	return empty.Fits(need)
+}
+
+// ViewOf returns namespace ns's quota and use, the quotas above it, and how many members of group
+// hold resources; ok is false when ns has no quota.
 func (l *Ledger) ViewOf(ns, group string) (view *View, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	a, found := l.namespaces[ns]
-	if !found || a.spec == nil {
+	n := l.nodeOf(ns)
+	if n == nil {
 		return nil, false
 	}
-	return &View{Spec: *a.spec, Used: a.used.Clone(), GroupHeld: a.groups[group], Generation: a.generation}, true
+	view = &View{Spec: *n.spec, Used: n.used.Clone(), counts: n.counts, Generation: stampOf(n)}
+	for up := n.parent; up != nil; up = up.parent {
+		view.Above = append(view.Above, Level{Spec: *up.spec, Used: up.used.Clone(), counts: up.counts})
+	}
+	if a, found := l.namespaces[ns]; found {
+		view.GroupHeld = a.groups[group]
+	}
+	return view, true
 }
 
-// Park records pod as waiting for quota in its namespace, to be handed back by the next SetQuota
-// or release there. If something changed since view was taken (its generation is stale), it does
-// not park the pod and returns false: the caller should retry it at once. Together with ViewOf,
-// this makes checking and waiting atomic: no release can fall between them unnoticed.
+// Park records pod as waiting for quota at every quota on its namespace's path, to be handed back
+// by the next change of one of them or release below one of them. If something changed there
+// since view was taken (its generation is stale), it does not park the pod and returns false: the
+// caller should retry it at once. Together with ViewOf, this makes checking and waiting atomic: no
+// release can fall between them unnoticed.
 func (l *Ledger) Park(pod *v1.Pod, view *View) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	a := l.account(pod.Namespace)
-	if a.generation != view.Generation {
+	n := l.nodeOf(pod.Namespace)
+	if n == nil || stampOf(n) != view.Generation {
 		return false
 	}
-	if a.waiting == nil {
-		a.waiting = map[types.UID]*v1.Pod{}
+	if _, ok := l.parked[pod.UID]; ok {
+		return true
 	}
-	a.waiting[pod.UID] = pod
+	for ; n != nil; n = n.parent {
+		if n.waiting == nil {
+			n.waiting = map[types.UID]*v1.Pod{}
+		}
+		n.waiting[pod.UID] = pod
+		l.parked[pod.UID] = append(l.parked[pod.UID], n)
+	}
 	return true
 }
 
@@ -150,6 +350,12 @@ type Exceeded struct {
 	Limit     int64
 	// Group is set when the request is a whole pod group's.
 	Group string
+	// Below is set when Quota is above the pod's own quota in its tree: the pod's quota.
+	Below string
+	// Borrowing is set when Limit is Quota's min plus its borrowing limit, not its max.
+	Borrowing bool
+	// Min is Quota's min of Resource, when Borrowing.
+	Min int64
 }
 
 func (e *Exceeded) Error() string {
@@ -157,8 +363,40 @@ func (e *Exceeded) Error() string {
 	if e.Group != "" {
 		what = "requested for pod group " + e.Group
 	}
-	return fmt.Sprintf("quota %s: %s used %s, %s %s, max %s", e.Quota, e.Resource,
-		format(e.Resource, e.Used), what, format(e.Resource, e.Requested), format(e.Resource, e.Limit))
+	quota := e.Quota
+	if e.Below != "" {
+		quota += ", above " + e.Below + " in its tree"
+	}
+	limit := "max " + format(e.Resource, e.Limit)
+	if e.Borrowing {
+		limit = fmt.Sprintf("min %s + borrowing limit %s", format(e.Resource, e.Min), format(e.Resource, e.Limit-e.Min))
+	}
+	msg := fmt.Sprintf("quota %s: %s used %s, %s %s, %s", quota, e.Resource,
+		format(e.Resource, e.Used), what, format(e.Resource, e.Requested), limit)
+	if e.Below != "" || e.Borrowing {
+		msg += fmt.Sprintf(" (%s over)", format(e.Resource, e.Used+e.Requested-e.Limit))
+	}
+	return msg
+}
+
+// admits returns nil if used + request stays within max (Fits) and within min plus the borrowing
+// limit for every resource the borrowing limit names, or why not.
+func (s *Spec) admits(used, request Vector) *Exceeded {
+	if e := s.Fits(used, request); e != nil {
+		return e
+	}
+	var worst *Exceeded
+	for name, borrow := range s.BorrowingLimit {
+		r := request[name]
+		if r == 0 {
+			continue
+		}
+		limit := s.Min[name] + borrow
+		if used[name]+r > limit && (worst == nil || name < worst.Resource) {
+			worst = &Exceeded{Quota: s.Name, Resource: name, Used: used[name], Requested: r, Limit: limit, Borrowing: true, Min: s.Min[name]}
+		}
+	}
+	return worst
 }
 
 // Fits returns nil if used + request stays within max for every resource max names, or the first
@@ -196,13 +434,16 @@ func (l *Ledger) Reserve(pod *v1.Pod, group string, request Vector) error {
 	if _, ok := l.pods[pod.UID]; ok {
 		return nil
 	}
-	a := l.account(pod.Namespace)
-	if a.spec != nil {
-		if e := a.spec.Fits(a.used, request); e != nil {
+	own := l.nodeOf(pod.Namespace)
+	for n := own; n != nil; n = n.parent {
+		if e := n.spec.admits(n.used, request); e != nil {
+			if n != own {
+				e.Below = own.spec.Name
+			}
 			return e
 		}
 	}
-	l.hold(pod.UID, &holding{namespace: pod.Namespace, group: group, request: request}, a)
+	l.hold(pod.UID, &holding{namespace: pod.Namespace, group: group, request: request}, l.account(pod.Namespace))
 	return nil
 }
 
@@ -234,8 +475,8 @@ func (l *Ledger) Bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 	a := l.account(h.namespace)
 	defer l.markLeaving(h, pod)
 	if h.terminating {
-		a.leaving.Add(h.request, -1)
-		defer a.leaving.Add(request, 1)
+		l.count(h.namespace, a, h.request, -1, true)
+		defer l.count(h.namespace, a, request, 1, true)
 	}
 	shrank := false
 	for name, x := range h.request {
@@ -243,11 +484,11 @@ func (l *Ledger) Bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 			shrank = true
 		}
 	}
-	a.used.Add(h.request, -1)
-	a.used.Add(request, 1)
+	l.count(h.namespace, a, h.request, -1, false)
+	l.count(h.namespace, a, request, 1, false)
 	h.request = request
 	if shrank {
-		return l.wake(a)
+		return l.wake(l.nodeOf(h.namespace))
 	}
 	return nil
 }
@@ -287,13 +528,40 @@ func (l *Ledger) leave(uid types.UID, h *holding) {
 	}
 	h.terminating = true
 	a := l.account(h.namespace)
-	a.leaving.Add(h.request, 1)
+	l.count(h.namespace, a, h.request, 1, true)
 	a.leavers[uid] = true
+}
+
+// count adds request, scaled by sign, to what namespace ns (account a) uses, or, leaving set, to
+// what its leaving pods hold, and likewise to every quota on its path. Callers hold mu.
+func (l *Ledger) count(ns string, a *account, request Vector, sign int64, leaving bool) {
+	pick := func(used, left Vector) Vector {
+		if leaving {
+			return left
+		}
+		return used
+	}
+	pick(a.used, a.leaving).Add(request, sign)
+	for n := l.nodeOf(ns); n != nil; n = n.parent {
+		v := pick(n.used, n.leaving)
+		v.Add(request, sign)
+		if sign < 0 {
+			dropZeros(v)
+		}
+	}
+}
+
+func dropZeros(v Vector) {
+	for name, x := range v {
+		if x == 0 {
+			delete(v, name)
+		}
+	}
 }
 
 func (l *Ledger) hold(uid types.UID, h *holding, a *account) {
 	l.pods[uid] = h
-	a.used.Add(h.request, 1)
+	l.count(h.namespace, a, h.request, 1, false)
 	a.holds++
 	if h.group != "" {
 		a.groups[h.group]++
@@ -303,25 +571,20 @@ func (l *Ledger) hold(uid types.UID, h *holding, a *account) {
 func (l *Ledger) release(uid types.UID, h *holding) []*v1.Pod {
 	delete(l.pods, uid)
 	a := l.account(h.namespace)
-	a.used.Add(h.request, -1)
+	l.count(h.namespace, a, h.request, -1, false)
 	if h.terminating {
-		a.leaving.Add(h.request, -1)
+		l.count(h.namespace, a, h.request, -1, true)
 		delete(a.leavers, uid)
 	}
-	for _, v := range []Vector{a.used, a.leaving} {
-		for name, x := range v {
-			if x == 0 {
-				delete(v, name)
-			}
-		}
-	}
+	dropZeros(a.used)
+	dropZeros(a.leaving)
 	a.holds--
 	if h.group != "" {
 		if a.groups[h.group]--; a.groups[h.group] <= 0 {
 			delete(a.groups, h.group)
 		}
 	}
-	woken := l.wake(a)
+	woken := l.wake(l.nodeOf(h.namespace))
 	l.dropIfIdle(h.namespace, a)
 	return woken
 }
@@ -334,22 +597,27 @@ func (l *Ledger) Holds(uid types.UID) (held, bound bool) {
 	return ok, ok && h.bound
 }
 
-// Usage is one quota's use, for status.used.
+// Usage is one quota's use, for status.used and for people.
 type Usage struct {
+	// Namespace is the ElasticQuota's own namespace.
 	Namespace string
 	Spec      Spec
-	Used      Vector
+	// Used is what the quota counts: its namespaces' pods and its children's.
+	Used Vector
+	// Namespaces are the namespaces it covers itself, and Children the quotas below it.
+	Namespaces []string
+	Children   []string
 }
 
-// Quotas returns every quota and its use.
+// Quotas returns every quota in force and its use.
 func (l *Ledger) Quotas() []Usage {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []Usage
-	for ns, a := range l.namespaces {
-		if a.spec != nil {
-			out = append(out, Usage{Namespace: ns, Spec: *a.spec, Used: a.used.Clone()})
-		}
+	for name, n := range l.quotas {
+		q := l.tree.Quota(name)
+		ns, _, _ := strings.Cut(n.spec.Name, "/")
+		out = append(out, Usage{Namespace: ns, Spec: *n.spec, Used: n.used.Clone(), Namespaces: q.Namespaces, Children: q.Children})
 	}
 	return out
 }

@@ -26,10 +26,11 @@ type Reclaim struct {
 	gpuMemory v1.ResourceName
 	// asks is what the preemptor asks for.
 	asks Vector
-	// lenders is, per other namespace with a quota, what it borrows, when the preemptor reclaims.
+	// lenders is, per other quota, what it borrows, when the preemptor reclaims.
 	lenders map[string]*lender
-	// named is, per other namespace with a quota, the resources its quota names.
-	named map[string]*Spec
+	// named is, per namespace of another quota, that quota, and quotaOf its name in the tree.
+	named   map[string]*Spec
+	quotaOf map[string]string
 	// leaving are the lenders' pods already being evicted: taking them again costs nothing.
 	leaving map[types.UID]bool
 }
@@ -50,8 +51,8 @@ type lender struct {
 func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName) *Reclaim {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	own, ok := l.namespaces[preemptor.Namespace]
-	if !ok || own.spec == nil {
+	own := l.nodeOf(preemptor.Namespace)
+	if own == nil {
 		return nil
 	}
 	r := &Reclaim{
@@ -62,32 +63,40 @@ func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.Reso
 		asks:      request,
 		lenders:   map[string]*lender{},
 		named:     map[string]*Spec{},
+		quotaOf:   map[string]string{},
 		leaving:   map[types.UID]bool{},
 	}
-	for ns, a := range l.namespaces {
-		if a.spec == nil || ns == preemptor.Namespace {
+	for name, n := range l.quotas {
+		if n == own {
 			continue
 		}
-		r.named[ns] = a.spec
-		if r.reclaims {
-			r.lenders[ns] = lenderOf(a)
-			for uid := range a.leavers {
-				r.leaving[uid] = true
+		for _, ns := range l.tree.quotas[name].Namespaces {
+			r.named[ns] = n.spec
+			r.quotaOf[ns] = name
+			if a, ok := l.namespaces[ns]; ok && r.reclaims {
+				for uid := range a.leavers {
+					r.leaving[uid] = true
+				}
 			}
+		}
+		if r.reclaims {
+			r.lenders[name] = lenderOf(n)
 		}
 	}
 	return r
 }
 
-// lenderOf reads what a's quota borrows. Callers hold the ledger's lock.
-func lenderOf(a *account) *lender {
-	staying := a.used.Clone()
-	staying.Add(a.leaving, -1)
+// lenderOf reads what quota n borrows: what it counts above its min. (For a quota with children
+// that is its whole subtree's use: its own pods lend what the subtree borrows.) Callers hold the
+// ledger's lock.
+func lenderOf(n *node) *lender {
+	staying := n.used.Clone()
+	staying.Add(n.leaving, -1)
 	ld := &lender{over: map[v1.ResourceName]bool{}, left: Vector{}}
-	for name, u := range a.used {
-		if a.spec.names(name) && u > a.spec.Min[name] {
+	for name, u := range n.used {
+		if n.spec.names(name) && u > n.spec.Min[name] {
 			ld.over[name] = true
-			ld.left[name] = max(staying[name]-a.spec.Min[name], 0)
+			ld.left[name] = max(staying[name]-n.spec.Min[name], 0)
 		}
 	}
 	return ld
@@ -128,7 +137,7 @@ func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
 // lendsTo reports whether a victim of ns, whose pods ask reqs, holds some of a resource ns's quota
 // lends the preemptor: one the preemptor asks for and the quota uses above its min.
 func (r *Reclaim) lendsTo(ns string, reqs []Vector) bool {
-	ld := r.lenders[ns]
+	ld := r.lenders[r.quotaOf[ns]]
 	return ld != nil && holdsAny(reqs, func(name v1.ResourceName) bool { return ld.over[name] && r.asks[name] > 0 })
 }
 
@@ -199,9 +208,10 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 	if !t.r.lendsTo(ns, reqs) {
 		return false
 	}
-	left, ok := t.left[ns]
+	quota := t.r.quotaOf[ns]
+	left, ok := t.left[quota]
 	if !ok {
-		left = t.r.lenders[ns].left.Clone()
+		left = t.r.lenders[quota].left.Clone()
 	}
 	need := Vector{}
 	for i, p := range pods {
@@ -223,6 +233,6 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 			left[name] -= x
 		}
 	}
-	t.left[ns] = left
+	t.left[quota] = left
 	return true
 }

@@ -17,6 +17,26 @@ type Spec struct {
 	Min Vector
 	// Max bounds what the quota's pods hold; a resource it leaves out is not limited.
 	Max Vector
+
+	// The fields below are set by a quota tree's annotations (tree.go); a flat quota leaves them
+	// zero.
+
+	// Parent is the parent quota's NAMESPACE/NAME, "" for a quota at the top.
+	Parent string
+	// Weight is the quota's weight in fair sharing, in thousandths; 0 stands for the default, 1.
+	Weight int64
+	// LendingLimit caps what of its idle min the quota lends, for the resources it names; nil: no cap.
+	LendingLimit Vector
+	// BorrowingLimit caps what the quota uses above its min, for the resources it names; nil: no cap.
+	BorrowingLimit Vector
+}
+
+// weight is Weight with its default.
+func (s *Spec) weight() int64 {
+	if s.Weight <= 0 {
+		return 1000
+	}
+	return s.Weight
 }
 
 // names reports whether the quota names resource in min or max: resources it names in neither
@@ -44,6 +64,14 @@ func SpecOf(quotas []*v1alpha1.ElasticQuota) (*Spec, []Problem) {
 	if len(quotas) == 0 {
 		return nil, nil
 	}
+	eq, problems := oldest(quotas)
+	spec, fixed := specOf(eq)
+	return spec, append(problems, fixed...)
+}
+
+// oldest chooses among one namespace's ElasticQuotas the oldest, ties broken by name, and tells
+// every other one that it is ignored. quotas is not empty.
+func oldest(quotas []*v1alpha1.ElasticQuota) (*v1alpha1.ElasticQuota, []Problem) {
 	sorted := append([]*v1alpha1.ElasticQuota(nil), quotas...)
 	sort.Slice(sorted, func(i, j int) bool {
 		a, b := sorted[i], sorted[j]
@@ -59,6 +87,12 @@ func SpecOf(quotas []*v1alpha1.ElasticQuota) (*Spec, []Problem) {
 			"namespace %s has %d ElasticQuotas; berth enforces only the oldest, %s, and ignores this one",
 			eq.Namespace, len(sorted), eq.Name)})
 	}
+	return eq, problems
+}
+
+// specOf reads one ElasticQuota's min and max, repairing what it must (see SpecOf).
+func specOf(eq *v1alpha1.ElasticQuota) (*Spec, []Problem) {
+	var problems []Problem
 	minV, minProblems := VectorOf(eq.Spec.Min)
 	maxV, maxProblems := VectorOf(eq.Spec.Max)
 	var notes []string
