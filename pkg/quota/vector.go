@@ -10,6 +10,9 @@
 //     of a quota that is below its min and asks for that resource, never taking the lender below
 //     its own min in a resource it borrows (reclaim.go).
 //   - A resource the quota names in neither min nor max is outside the quota altogether.
+//   - Quotas may form a tree (tree.go): a pod is admitted only within every quota on its path, and a
+//     quota counts its children's use. A quota without the tree's annotations is flat: at the top,
+//     of its own namespace.
 package quota
 
 import (
