@@ -78,7 +78,7 @@ func BenchmarkDevicesOn(b *testing.B) {
 	c, node, pods := benchNode(b)
 	capacity, _ := DevicesOf(node, testResources)
 	for b.Loop() {
-		if devs := c.DevicesOn(node.Name, capacity, slices.Values(pods), Binpack); len(devs) != 8 {
+		if devs := c.DevicesOn(node.Name, capacity, nil, slices.Values(pods), Binpack); len(devs) != 8 {
 			b.Fatal(devs)
 		}
 	}

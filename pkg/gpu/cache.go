@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -32,6 +33,8 @@ type nodeState struct {
 	// which informers may report before the node or after its deletion.
 	known    bool
 	capacity []int64
+	// topology is how the GPUs of capacity are linked; nil if unknown.
+	topology *Topology
 	// used is indexed by device and may be longer than capacity, when pods name devices the node
 	// does not (or no longer) report.
 	used []int64
@@ -58,10 +61,19 @@ func NewCache(res Resources) *Cache {
 	return c
 }
 
-// AddOrUpdateNode records a node's GPUs. A malformed berth.dev/gpu-memory annotation is returned
-// as an error for the caller to report, and the node gets the devices its capacity implies.
+// AddOrUpdateNode records a node's GPUs and their links. A malformed berth.dev/gpu-memory
+// annotation is returned as an error for the caller to report, and the node gets the devices its
+// capacity implies; so is a malformed berth.dev/gpu-topology annotation (a *TopologyError), and
+// the node's GPUs are then placed as without one.
 func (c *Cache) AddOrUpdateNode(node *v1.Node) error {
 	devs, err := DevicesOf(node, c.res)
+	topology, topoErr := TopologyOf(node, len(devs))
+	switch {
+	case err == nil:
+		err = topoErr
+	case topoErr != nil:
+		err = errors.Join(err, topoErr)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.nodeState(node.Name)
@@ -70,6 +82,7 @@ func (c *Cache) AddOrUpdateNode(node *v1.Node) error {
 	}
 	n.known = true
 	n.capacity = devs
+	n.topology = topology
 	if len(n.used) < len(devs) {
 		n.used = append(n.used, make([]int64, len(devs)-len(n.used))...)
 	}
@@ -87,6 +100,7 @@ func (c *Cache) DeleteNode(name string) {
 	}
 	n.known = false
 	n.capacity = nil
+	n.topology = nil
 	c.largestStale = true
 	if n.pods == 0 {
 		delete(c.nodes, name)
@@ -198,15 +212,15 @@ func (c *Cache) alreadyHolds(uid types.UID) error {
 }
 
 // DevicesOn returns a node's devices as a scheduler's snapshot has them: GPUs of the given
-// capacities (the Node object's, see DevicesOf) less the shares of pods, the pods the snapshot
-// places on the node. A pod's share is what the cache holds for it on that node; else what its
+// capacities and topology (the Node object's, see DevicesOf and TopologyOf) less the shares of
+// pods, the pods the snapshot places on the node. A pod's share is what the cache holds for it on that node; else what its
 // annotations name, as the cache may not have seen the pod yet; else, for a pod not yet placed (a
 // nominated pod that preemption adds), the devices Fit would give it after all placed pods.
 // Deriving the view from the snapshot keeps Filter, preemption's dry runs and Reserve in
 // agreement with the scheduler's other plugins even while this cache's informer handlers lag
 // the scheduler's own.
-func (c *Cache) DevicesOn(node string, capacity []int64, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
-	devs := EmptyDevices(capacity)
+func (c *Cache) DevicesOn(node string, capacity []int64, topology *Topology, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
+	devs := WithTopology(EmptyDevices(capacity), topology)
 	if len(devs) == 0 {
 		return nil
 	}
@@ -385,6 +399,7 @@ func (n *nodeState) devices(dst []Device) []Device {
 	for i, capacity := range n.capacity {
 		dst[i] = Device{Capacity: capacity, Used: n.used[i]}
 	}
+	WithTopology(dst, n.topology)
 	return dst
 }
 

@@ -520,7 +520,7 @@ func TestCacheDevicesOn(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := snapshot(c)
-			if diff := cmp.Diff(tt.want, c.DevicesOn("n1", []int64{16, 16}, slices.Values(tt.pods), Binpack)); diff != "" {
+			if diff := cmp.Diff(tt.want, c.DevicesOn("n1", []int64{16, 16}, nil, slices.Values(tt.pods), Binpack)); diff != "" {
 				t.Errorf("devices (-want +got):\n%s", diff)
 			}
 			if diff := diffState(before, snapshot(c)); diff != "" {
@@ -530,10 +530,10 @@ func TestCacheDevicesOn(t *testing.T) {
 	}
 	// The snapshot's Node object is newer than the cache's: the snapshot's GPUs count.
 	want := []Device{{Capacity: 16, Used: 4}, {Capacity: 16}, {Capacity: 16}, {Capacity: 16}}
-	if diff := cmp.Diff(want, c.DevicesOn("n1", []int64{16, 16, 16, 16}, slices.Values([]*v1.Pod{known}), Binpack)); diff != "" {
+	if diff := cmp.Diff(want, c.DevicesOn("n1", []int64{16, 16, 16, 16}, nil, slices.Values([]*v1.Pod{known}), Binpack)); diff != "" {
 		t.Errorf("a node with GPUs the cache has not seen yet (-want +got):\n%s", diff)
 	}
-	if got := c.DevicesOn("cpu-only", nil, slices.Values([]*v1.Pod{known}), Binpack); got != nil {
+	if got := c.DevicesOn("cpu-only", nil, nil, slices.Values([]*v1.Pod{known}), Binpack); got != nil {
 		t.Errorf("a node without GPUs: %v", got)
 	}
 	if err := c.Hold(reserved.UID, "n1", Assignment{{Index: 0, Memory: 1}}); err == nil {

@@ -136,6 +136,9 @@ func Reporter(logger klog.Logger, recorder events.EventRecorder) func(runtime.Ob
 		switch obj.(type) {
 		case *v1.Node:
 			reason = "InvalidGPUMemoryAnnotation"
+			if _, ok := err.(*TopologyError); ok {
+				reason = "InvalidGPUTopologyAnnotation"
+			}
 		case *v1.Pod:
 			reason = "InvalidGPUAssignment"
 		}

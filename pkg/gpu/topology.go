@@ -294,11 +294,12 @@ func (e *TopologyError) Error() string {
 func (e *TopologyError) Unwrap() error { return e.Err }
 
 // TopologyOf reads a node's GPU topology from its berth.dev/gpu-topology annotation, for a node
-// with the given number of GPUs (DevicesOf). It returns nil without the annotation, and nil with
-// a *TopologyError when the annotation is malformed or names another number of GPUs.
+// with the given number of GPUs (DevicesOf). It returns nil without the annotation or without
+// GPUs (a node annotated before its device plugin reports them), and nil with a *TopologyError when
+// the annotation is malformed or names another number of GPUs.
 func TopologyOf(node *v1.Node, gpus int) (*Topology, error) {
 	s, ok := node.Annotations[NodeGPUTopologyAnnotation]
-	if !ok {
+	if !ok || gpus == 0 {
 		return nil, nil
 	}
 	t, err := ParseTopology(s)

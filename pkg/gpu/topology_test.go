@@ -1,8 +1,10 @@
 package gpu
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,4 +219,41 @@ func FuzzParseTopology(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The cache, which the extender reads, gives a node's devices its topology, drops it when the
+// annotation turns malformed (and says so), and NodeChanged sees the annotation change.
+func TestCacheTopology(t *testing.T) {
+	c := NewCache(testResources)
+	defer c.Close()
+	node := gpuNode("n", "4", "64").Annotation(NodeGPUTopologyAnnotation, recorded(t, nvpairs4)).Obj()
+	if err := c.AddOrUpdateNode(node); err != nil {
+		t.Fatal(err)
+	}
+	devs := c.NodeView("n")
+	if len(devs) != 4 || devs[0].Links == nil || devs[3].Links != devs[0].Links {
+		t.Fatalf("devices %+v: want 4 sharing a topology", devs)
+	}
+	if a, _ := Fit(devs, many(2, 8), Binpack); !slices.Equal(indices(a), []int{0, 1}) {
+		t.Errorf("Fit on the cache's view: %v, want the NVLink pair 0-1", a)
+	}
+
+	bad := node.DeepCopy()
+	bad.Annotations[NodeGPUTopologyAnnotation] = "GPU0 GPU1\nGPU0 X NV2\n"
+	if !NodeChanged(node, bad, testResources) {
+		t.Error("NodeChanged misses a change of the topology annotation")
+	}
+	err := c.AddOrUpdateNode(bad)
+	var te *TopologyError
+	if !errors.As(err, &te) {
+		t.Fatalf("malformed annotation: error %v, want a *TopologyError", err)
+	}
+	if devs := c.NodeView("n"); len(devs) != 4 || devs[0].Links != nil {
+		t.Errorf("devices %+v: want 4 without topology", devs)
+	}
+	// Both annotations malformed: both are reported, as one error about the memory annotation.
+	bad.Annotations[NodeGPUMemoryAnnotation] = "x"
+	if err := c.AddOrUpdateNode(bad); !errors.As(err, &te) || !strings.Contains(err.Error(), NodeGPUMemoryAnnotation) {
+		t.Errorf("two malformed annotations: %v", err)
+	}
 }
