@@ -14,11 +14,11 @@ import "slices"
 // the one whose links to the node's wholly free GPUs are worst, so that the best connected sets of
 // free GPUs stay whole for pods that need them.
 
-// setSearchBudget bounds the partial sets the exact search visits for one choice. On up to 8
-// candidate GPUs the search is always exact (it visits at most 2^8 sets); on more it is exact
-// unless it runs out, and then keeps the best set found, which is never worse than the greedy one
-// it starts from.
-const setSearchBudget = 1 << 13
+// setSearchBudget bounds the devices the exact search tries to add to a partial set, for one
+// choice. On up to 8 candidate GPUs the search is always exact (at most 2^8 partial sets of at
+// most 8 tries each); on more it is exact unless it runs out, and then keeps the best set found,
+// which is never worse than the greedy one it starts from.
+const setSearchBudget = 1 << 12
 
 // greedySeeds bounds the devices the greedy start grows a set from.
 const greedySeeds = 32
@@ -72,32 +72,24 @@ func chooseOneLinked(devs []Device, t *Topology, req Request, s *Strategy) int {
 // GPUs than taking device b: a's links to the other wholly free GPUs, best first, come before b's
 // in lexicographic order (a device not wholly free breaks nothing). Equal ones break alike.
 func breaksLess(devs []Device, t *Topology, a, b int) bool {
-	var ha, hb [256]uint16
-	top := linksToFree(devs, t, a, &ha)
-	top = max(top, linksToFree(devs, t, b, &hb))
-	for l := int(top); l >= int(LinkSYS); l-- {
-		if ha[l] != hb[l] {
-			return ha[l] < hb[l]
-		}
-	}
-	return false
+	var bufA, bufB [maxStackDevices * 2]Link
+	la, lb := linksToFree(devs, t, a, bufA[:0]), linksToFree(devs, t, b, bufB[:0])
+	return slices.Compare(la, lb) < 0
 }
 
-// linksToFree counts device i's links to the other wholly free devices, by link, into h, and
-// returns the best of them (0 if none, or if i is not wholly free itself).
-func linksToFree(devs []Device, t *Topology, i int, h *[256]uint16) Link {
+// linksToFree appends to dst device i's links to the other wholly free devices, best first, and
+// returns it; none if i is not wholly free itself.
+func linksToFree(devs []Device, t *Topology, i int, dst []Link) []Link {
 	if devs[i].Used != 0 {
-		return 0
+		return dst
 	}
-	var top Link
 	for j, d := range devs {
 		if j != i && d.Used == 0 && d.Capacity > 0 {
-			l := t.Link(i, j)
-			h[l]++
-			top = max(top, l)
+			dst = append(dst, t.Link(i, j))
 		}
 	}
-	return top
+	slices.SortFunc(dst, func(x, y Link) int { return int(y) - int(x) })
+	return dst
 }
 
 // better reports whether a set rated q (with devices set) is better than one rated r (devices
@@ -158,12 +150,12 @@ func (b *setSearch) search(from int, worst Link, sum int, free int64) {
 		}
 		return
 	}
-	if b.budget <= 0 {
-		return
-	}
-	b.budget--
 	need := b.k - len(b.cur)
 	for x := from; x+need <= len(b.cand); x++ {
+		if b.budget <= 0 {
+			return
+		}
+		b.budget--
 		i := b.cand[x]
 		w, sm := worst, sum
 		for _, j := range b.cur {
@@ -191,10 +183,17 @@ func (b *setSearch) search(from int, worst Link, sum int, free int64) {
 func (b *setSearch) greedy() ([]int, setQuality) {
 	var best []int
 	var bestQ setQuality
-	worstTo := make([]Link, len(b.cand))
-	sumTo := make([]int, len(b.cand))
-	in := make([]bool, len(b.cand))
-	set := make([]int, 0, b.k)
+	// On the stack for nodes of up to 16 GPUs.
+	var (
+		worstBuf [maxStackDevices * 2]Link
+		sumBuf   [maxStackDevices * 2]int
+		inBuf    [maxStackDevices * 2]bool
+		setBuf   [maxStackDevices * 2]int
+	)
+	worstTo := append(worstBuf[:0], make([]Link, len(b.cand))...)
+	sumTo := append(sumBuf[:0], make([]int, len(b.cand))...)
+	in := append(inBuf[:0], make([]bool, len(b.cand))...)
+	set := setBuf[:0]
 	for seed := range min(len(b.cand), greedySeeds) {
 		clear(in)
 		for x := range b.cand {
@@ -230,10 +229,11 @@ func (b *setSearch) greedy() ([]int, setQuality) {
 			}
 			add(next)
 		}
-		sorted := slices.Clone(set)
+		var sortBuf [maxStackDevices * 2]int
+		sorted := append(sortBuf[:0], set...)
 		slices.Sort(sorted)
 		if best == nil || better(b.s, q, sorted, bestQ, best) {
-			best, bestQ = sorted, q
+			best, bestQ = append(best[:0], sorted...), q
 		}
 	}
 	return best, bestQ

@@ -267,3 +267,23 @@ func pairs16() *Topology {
 	}
 	return topo
 }
+
+// TestBestSetBounded: on 16 GPUs, where the search may run out of budget, an 8-GPU pod still gets
+// one NUMA node's GPUs (NODE at worst, not SYS), and a 4-GPU pod two NVLink pairs under one switch.
+func TestBestSetBounded(t *testing.T) {
+	big := pairs16()
+	for _, tt := range []struct {
+		used []int64
+		req  Request
+		want []int
+	}{
+		{req: many(8, 16), want: []int{0, 1, 2, 3, 4, 5, 6, 7}},
+		{used: []int64{4}, req: many(8, 16), want: []int{8, 9, 10, 11, 12, 13, 14, 15}},
+		{used: []int64{4}, req: many(4, 16), want: []int{4, 5, 6, 7}},
+	} {
+		a, nf := Fit(linked(big, tt.used...), tt.req, Binpack)
+		if nf != nil || !slices.Equal(indices(a), tt.want) {
+			t.Errorf("%v with use %v: %v, %v; want %v", tt.req, tt.used, a, nf, tt.want)
+		}
+	}
+}
