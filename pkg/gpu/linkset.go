@@ -250,13 +250,11 @@ func worstLink(t *Topology, set []int) Link {
 	return w
 }
 
-// linkScore is Score's rating of a placement on the devices chosen, rated by the strategy: as
-// rated for one device or without topology; for several devices with topology, the class of their
-// worst link (0 for SYS to 5 for NV#) plus the strategy's rating, over the number of classes, so
-// that a node offering a better connected set outranks every node offering a worse one. A node
-// without topology keeps the strategy's rating, neither credited nor penalised for links nobody
-// stated: it ranks above nodes whose best set is linked worse than that rating's place among the
-// classes, below those linked better.
+// linkScore is Score's rating of a placement on the devices chosen, given the strategy's rating.
+// For several devices on a node with topology it is the class of their worst link (0 for SYS to 5
+// for any NV#) plus the strategy's rating, over the number of classes: a node offering a better
+// connected set outranks every node offering a worse one. Otherwise it is the strategy's rating,
+// unchanged: a node without topology is neither credited nor penalised for links nobody stated.
 func linkScore(devs []Device, chosen []int, rating float64) float64 {
 	t := topologyOf(devs)
 	if t == nil || len(chosen) < 2 {
