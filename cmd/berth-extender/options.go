@@ -103,7 +103,8 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"Extended resource that nodes report as their total GPU memory and containers put in their limits.")
 	fs.StringVar(&o.CountResource, "count-resource", o.CountResource, "Node capacity that says how many GPUs hold the memory.")
 	fs.StringVar(&o.ScoringStrategy, "scoring-strategy", o.ScoringStrategy,
-		"How prioritize ranks nodes and bind picks devices: Binpack (fullest GPUs first) or Spread (emptiest first).")
+		"How prioritize ranks nodes and bind picks devices: Binpack (fullest GPUs first), Spread (emptiest first) or "+
+			"Fragmentation (devices as Binpack; the extender ranks nodes as Binpack too, see docs/extender.md).")
 
 	fs = fss.FlagSet("leader election")
 	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fs)

@@ -56,7 +56,17 @@ var (
 		before: func(a, b int64) bool { return a > b },
 		rate:   func(f float64) float64 { return 1 - f },
 	}
-	strategies = map[string]*Strategy{Binpack.name: Binpack, Spread.name: Spread}
+	// FragmentationStrategy, named Fragmentation (the name Fragmentation is the measure's), takes
+	// devices as Binpack does. What sets it apart is how GPUShare ranks the nodes: by how little
+	// the placement grows the node's fragmentation against the mix of requests the scheduler has
+	// seen (FragmentationCost, RawScore), not by Score. Where only Score is asked (berth-extender's
+	// prioritize), it rates placements as Binpack.
+	FragmentationStrategy = &Strategy{
+		name:   FragmentationName,
+		before: Binpack.before,
+		rate:   Binpack.rate,
+	}
+	strategies = map[string]*Strategy{Binpack.name: Binpack, Spread.name: Spread, FragmentationStrategy.name: FragmentationStrategy}
 )
 
 // StrategyNamed returns the strategy for an args value.

@@ -16,7 +16,7 @@ func many(count int, share int64) Request {
 }
 
 func TestStrategyNamed(t *testing.T) {
-	for name, want := range map[string]*Strategy{"Binpack": Binpack, "Spread": Spread} {
+	for name, want := range map[string]*Strategy{"Binpack": Binpack, "Spread": Spread, "Fragmentation": FragmentationStrategy} {
 		got, err := StrategyNamed(name)
 		if err != nil || got != want {
 			t.Errorf("StrategyNamed(%q) = %v, %v; want %v", name, got, err, want)
@@ -24,6 +24,14 @@ func TestStrategyNamed(t *testing.T) {
 	}
 	if _, err := StrategyNamed("binpack"); err == nil {
 		t.Error("StrategyNamed accepted a misspelt strategy")
+	}
+	// Fragmentation chooses devices as Binpack: Reserve's choice is the one FragmentationCost judged.
+	devs := []Device{{Capacity: 16, Used: 4}, {Capacity: 16, Used: 10}, {Capacity: 16}}
+	for _, r := range []Request{one(4), many(2, 4), one(12)} {
+		want, _ := Fit(devs, r, Binpack)
+		if got, _ := Fit(devs, r, FragmentationStrategy); !slices.Equal(got, want) {
+			t.Errorf("Fit(%v) with Fragmentation = %v, Binpack's is %v", r, got, want)
+		}
 	}
 }
 

@@ -13,9 +13,13 @@ import (
 // The names that select a Strategy: the values of GPUShare's scoringStrategy and of
 // berth-extender's --scoring-strategy.
 const (
-	BinpackName = "Binpack"
-	SpreadName  = "Spread"
+	BinpackName       = "Binpack"
+	SpreadName        = "Spread"
+	FragmentationName = "Fragmentation"
 )
+
+// StrategyNames are the names of the strategies, as ValidateSettings lists them.
+func StrategyNames() []string { return []string{BinpackName, SpreadName, FragmentationName} }
 
 // The GPU settings' defaults, wherever they are set: GPUShare's args, berth-extender's flags and
 // kubectl-berth's.
@@ -44,7 +48,7 @@ func ValidateSettings(path *field.Path, memoryResource, countResource, scoringSt
 		errs = append(errs, field.Invalid(path.Child("countResource"), countResource, "must differ from memoryResource"))
 	}
 	if _, ok := strategies[scoringStrategy]; !ok {
-		errs = append(errs, field.NotSupported(path.Child("scoringStrategy"), scoringStrategy, []string{BinpackName, SpreadName}))
+		errs = append(errs, field.NotSupported(path.Child("scoringStrategy"), scoringStrategy, StrategyNames()))
 	}
 	return errs
 }

@@ -170,7 +170,7 @@ func TestProfilesShareDeviceCache(t *testing.T) {
 		t.Errorf("Reserve in the other profile: %v, want Unschedulable", status)
 	}
 
-	otherResources := &config.GPUShareArgs{MemoryResource: "example.com/gpu-mem", CountResource: "example.com/gpu-count", ScoringStrategy: gpu.BinpackName}
+	otherResources := &config.GPUShareArgs{MemoryResource: "example.com/gpu-mem", CountResource: "example.com/gpu-count", ScoringStrategy: gpu.BinpackName, NoGPUPodScoring: config.NoGPUPodScoringNone}
 	p, err = New(e.ctx, otherResources, e.fh)
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,13 @@ func boundPod(name, node, devices string) *st.PodWrapper {
 }
 
 func args(strategy string) *config.GPUShareArgs {
-	return &config.GPUShareArgs{MemoryResource: string(memoryResource), CountResource: string(countResource), ScoringStrategy: strategy}
+	return argsNoGPU(strategy, config.NoGPUPodScoringNone)
+}
+
+// argsNoGPU are args with noGPUPodScoring set too.
+func argsNoGPU(strategy, noGPU string) *config.GPUShareArgs {
+	return &config.GPUShareArgs{MemoryResource: string(memoryResource), CountResource: string(countResource),
+		ScoringStrategy: strategy, NoGPUPodScoring: noGPU}
 }
 
 // env is a GPUShare plugin on a fake API server, with its informers running.

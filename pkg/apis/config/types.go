@@ -16,9 +16,23 @@ type GPUShareArgs struct {
 	MemoryResource string
 	// CountResource is the node capacity that says how many GPUs hold MemoryResource.
 	CountResource string
-	// ScoringStrategy is Binpack or Spread (gpu.BinpackName, gpu.SpreadName).
+	// ScoringStrategy is Binpack, Spread or Fragmentation (gpu.BinpackName, gpu.SpreadName,
+	// gpu.FragmentationName).
 	ScoringStrategy string
+	// NoGPUPodScoring is how the plugin scores nodes for pods that ask for no GPU memory:
+	// NoGPUPodScoringNone or LeastGPUHarm.
+	NoGPUPodScoring string
 }
+
+// The values of GPUShareArgs.NoGPUPodScoring.
+const (
+	// NoGPUPodScoringNone leaves pods without GPU memory to the other plugins' scores.
+	NoGPUPodScoringNone = "None"
+	// LeastGPUHarm prefers, for a pod without GPU memory, the nodes where its cpu and memory take
+	// the least from future GPU requests (gpu.NoGPUCost): nodes without GPUs first. It goes with
+	// the Fragmentation strategy, whose mix of requests it measures the harm against.
+	LeastGPUHarm = "LeastGPUHarm"
+)
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 

@@ -30,7 +30,7 @@ profiles:
       enabled: [{name: GPUShare}, {name: Gang}]
   pluginConfig:
   - name: GPUShare
-    args: {scoringStrategy: Spread}
+    args: {scoringStrategy: Fragmentation, noGPUPodScoring: LeastGPUHarm}
   - name: Gang
     args: {defaultScheduleTimeoutSeconds: 120}
 `)
@@ -41,11 +41,11 @@ profiles:
 	cfg := obj.(*schedconfig.KubeSchedulerConfiguration)
 	want := map[string]map[string]any{
 		"defaults": {
-			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.BinpackName},
+			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.BinpackName, NoGPUPodScoring: config.NoGPUPodScoringNone},
 			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 60},
 		},
 		"configured": {
-			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.SpreadName},
+			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.FragmentationName, NoGPUPodScoring: config.LeastGPUHarm},
 			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 120},
 		},
 	}

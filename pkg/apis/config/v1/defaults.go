@@ -12,6 +12,9 @@ import (
 const (
 	DefaultScheduleTimeoutSeconds int64 = 60
 	DefaultAllocatableMode              = config.Least
+	// DefaultNoGPUPodScoring leaves pods without GPU memory to the other plugins, as before the
+	// Fragmentation strategy.
+	DefaultNoGPUPodScoring = config.NoGPUPodScoringNone
 )
 
 // defaultAllocatableResources are NodeResourcesAllocatable's resources when none are given, as in
@@ -33,6 +36,10 @@ func SetDefaults_GPUShareArgs(obj *GPUShareArgs) {
 	if obj.ScoringStrategy == nil {
 		v := gpu.DefaultStrategyName
 		obj.ScoringStrategy = &v
+	}
+	if obj.NoGPUPodScoring == nil {
+		v := DefaultNoGPUPodScoring
+		obj.NoGPUPodScoring = &v
 	}
 }
 

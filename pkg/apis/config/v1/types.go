@@ -17,8 +17,12 @@ type GPUShareArgs struct {
 	// CountResource is the node capacity that says how many GPUs hold MemoryResource.
 	// Default: aliyun.com/gpu-count.
 	CountResource *string `json:"countResource,omitempty"`
-	// ScoringStrategy is Binpack or Spread. Default: Binpack.
+	// ScoringStrategy is Binpack, Spread or Fragmentation. Default: Binpack.
 	ScoringStrategy *string `json:"scoringStrategy,omitempty"`
+	// NoGPUPodScoring is how nodes are scored for pods that ask for no GPU memory: None (left to
+	// the other plugins) or LeastGPUHarm (nodes where the pod takes the least from future GPU
+	// requests first; goes with scoringStrategy Fragmentation). Default: None.
+	NoGPUPodScoring *string `json:"noGPUPodScoring,omitempty"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

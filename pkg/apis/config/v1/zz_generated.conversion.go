@@ -82,6 +82,9 @@ func autoConvert_v1_GPUShareArgs_To_config_GPUShareArgs(in *GPUShareArgs, out *c
 	if err := metav1.Convert_Pointer_string_To_string(&in.ScoringStrategy, &out.ScoringStrategy, s); err != nil {
 		return err
 	}
+	if err := metav1.Convert_Pointer_string_To_string(&in.NoGPUPodScoring, &out.NoGPUPodScoring, s); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -98,6 +101,9 @@ func autoConvert_config_GPUShareArgs_To_v1_GPUShareArgs(in *config.GPUShareArgs,
 		return err
 	}
 	if err := metav1.Convert_string_To_Pointer_string(&in.ScoringStrategy, &out.ScoringStrategy, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_string_To_Pointer_string(&in.NoGPUPodScoring, &out.NoGPUPodScoring, s); err != nil {
 		return err
 	}
 	return nil

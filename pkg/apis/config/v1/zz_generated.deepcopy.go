@@ -45,6 +45,11 @@ func (in *GPUShareArgs) DeepCopyInto(out *GPUShareArgs) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.NoGPUPodScoring != nil {
+		in, out := &in.NoGPUPodScoring, &out.NoGPUPodScoring
+		*out = new(string)
+		**out = **in
+	}
 	return
 }
 

@@ -20,7 +20,14 @@ const MaxScheduleTimeoutSeconds = 15 * 60
 // ValidateGPUShareArgs checks the GPUShare args; path is where they sit in the configuration.
 // berth-extender checks its flags by the same rules (gpu.ValidateSettings).
 func ValidateGPUShareArgs(path *field.Path, args *config.GPUShareArgs) error {
-	return gpu.ValidateSettings(path, args.MemoryResource, args.CountResource, args.ScoringStrategy).ToAggregate()
+	errs := gpu.ValidateSettings(path, args.MemoryResource, args.CountResource, args.ScoringStrategy)
+	switch args.NoGPUPodScoring {
+	case config.NoGPUPodScoringNone, config.LeastGPUHarm:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("noGPUPodScoring"), args.NoGPUPodScoring,
+			[]string{config.NoGPUPodScoringNone, config.LeastGPUHarm}))
+	}
+	return errs.ToAggregate()
 }
 
 // ValidateGangArgs checks the Gang args; path is where they sit in the configuration.

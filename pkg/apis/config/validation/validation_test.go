@@ -25,11 +25,18 @@ func TestValidateGPUShareArgs(t *testing.T) {
 	}{
 		{name: "defaults are valid", mutate: func(*config.GPUShareArgs) {}},
 		{name: "spread", mutate: func(a *config.GPUShareArgs) { a.ScoringStrategy = gpu.SpreadName }},
+		{name: "fragmentation with least GPU harm", mutate: func(a *config.GPUShareArgs) {
+			a.ScoringStrategy, a.NoGPUPodScoring = gpu.FragmentationName, config.LeastGPUHarm
+		}},
+		{name: "unknown no-GPU pod scoring", mutate: func(a *config.GPUShareArgs) { a.NoGPUPodScoring = "Least" },
+			want: []string{"noGPUPodScoring", "Least", "None", "LeastGPUHarm"}},
+		{name: "empty no-GPU pod scoring", mutate: func(a *config.GPUShareArgs) { a.NoGPUPodScoring = "" },
+			want: []string{"noGPUPodScoring"}},
 		{name: "other resource names", mutate: func(a *config.GPUShareArgs) {
 			a.MemoryResource, a.CountResource = "example.com/vram", "example.com/gpus"
 		}},
 		{name: "unknown strategy", mutate: func(a *config.GPUShareArgs) { a.ScoringStrategy = "Random" },
-			want: []string{"scoringStrategy", "Random", "Binpack", "Spread"}},
+			want: []string{"scoringStrategy", "Random", "Binpack", "Spread", "Fragmentation"}},
 		{name: "empty memory resource", mutate: func(a *config.GPUShareArgs) { a.MemoryResource = "" },
 			want: []string{"memoryResource", "Required"}},
 		{name: "native resource", mutate: func(a *config.GPUShareArgs) { a.CountResource = "cpu" },
