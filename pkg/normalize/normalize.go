@@ -5,6 +5,7 @@ package normalize
 
 import (
 	"math/bits"
+	"slices"
 
 	fwk "k8s.io/kube-scheduler/framework"
 )
@@ -37,5 +38,28 @@ func MinMax(scores fwk.NodeScoreList, equal int64) {
 		h, l := bits.Mul64(d, uint64(fwk.MaxNodeScore-fwk.MinNodeScore))
 		q, _ := bits.Div64(h, l, span)
 		scores[i].Score = fwk.MinNodeScore + int64(q)
+	}
+}
+
+// Rank maps the scores by their rank: the nodes with the highest raw score get MaxNodeScore, those
+// with the next highest distinct raw score one less, and so on, down to MinNodeScore for every
+// node past the hundredth distinct raw score. Only the order of the raw scores counts, not their
+// distances: GPUShare's Fragmentation strategy uses it, whose costs can differ by a whole GPU on
+// one node and by a sliver on the rest, where MinMax would squeeze the good nodes into the same
+// few points and leave the choice among them to the other plugins and to chance.
+//
+// The tie rule: nodes with equal raw scores get equal scores, and a tie takes one rank, so the
+// next lower raw score is one point below it however many nodes tie. All equal (one node
+// included) is all MaxNodeScore.
+func Rank(scores fwk.NodeScoreList) {
+	distinct := make([]int64, len(scores))
+	for i, s := range scores {
+		distinct[i] = s.Score
+	}
+	slices.Sort(distinct)
+	distinct = slices.Compact(distinct)
+	for i := range scores {
+		below, _ := slices.BinarySearch(distinct, scores[i].Score)
+		scores[i].Score = max(fwk.MaxNodeScore-int64(len(distinct)-1-below), fwk.MinNodeScore)
 	}
 }

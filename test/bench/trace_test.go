@@ -281,23 +281,14 @@ func profile(score rawScore, spec profileSpec) func(*traceRun, trace.Pod, gpu.De
 	}
 }
 
-// rankNormalize gives the nodes with the highest raw score MaxNodeScore, those with the next
-// highest one less, and so on down to MinNodeScore. MinMax spreads the raw scores linearly, so one
-// outlier (a node whose fragmentation would jump by a whole GPU) squeezes all the good nodes into
-// the same few points, where the other plugins' scores and chance decide among them; by rank, the
-// best placement stays ahead of the next best by a point at least.
+// rankNormalize is GPUShare's normalisation for the Fragmentation strategy, normalize.Rank: the
+// nodes with the highest raw score get MaxNodeScore, those with the next highest one less, and so
+// on. MinMax spreads the raw scores linearly, so one outlier (a node whose fragmentation would jump
+// by a whole GPU) squeezes all the good nodes into the same few points, where the other plugins'
+// scores and chance decide among them; by rank, the best placement stays ahead of the next best by
+// a point at least.
 func (r *traceRun) rankNormalize(scores fwk.NodeScoreList) {
-	distinct := r.distinct[:0]
-	for _, s := range scores {
-		distinct = append(distinct, s.Score)
-	}
-	slices.Sort(distinct)
-	distinct = slices.Compact(distinct)
-	r.distinct = distinct
-	for i := range scores {
-		below, _ := slices.BinarySearch(distinct, scores[i].Score)
-		scores[i].Score = max(fwk.MaxNodeScore-int64(len(distinct)-1-below), fwk.MinNodeScore)
-	}
+	normalize.Rank(scores)
 }
 
 // traceRun is one replay: a policy on a cluster, with its seed.
@@ -310,7 +301,6 @@ type traceRun struct {
 	view      gpu.MixView
 	scores    fwk.NodeScoreList
 	totals    []int64
-	distinct  []int64
 }
 
 // best is the feasible node with the highest score, ties broken as the run breaks them.
