@@ -17,7 +17,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/berth-sched/berth/pkg/demo"
+	"github.com/berth-sched/berth/internal/demo"
 )
 
 func main() {

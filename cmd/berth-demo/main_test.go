@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/berth-sched/berth/pkg/demo"
+	"github.com/berth-sched/berth/internal/demo"
 	"github.com/berth-sched/berth/test/bins"
 )
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
-	"github.com/berth-sched/berth/pkg/registry"
+	"github.com/berth-sched/berth/internal/registry"
 )
 
 func main() {

@@ -24,8 +24,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/berth-sched/berth/pkg/proc"
-	"github.com/berth-sched/berth/pkg/registry"
+	"github.com/berth-sched/berth/internal/proc"
+	"github.com/berth-sched/berth/internal/registry"
 )
 
 // The GPUShare_Extender test case runs the stock kube-scheduler calling berth-extender, as

@@ -19,7 +19,7 @@ import (
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 	"sigs.k8s.io/yaml"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/test/bench/report"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/berth-sched/berth/pkg/proc"
+	"github.com/berth-sched/berth/internal/proc"
 )
 
 // StartBinary runs bin/<name> with args until the test ends, stopped by its PID, its output in a

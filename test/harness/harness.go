@@ -25,8 +25,8 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/scheduler"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
-	"github.com/berth-sched/berth/pkg/registry"
+	"github.com/berth-sched/berth/internal/controlplane"
+	"github.com/berth-sched/berth/internal/registry"
 	"github.com/berth-sched/berth/test/bins"
 )
 

@@ -17,8 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
-	"github.com/berth-sched/berth/pkg/proc"
+	"github.com/berth-sched/berth/internal/controlplane"
+	"github.com/berth-sched/berth/internal/proc"
 	"github.com/berth-sched/berth/test/harness"
 )
 

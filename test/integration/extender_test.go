@@ -30,10 +30,10 @@ import (
 	"k8s.io/klog/v2/ktesting"
 	"sigs.k8s.io/yaml"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/internal/controlplane"
+	"github.com/berth-sched/berth/internal/proc"
 	"github.com/berth-sched/berth/pkg/extender"
 	"github.com/berth-sched/berth/pkg/gpu"
-	"github.com/berth-sched/berth/pkg/proc"
 	"github.com/berth-sched/berth/test/harness"
 )
 

@@ -22,7 +22,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/test/harness"
 )

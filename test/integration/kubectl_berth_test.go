@@ -21,7 +21,7 @@ import (
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/cmd/kubectl-berth/app"
-	"github.com/berth-sched/berth/pkg/inspect"
+	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/test/harness"
 )
 

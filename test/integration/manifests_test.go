@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
-	"github.com/berth-sched/berth/pkg/registry"
+	"github.com/berth-sched/berth/internal/controlplane"
+	"github.com/berth-sched/berth/internal/registry"
 	"github.com/berth-sched/berth/test/harness"
 )
 

@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/test/harness"
 )
 

@@ -9,7 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/berth-sched/berth/pkg/registry"
+	"github.com/berth-sched/berth/internal/registry"
 	"github.com/berth-sched/berth/test/harness"
 )
 

@@ -1,5 +1,5 @@
 // Package app is the kubectl-berth command: `kubectl berth gpus|gangs|quotas`, a kubectl plugin
-// that prints what berth recorded in a cluster (pkg/inspect), with kubectl's own connection flags.
+// that prints what berth recorded in a cluster (internal/inspect), with kubectl's own connection flags.
 package app
 
 import (
@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
+	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/gpu"
-	"github.com/berth-sched/berth/pkg/inspect"
 )
 
 // options are the flags every subcommand shares.

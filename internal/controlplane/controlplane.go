@@ -29,7 +29,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/berth-sched/berth/pkg/proc"
+	"github.com/berth-sched/berth/internal/proc"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )

@@ -7,7 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/berth-sched/berth/pkg/inspect"
+	"github.com/berth-sched/berth/internal/inspect"
 )
 
 // Section is one scenario's part of the report.

@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
-	"github.com/berth-sched/berth/pkg/inspect"
+	"github.com/berth-sched/berth/internal/inspect"
 )
 
 // gangTimeoutSeconds bounds how long the scheduler holds a gang's first members waiting for the

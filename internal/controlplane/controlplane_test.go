@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
+	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/test/bins"
 )
 

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/gpu"
-	"github.com/berth-sched/berth/pkg/inspect"
 )
 
 // gpuResources are the gpushare resources, as GPUShare reads them by default. Nodes report memory

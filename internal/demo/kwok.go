@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/berth-sched/berth/pkg/proc"
+	"github.com/berth-sched/berth/internal/proc"
 )
 
 // DefaultKwok is kwok's binary in Options.BinDir (`make kwok`, part of `make binaries`).

@@ -13,8 +13,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/gpu"
-	"github.com/berth-sched/berth/pkg/inspect"
 )
 
 // The report functions judge whatever the API shows; these tests feed them outcomes a broken

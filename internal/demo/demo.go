@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
-	"github.com/berth-sched/berth/pkg/controlplane"
-	"github.com/berth-sched/berth/pkg/proc"
-	"github.com/berth-sched/berth/pkg/registry"
+	"github.com/berth-sched/berth/internal/controlplane"
+	"github.com/berth-sched/berth/internal/proc"
+	"github.com/berth-sched/berth/internal/registry"
 )
 
 // Defaults of Options.

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/berth-sched/berth/pkg/inspect"
+	"github.com/berth-sched/berth/internal/inspect"
 )
 
 // The picture's layout, in pixels.
