@@ -39,6 +39,11 @@ func TestOptions(t *testing.T) {
 			want: extender.Config{Resources: gpu.Resources{Memory: v1.ResourceName("example.com/vram"), Count: "example.com/gpus"}, Strategy: gpu.Spread},
 		},
 		{
+			name: "the Fragmentation strategy",
+			args: []string{"--scoring-strategy=Fragmentation"},
+			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.FragmentationStrategy},
+		},
+		{
 			name: "serving flags",
 			args: []string{"--bind-address=::1", "--port=8443", "--url-prefix=", "--tls-cert-file=c", "--tls-private-key-file=k"},
 			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},

@@ -254,7 +254,10 @@ func (e *Extender) noFit(node string, devs []gpu.Device, req gpu.Request) (reaso
 
 // prioritize scores each node from 0 to MaxExtenderPriority by the core's Score with the
 // configured strategy. Pods without GPU memory, and nodes where the pod does not fit, score 0:
-// the scheduler's own plugins rank those.
+// the scheduler's own plugins rank those. The Fragmentation strategy rates placements here as
+// Binpack (its devices are Binpack's too): the fragmentation cost needs the mix of requests and
+// each node's free cpu and memory, which GPUShare has from the scheduler and the extender does
+// not keep; see docs/extender.md.
 func (e *Extender) prioritize(ctx context.Context, args *extenderv1.ExtenderArgs) (*extenderv1.HostPriorityList, error) {
 	pod, nodes, err := candidateNodes(args)
 	if err != nil {

@@ -250,6 +250,8 @@ func TestPrioritize(t *testing.T) {
 		{"binpack prefers the fuller node", gpu.Binpack, gpuPod("p", 4).Obj(), []int64{2, 6, 0, 0}},
 		// half takes the empty device: device 4/16, node 12/32: 1-0.3125.
 		{"spread prefers the emptier node", gpu.Spread, gpuPod("p", 4).Obj(), []int64{8, 7, 0, 0}},
+		// The extender ranks GPU pods for Fragmentation as for Binpack (docs/extender.md).
+		{"fragmentation ranks as binpack", gpu.FragmentationStrategy, gpuPod("p", 4).Obj(), []int64{2, 6, 0, 0}},
 		// free: devices 8/16 each, node 16/32: 0.5. half: devices 16/16 and 8/16, node 24/32: 0.75.
 		{"several GPUs", gpu.Binpack, gpuPod("p", 16).Annotation(gpu.PodGPUCountAnnotation, "2").Obj(), []int64{5, 8, 0, 0}},
 		{"a pod without GPU memory scores 0 everywhere", gpu.Binpack, gpuPod("p", 0).Obj(), []int64{0, 0, 0, 0}},

@@ -6,11 +6,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/process"
@@ -24,6 +28,14 @@ const syncTimeout = 30 * time.Second
 // deviceCache is a gpu.Cache kept current by the scheduler's pod and node informers.
 type deviceCache struct {
 	*gpu.Cache
+	// mix is the mix of GPU requests among the pods the scheduler has seen, which the Fragmentation
+	// strategy and LeastGPUHarm measure fragmentation against: one per process and memory resource,
+	// so that every profile learns from every pod. Each pod is observed once, when the pod
+	// informer adds it (the initial list included): not on updates, which would count a pod many
+	// times, nor in PreFilter, which runs again for every attempt to place a pod. gpu.Mix is safe
+	// for concurrent use.
+	mix *gpu.Mix
+	res gpu.Resources
 	// handlersSynced report whether each handler has processed its informer's initial list.
 	handlersSynced []cache.InformerSynced
 	synced         atomic.Bool
@@ -55,16 +67,46 @@ func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.Resources) (*devi
 func newDeviceCache(ctx context.Context, h fwk.Handle, res gpu.Resources) (*deviceCache, error) {
 	factory := h.SharedInformerFactory()
 	logger := klog.LoggerWithName(klog.FromContext(ctx), Name)
-	c := &deviceCache{Cache: gpu.NewCache(res)}
+	c := &deviceCache{Cache: gpu.NewCache(res), mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife), res: res}
 	regs, err := c.AddEventHandlers(factory.Core().V1().Pods().Informer(), factory.Core().V1().Nodes().Informer(),
 		logger, gpu.Reporter(logger, h.EventRecorder()))
 	if err != nil {
 		return nil, err
 	}
+	reg, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if pod, ok := obj.(*v1.Pod); ok {
+				c.observe(pod)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watching pods for the mix of GPU requests: %w", err)
+	}
+	regs = append(regs, reg)
 	for _, r := range regs {
 		c.handlersSynced = append(c.handlersSynced, r.HasSynced)
 	}
 	return c, nil
+}
+
+// observe counts pod's demand in the mix. Pods without GPU memory, or with a malformed request,
+// are not counted (gpu.Mix.Observe).
+func (c *deviceCache) observe(pod *v1.Pod) {
+	req, err := gpu.RequestOf(pod, c.res.Memory)
+	if err != nil || req.Total == 0 {
+		return
+	}
+	c.mix.Observe(demandOf(pod, req))
+}
+
+// demandOf is what pod asks of a node: its cpu and memory requests as NodeResourcesFit counts
+// them (overhead included, pod-level resources when the feature is on), and its GPU request.
+func demandOf(pod *v1.Pod, req gpu.Request) gpu.Demand {
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{
+		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+	})
+	return gpu.Demand{MilliCPU: reqs.Cpu().MilliValue(), Memory: reqs.Memory().Value(), GPU: req}
 }
 
 // waitForSync returns once every pod and node that existed at start-up is in the cache, so that a

@@ -28,6 +28,7 @@ const (
 	Name = "GPUShare"
 
 	preFilterStateKey = "PreFilter" + Name
+	preScoreStateKey  = "PreScore" + Name
 
 	// rawScoreScale is the resolution of Score's raw scores, which NormalizeScore maps onto
 	// [0, MaxNodeScore]; fine enough that nodes a few units of memory apart still rank apart.
@@ -42,8 +43,12 @@ type GPUShare struct {
 	views    *nodeViews
 	res      gpu.Resources
 	strategy *gpu.Strategy
-	// signerKey names the pod's GPU request in its signature.
-	signerKey string
+	// leastGPUHarm is noGPUPodScoring LeastGPUHarm: pods without GPU memory are scored too.
+	leastGPUHarm bool
+	// signerKey names the pod's GPU request in its signature; demandSignerKey its whole demand,
+	// which the fragmentation scores depend on.
+	signerKey       string
+	demandSignerKey string
 }
 
 // New builds the plugin from its args (nil means the defaults).
@@ -80,12 +85,14 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, fmt.Errorf("watching nodes: %w", err)
 	}
 	return &GPUShare{
-		handle:    h,
-		devices:   devices,
-		views:     views,
-		res:       res,
-		strategy:  strategy,
-		signerKey: "berth.dev/GPURequest(" + args.MemoryResource + ")",
+		handle:          h,
+		devices:         devices,
+		views:           views,
+		res:             res,
+		strategy:        strategy,
+		leastGPUHarm:    args.NoGPUPodScoring == config.LeastGPUHarm,
+		signerKey:       "berth.dev/GPURequest(" + args.MemoryResource + ")",
+		demandSignerKey: "berth.dev/GPUDemand(" + args.MemoryResource + ")",
 	}, nil
 }
 
@@ -197,28 +204,93 @@ func noFitStatus(nf *gpu.NoFitError) *fwk.Status {
 
 var _ fwk.PreScorePlugin = &GPUShare{}
 
-// PreScore skips Score for pods without GPU memory (PreFilter's Skip does not reach Score).
-func (pl *GPUShare) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+// preScoreState is what the fragmentation scores need beyond the GPU request, computed once per
+// cycle: the pod's whole demand, and the mix of requests as it stands.
+type preScoreState struct {
+	demand gpu.Demand
+	view   gpu.MixView
+}
+
+// Clone returns the state itself: it never changes after PreScore.
+func (s *preScoreState) Clone() fwk.StateData { return s }
+
+func getPreScoreState(state fwk.CycleState) (*preScoreState, error) {
+	c, err := state.Read(preScoreStateKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading %q from cycleState: %w", preScoreStateKey, err)
+	}
+	s, ok := c.(*preScoreState)
+	if !ok {
+		return nil, fmt.Errorf("invalid PreScore state, got type %T", c)
+	}
+	return s, nil
+}
+
+// byFragmentation reports whether the nodes are scored for req by how much the placement grows
+// their fragmentation (gpu.FragmentationCost): GPU requests with the Fragmentation strategy, and
+// pods without GPU memory, which reach Score only with LeastGPUHarm.
+func (pl *GPUShare) byFragmentation(req gpu.Request) bool {
+	return req.Total == 0 || pl.strategy == gpu.FragmentationStrategy
+}
+
+// PreScore skips Score for pods without GPU memory (PreFilter's Skip does not reach Score), unless
+// noGPUPodScoring is LeastGPUHarm. For the fragmentation scores it takes the pod's demand and the
+// mix once for the cycle.
+func (pl *GPUShare) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
 	s, err := getPreFilterState(state)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	if s.req.Total == 0 {
+	if s.req.Total == 0 && !pl.leastGPUHarm {
 		return fwk.NewStatus(fwk.Skip)
 	}
+	if !pl.byFragmentation(s.req) {
+		return nil
+	}
+	// PreFilter waited for pods with GPU memory only.
+	if err := pl.devices.waitForSync(ctx); err != nil {
+		return fwk.AsStatus(err)
+	}
+	state.Write(preScoreStateKey, &preScoreState{demand: demandOf(pod, s.req), view: pl.devices.mix.View()})
 	return nil
 }
 
 var _ fwk.ScorePlugin = &GPUShare{}
 
-// Score rates the node by the strategy, judging the devices the pod would get and the node.
+// noFitScore is the fragmentation scores' raw score of a node the request no longer fits, below
+// any cost's (gpu.RawScore bounds them): the lowest, as 0 is the lowest of the strategies' scores.
+const noFitScore = math.MinInt64
+
+// Score rates the node by the strategy, judging the devices the pod would get and the node; with
+// the fragmentation scores, by how much placing the pod there grows the node's fragmentation
+// against the mix (gpu.FragmentationCost, or gpu.NoGPUCost for a pod without GPU memory), with
+// the node's cpu and memory as the scheduler counts them, allocatable less requested.
 func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
 	s, err := getPreFilterState(state)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
 	var buf deviceBuf
-	score, nf := gpu.Score(pl.views.devicesOn(nodeInfo, &buf), s.req, pl.strategy)
+	devs := pl.views.devicesOn(nodeInfo, &buf)
+	if pl.byFragmentation(s.req) {
+		ps, err := getPreScoreState(state)
+		if err != nil {
+			return 0, fwk.AsStatus(err)
+		}
+		allocatable, requested := nodeInfo.GetAllocatable(), nodeInfo.GetRequested()
+		free := gpu.NodeFree{
+			Devices:  devs,
+			MilliCPU: allocatable.GetMilliCPU() - requested.GetMilliCPU(),
+			Memory:   allocatable.GetMemory() - requested.GetMemory(),
+		}
+		cost, nf := gpu.FragmentationCost(free, ps.demand, ps.view)
+		if nf != nil {
+			// As below.
+			return noFitScore, nil
+		}
+		return gpu.RawScore(cost), nil
+	}
+	score, nf := gpu.Score(devs, s.req, pl.strategy)
 	if nf != nil {
 		// The node's devices filled up since Filter; Reserve will say so if it is chosen.
 		return 0, nil
@@ -233,8 +305,21 @@ var _ fwk.ScoreExtensions = &GPUShare{}
 
 // NormalizeScore spreads the raw scores over [0, MaxNodeScore], best node highest: the strategy
 // decides among the nodes at hand, and the plugin's weight decides how much that counts against
-// other plugins. Equal raw scores all get MaxNodeScore (normalize.MinMax states the tie rule).
-func (pl *GPUShare) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+// other plugins. Binpack and Spread map the raw scores linearly; equal raw scores all get
+// MaxNodeScore (normalize.MinMax states the tie rule). The fragmentation scores go by rank
+// (normalize.Rank): the best node 100, the next 99, and so on, so that a node whose fragmentation
+// would jump does not squeeze the good ones into a few points where the other plugins decide.
+func (pl *GPUShare) NormalizeScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	if pl.strategy == gpu.FragmentationStrategy || pl.leastGPUHarm {
+		s, err := getPreFilterState(state)
+		if err != nil {
+			return fwk.AsStatus(err)
+		}
+		if pl.byFragmentation(s.req) {
+			normalize.Rank(scores)
+			return nil
+		}
+	}
 	normalize.MinMax(scores, fwk.MaxNodeScore)
 	return nil
 }
@@ -395,13 +480,24 @@ var _ fwk.SignPlugin = &GPUShare{}
 // same are batched together. Pods with a malformed request are not signed. A pod without GPU
 // memory adds no fragment: its signature is the one the other plugins give it, which no GPU
 // pod's shares, and the framework spends no reflection on an empty request.
+//
+// The fragmentation scores also depend on the pod's cpu and memory requests, which the pods of a
+// batch must then share too: with them the signature holds the pod's whole demand, as
+// NodeResourcesFit signs its requests (for pods without GPU memory with LeastGPUHarm, the
+// demand is all that their score reads of the pod). The mix they measure against is the
+// scheduler's, not the pod's; it moves by one pod's weight in thousands with each pod created, so
+// the pods of a batch see the same mix, to within what changes no ranking worth recomputing.
 func (pl *GPUShare) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
 	req, err := gpu.RequestOf(pod, pl.res.Memory)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}
-	if req.Total == 0 {
-		return nil, nil
+	var fragments []fwk.SignFragment
+	if req.Total > 0 {
+		fragments = append(fragments, fwk.SignFragment{Key: pl.signerKey, Value: req})
 	}
-	return []fwk.SignFragment{{Key: pl.signerKey, Value: req}}, nil
+	if (req.Total > 0 && pl.strategy == gpu.FragmentationStrategy) || (req.Total == 0 && pl.leastGPUHarm) {
+		fragments = append(fragments, fwk.SignFragment{Key: pl.demandSignerKey, Value: demandOf(pod, req)})
+	}
+	return fragments, nil
 }

@@ -39,6 +39,11 @@ func TestNew(t *testing.T) {
 		{name: "wrong type", args: &v1.Pod{}, wantErr: "want args to be of type GPUShareArgs, got *v1.Pod"},
 		{name: "bad strategy", args: args("Pack"), wantErr: `scoringStrategy: Unsupported value: "Pack": supported values: "Binpack", "Spread", "Fragmentation"`},
 		{
+			name:    "bad noGPUPodScoring",
+			args:    argsNoGPU(gpu.FragmentationName, "Always"),
+			wantErr: `noGPUPodScoring: Unsupported value: "Always": supported values: "None", "LeastGPUHarm"`,
+		},
+		{
 			name:    "same resource twice",
 			args:    &config.GPUShareArgs{MemoryResource: "example.com/gpu", CountResource: "example.com/gpu", ScoringStrategy: gpu.SpreadName, NoGPUPodScoring: config.NoGPUPodScoringNone},
 			wantErr: `countResource: Invalid value: "example.com/gpu": must differ from memoryResource`,

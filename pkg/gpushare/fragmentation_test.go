@@ -1,0 +1,196 @@
+package gpushare
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/berth-sched/berth/pkg/apis/config"
+	"github.com/berth-sched/berth/pkg/gpu"
+)
+
+// scoreAll runs PreScore, Score on every node and NormalizeScore for pod, as a scheduling cycle
+// does, and returns the normalised scores, or PreScore's status if it is not Success.
+func (e *env) scoreAll(t *testing.T, pod *v1.Pod, nodes ...string) (fwk.NodeScoreList, *fwk.Status) {
+	t.Helper()
+	state, _ := e.prefilter(t, pod)
+	if status := e.pl.PreScore(e.ctx, state, pod, nil); !status.IsSuccess() {
+		return nil, status
+	}
+	var got fwk.NodeScoreList
+	for _, n := range nodes {
+		score, status := e.pl.Score(e.ctx, state, pod, e.nodeInfo(t, n))
+		if !status.IsSuccess() {
+			t.Fatalf("Score %s: %v", n, status)
+		}
+		got = append(got, fwk.NodeScore{Name: n, Score: score})
+	}
+	if status := e.pl.ScoreExtensions().NormalizeScore(e.ctx, state, pod, got); !status.IsSuccess() {
+		t.Fatalf("NormalizeScore: %v", status)
+	}
+	return got, nil
+}
+
+// The cluster's mix is pending pods asking for 12 of a GPU of 16; the pod asks for 4. On "frag",
+// 8 of a GPU are free, which no request of the mix can use: the pod fills half of it, and the
+// fragmentation shrinks. On "empty" the pod leaves 12 free, still usable. On "twelve" it would
+// leave 8 of a GPU where 12 were: the fragmentation grows by half a GPU. Binpack, which prefers
+// the fullest GPUs, puts "twelve" before "empty".
+func TestFragmentationScore(t *testing.T) {
+	nodes := []string{"frag", "empty", "twelve"}
+	objs := []runtime.Object{
+		gpuNode("frag", 2, 32).Obj(), gpuNode("empty", 2, 32).Obj(), gpuNode("twelve", 2, 32).Obj(),
+		boundPod("a", "frag", "0:8").Obj(),
+		boundPod("b", "twelve", "0:4").Obj(),
+		gpuPod("m1", 12).Obj(), gpuPod("m2", 12).Obj(),
+	}
+	tests := []struct {
+		strategy string
+		want     fwk.NodeScoreList
+	}{
+		{strategy: gpu.FragmentationName, want: fwk.NodeScoreList{{Name: "frag", Score: 100}, {Name: "empty", Score: 99}, {Name: "twelve", Score: 98}}},
+		{strategy: gpu.BinpackName, want: fwk.NodeScoreList{{Name: "frag", Score: 100}, {Name: "empty", Score: 0}, {Name: "twelve", Score: 50}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.strategy, func(t *testing.T) {
+			e := newEnv(t, args(tt.strategy), objs...)
+			got, status := e.scoreAll(t, gpuPod("p", 4).Obj(), nodes...)
+			if !status.IsSuccess() {
+				t.Fatalf("PreScore: %v", status)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("scores (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A node the pod no longer fits scores below every other, as 0 does for Binpack and Spread.
+func TestFragmentationScoreNoFit(t *testing.T) {
+	e := newEnv(t, args(gpu.FragmentationName), gpuNode("full", 1, 16).Obj(), gpuNode("free", 1, 16).Obj(),
+		boundPod("a", "full", "0:16").Obj())
+	pod := gpuPod("p", 8).Obj()
+	state, _ := e.prefilter(t, pod)
+	if status := e.pl.PreScore(e.ctx, state, pod, nil); !status.IsSuccess() {
+		t.Fatalf("PreScore: %v", status)
+	}
+	if score, status := e.pl.Score(e.ctx, state, pod, e.nodeInfo(t, "full")); !status.IsSuccess() || score != math.MinInt64 {
+		t.Errorf("Score on a full node: %d, %v; want MinInt64", score, status)
+	}
+}
+
+// A pod without GPU memory prefers, with LeastGPUHarm, a node without GPUs, then the node whose
+// GPUs are the fullest; with None it is left to the other plugins.
+func TestNoGPUPodScoring(t *testing.T) {
+	objs := []runtime.Object{
+		gpuNode("gpus", 2, 32).Obj(),
+		st.MakeNode().Name("cpu-only").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "32"}).Obj(),
+		gpuNode("busy", 2, 32).Obj(),
+		boundPod("a", "busy", "0:16").Obj(),
+	}
+	nodes := []string{"gpus", "cpu-only", "busy"}
+	pod := st.MakePod().Namespace("default").Name("cpu").UID("cpu").Req(map[v1.ResourceName]string{v1.ResourceCPU: "1"}).Obj()
+	for _, strategy := range []string{gpu.FragmentationName, gpu.BinpackName} {
+		t.Run(strategy+"/LeastGPUHarm", func(t *testing.T) {
+			e := newEnv(t, argsNoGPU(strategy, config.LeastGPUHarm), objs...)
+			got, status := e.scoreAll(t, pod, nodes...)
+			if !status.IsSuccess() {
+				t.Fatalf("PreScore: %v", status)
+			}
+			want := fwk.NodeScoreList{{Name: "gpus", Score: 98}, {Name: "cpu-only", Score: 100}, {Name: "busy", Score: 99}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("scores (-want +got):\n%s", diff)
+			}
+		})
+		t.Run(strategy+"/None", func(t *testing.T) {
+			e := newEnv(t, argsNoGPU(strategy, config.NoGPUPodScoringNone), objs...)
+			if _, status := e.scoreAll(t, pod, nodes...); !status.IsSkip() {
+				t.Errorf("PreScore: %v, want Skip", status)
+			}
+		})
+	}
+}
+
+// Each pod counts once in the mix, when the informer adds it: not when it changes, nor each time
+// PreFilter or PreScore sees it.
+func TestMixObservesEachPodOnce(t *testing.T) {
+	e := newEnv(t, args(gpu.FragmentationName), gpuPod("twelve", 12).Obj())
+	if err := e.pl.devices.waitForSync(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	four := gpuPod("four", 4).Obj()
+	if _, err := e.cs.CoreV1().Pods("default").Create(e.ctx, four, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// One GPU with 8 free: fragmented for the requests of 12, not for those of 4. With both kinds
+	// counted once each, half the mix cannot use half a GPU.
+	node := gpu.NodeFree{Devices: []gpu.Device{{Capacity: 16, Used: 8}}}
+	eventually(t, "the new pod in the mix", func() bool {
+		return e.pl.devices.mix.View().Len() == 2
+	})
+	for i := range 5 {
+		twelve, err := e.cs.CoreV1().Pods("default").Get(e.ctx, "twelve", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		twelve.Labels = map[string]string{"update": string(rune('a' + i))}
+		if _, err := e.cs.CoreV1().Pods("default").Update(e.ctx, twelve, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		state, _ := e.prefilter(t, twelve)
+		if status := e.pl.PreScore(e.ctx, state, twelve, nil); !status.IsSuccess() {
+			t.Fatalf("PreScore: %v", status)
+		}
+	}
+	eventually(t, "the informer to see the updates", func() bool {
+		p, err := e.fh.SharedInformerFactory().Core().V1().Pods().Lister().Pods("default").Get("twelve")
+		return err == nil && p.Labels["update"] == "e"
+	})
+	if got := gpu.Fragmentation(node, e.pl.devices.mix.View()); math.Abs(got-0.25) > 1e-3 {
+		t.Errorf("fragmentation against the mix %v, want 0.25: a pod was counted more than once", got)
+	}
+}
+
+// With the fragmentation scores, the pod's cpu and memory requests are in its signature.
+func TestSignPodFragmentation(t *testing.T) {
+	withCPU := func(pod *st.PodWrapper, cpu string) *v1.Pod {
+		return pod.Req(map[v1.ResourceName]string{v1.ResourceCPU: cpu}).Obj()
+	}
+	cpuPod := func(name, cpu string) *v1.Pod { return withCPU(st.MakePod().Namespace("default").Name(name), cpu) }
+	tests := []struct {
+		name      string
+		args      *config.GPUShareArgs
+		a, b      *v1.Pod
+		wantEqual bool
+	}{
+		{name: "Fragmentation: other cpu", args: args(gpu.FragmentationName),
+			a: withCPU(gpuPod("a", 8), "1"), b: withCPU(gpuPod("b", 8), "2")},
+		{name: "Fragmentation: same demand", args: args(gpu.FragmentationName),
+			a: withCPU(gpuPod("a", 8), "1"), b: withCPU(gpuPod("b", 8), "1"), wantEqual: true},
+		{name: "Binpack: cpu is NodeResourcesFit's to sign", args: args(gpu.BinpackName),
+			a: withCPU(gpuPod("a", 8), "1"), b: withCPU(gpuPod("b", 8), "2"), wantEqual: true},
+		{name: "LeastGPUHarm: pods without GPU, other cpu", args: argsNoGPU(gpu.FragmentationName, config.LeastGPUHarm),
+			a: cpuPod("a", "1"), b: cpuPod("b", "2")},
+		{name: "None: pods without GPU sign nothing", args: args(gpu.FragmentationName),
+			a: cpuPod("a", "1"), b: cpuPod("b", "2"), wantEqual: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.args)
+			a, sa := e.pl.SignPod(e.ctx, tt.a)
+			b, sb := e.pl.SignPod(e.ctx, tt.b)
+			if !sa.IsSuccess() || !sb.IsSuccess() {
+				t.Fatalf("SignPod: %v, %v", sa, sb)
+			}
+			if got := cmp.Equal(a, b); got != tt.wantEqual {
+				t.Errorf("signatures %v and %v: equal %v, want %v", a, b, got, tt.wantEqual)
+			}
+		})
+	}
+}
