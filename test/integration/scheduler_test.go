@@ -154,6 +154,11 @@ func TestBadPluginConfigFailsStartUp(t *testing.T) {
 			want: []string{"GPUShare", "scoringStrategy", "Random", "Binpack"},
 		},
 		{
+			name: "unsupported scoring of pods without GPU",
+			args: "- name: GPUShare\n  args:\n    noGPUPodScoring: Always\n",
+			want: []string{"GPUShare", "noGPUPodScoring", "Always", "LeastGPUHarm"},
+		},
+		{
 			name: "timeout out of range",
 			args: "- name: Gang\n  args:\n    defaultScheduleTimeoutSeconds: 0\n",
 			want: []string{"Gang", "defaultScheduleTimeoutSeconds", "between 1 and 900"},
