@@ -123,13 +123,19 @@ func (s *preFilterState) Clone() fwk.StateData { return s }
 var noGPUState = &preFilterState{}
 
 func getPreFilterState(state fwk.CycleState) (*preFilterState, error) {
-	c, err := state.Read(preFilterStateKey)
+	return stateOf[*preFilterState](state, preFilterStateKey)
+}
+
+// stateOf reads what an earlier extension point of this cycle wrote under key.
+func stateOf[T fwk.StateData](state fwk.CycleState, key fwk.StateKey) (T, error) {
+	var zero T
+	c, err := state.Read(key)
 	if err != nil {
-		return nil, fmt.Errorf("reading %q from cycleState: %w", preFilterStateKey, err)
+		return zero, fmt.Errorf("reading %q from cycleState: %w", key, err)
 	}
-	s, ok := c.(*preFilterState)
+	s, ok := c.(T)
 	if !ok {
-		return nil, fmt.Errorf("invalid PreFilter state, got type %T", c)
+		return zero, fmt.Errorf("invalid %s state, got type %T", key, c)
 	}
 	return s, nil
 }
@@ -215,15 +221,7 @@ type preScoreState struct {
 func (s *preScoreState) Clone() fwk.StateData { return s }
 
 func getPreScoreState(state fwk.CycleState) (*preScoreState, error) {
-	c, err := state.Read(preScoreStateKey)
-	if err != nil {
-		return nil, fmt.Errorf("reading %q from cycleState: %w", preScoreStateKey, err)
-	}
-	s, ok := c.(*preScoreState)
-	if !ok {
-		return nil, fmt.Errorf("invalid PreScore state, got type %T", c)
-	}
-	return s, nil
+	return stateOf[*preScoreState](state, preScoreStateKey)
 }
 
 // byFragmentation reports whether the nodes are scored for req by how much the placement grows
