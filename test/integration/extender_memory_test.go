@@ -188,8 +188,18 @@ func TestExtenderBoundedMemoryUnderBurst(t *testing.T) {
 			t.Errorf("%d answers %q", n, kind)
 		}
 	}
-	if codes["valid 200"] == 0 || codes["valid 429"] == 0 || codes["malformed 400"] == 0 {
-		t.Errorf("answers %v: want valid requests answered during the burst, some of them with 429, and malformed ones refused", codes)
+	if codes["valid 200"] == 0 || codes["valid 429"] == 0 {
+		t.Errorf("answers %v: want valid requests answered during the burst, some of them with 429", codes)
+	}
+	// Whether a malformed body finds room in flight during the burst is timing (in one run under
+	// load all 40 met a full bound and got 429, a refusal too). Alone, each must be read and
+	// refused as malformed.
+	for i, body := range malformed {
+		before := codes["malformed 400"]
+		post("malformed", body)
+		if codes["malformed 400"] != before+1 {
+			t.Errorf("malformed body %d sent alone: not answered 400 (answers %v)", i, codes)
+		}
 	}
 
 	// Afterwards the real kube-scheduler places GPU pods through it: 8 of 12 fit.
