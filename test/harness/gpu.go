@@ -39,6 +39,20 @@ func GPUPod(ns, name string, memory int64) *v1.Pod {
 	}
 }
 
+// BoundByGPUShare is a GPU pod that another scheduler (the gpushare extender) bound to node,
+// with memory units on GPU 0 of deviceMemory, recorded in the gpushare annotations berth reads.
+func BoundByGPUShare(ns, name, node string, memory, deviceMemory int64) *v1.Pod {
+	pod := GPUPod(ns, name, memory)
+	pod.Spec.NodeName = node
+	pod.Spec.SchedulerName = "some-other-scheduler"
+	pod.Annotations = map[string]string{
+		"ALIYUN_COM_GPU_MEM_IDX": "0", "ALIYUN_COM_GPU_MEM_DEV": strconv.FormatInt(deviceMemory, 10),
+		"ALIYUN_COM_GPU_MEM_POD":      strconv.FormatInt(memory, 10),
+		"ALIYUN_COM_GPU_MEM_ASSIGNED": "true", "ALIYUN_COM_GPU_MEM_ASSUME_TIME": "1",
+	}
+	return pod
+}
+
 // Shares parses berth's record of the devices a pod got ("0:8,1:8").
 func Shares(t testing.TB, pod *v1.Pod) map[int]int64 {
 	t.Helper()

@@ -29,14 +29,7 @@ func TestFragmentationStrategy(t *testing.T) {
 	c.CreateNode(t, harness.Node("cpu-only", "32", "128Gi", nil))
 	ns := c.Namespace(t, "frag")
 
-	held := harness.GPUPod(ns, "held", 4)
-	held.Spec.NodeName = "twelve"
-	held.Spec.SchedulerName = "some-other-scheduler"
-	held.Annotations = map[string]string{
-		"ALIYUN_COM_GPU_MEM_IDX": "0", "ALIYUN_COM_GPU_MEM_DEV": "16", "ALIYUN_COM_GPU_MEM_POD": "4",
-		"ALIYUN_COM_GPU_MEM_ASSIGNED": "true", "ALIYUN_COM_GPU_MEM_ASSUME_TIME": "1",
-	}
-	c.CreatePod(t, held)
+	c.CreatePod(t, harness.BoundByGPUShare(ns, "held", "twelve", 4, 16))
 	for _, node := range []string{"free", "cpu-only"} {
 		p := pod(ns, "on-"+node, "some-other-scheduler")
 		p.Spec.NodeName = node

@@ -120,14 +120,7 @@ func TestGPUPodsBoundByOthersAreCounted(t *testing.T) {
 	c := harness.StartCluster(t)
 	c.CreateNode(t, harness.GPUNode("gpu-a", 1, 16))
 	ns := c.Namespace(t, "others")
-	other := harness.GPUPod(ns, "bound-by-gpushare-extender", 12)
-	other.Spec.NodeName = "gpu-a"
-	other.Spec.SchedulerName = "some-other-scheduler"
-	other.Annotations = map[string]string{
-		"ALIYUN_COM_GPU_MEM_IDX": "0", "ALIYUN_COM_GPU_MEM_DEV": "16", "ALIYUN_COM_GPU_MEM_POD": "12",
-		"ALIYUN_COM_GPU_MEM_ASSIGNED": "true", "ALIYUN_COM_GPU_MEM_ASSUME_TIME": "1",
-	}
-	c.CreatePod(t, other)
+	c.CreatePod(t, harness.BoundByGPUShare(ns, "bound-by-gpushare-extender", "gpu-a", 12, 16))
 	c.StartScheduler(t, berthConfig(c, ""))
 	c.CreatePod(t, harness.GPUPod(ns, "fits", 4))
 	c.CreatePod(t, harness.GPUPod(ns, "too-big", 8))
