@@ -43,6 +43,10 @@ type GangArgs struct {
 	// DefaultScheduleTimeoutSeconds bounds how long Permit holds the members of a group whose
 	// PodGroup does not set scheduleTimeoutSeconds.
 	DefaultScheduleTimeoutSeconds int64
+
+	// TopologyLevels are the node label keys of the cluster's topology levels, outermost first,
+	// that a PodGroup's berth.dev/topology-required or -preferred annotation may name.
+	TopologyLevels []string
 }
 
 // The modes of NodeResourcesAllocatable, as scheduler-plugins names them.

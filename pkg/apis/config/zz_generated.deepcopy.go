@@ -55,6 +55,11 @@ func (in *GPUShareArgs) DeepCopyObject() runtime.Object {
 func (in *GangArgs) DeepCopyInto(out *GangArgs) {
 	*out = *in
 	out.TypeMeta = in.TypeMeta
+	if in.TopologyLevels != nil {
+		in, out := &in.TopologyLevels, &out.TopologyLevels
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	return
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/apis/config"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // A profile that enables berth's plugins without pluginConfig gets their defaults, and one that
@@ -32,7 +33,7 @@ profiles:
   - name: GPUShare
     args: {scoringStrategy: Fragmentation, noGPUPodScoring: LeastGPUHarm}
   - name: Gang
-    args: {defaultScheduleTimeoutSeconds: 120}
+    args: {defaultScheduleTimeoutSeconds: 120, topologyLevels: [example.com/spine, kubernetes.io/hostname]}
 `)
 	obj, _, err := serializer.NewCodecFactory(Scheme, serializer.EnableStrict).UniversalDecoder().Decode(data, nil, nil)
 	if err != nil {
@@ -42,11 +43,11 @@ profiles:
 	want := map[string]map[string]any{
 		"defaults": {
 			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.BinpackName, NoGPUPodScoring: config.NoGPUPodScoringNone},
-			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 60},
+			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 60, TopologyLevels: topology.DefaultLevels()},
 		},
 		"configured": {
 			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.FragmentationName, NoGPUPodScoring: config.LeastGPUHarm},
-			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 120},
+			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 120, TopologyLevels: []string{"example.com/spine", "kubernetes.io/hostname"}},
 		},
 	}
 	for _, p := range cfg.Profiles {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/apis/config"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // Defaults live here and nowhere else: the plugins read only defaulted, validated args. The GPU
@@ -48,6 +49,9 @@ func SetDefaults_GangArgs(obj *GangArgs) {
 	if obj.DefaultScheduleTimeoutSeconds == nil {
 		v := DefaultScheduleTimeoutSeconds
 		obj.DefaultScheduleTimeoutSeconds = &v
+	}
+	if obj.TopologyLevels == nil {
+		obj.TopologyLevels = topology.DefaultLevels()
 	}
 }
 

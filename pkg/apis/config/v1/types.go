@@ -34,6 +34,12 @@ type GangArgs struct {
 	// DefaultScheduleTimeoutSeconds bounds how long Permit holds the members of a group whose
 	// PodGroup does not set scheduleTimeoutSeconds. Default: 60.
 	DefaultScheduleTimeoutSeconds *int64 `json:"defaultScheduleTimeoutSeconds,omitempty"`
+
+	// TopologyLevels are the node label keys of the cluster's topology levels, outermost first,
+	// that a PodGroup's berth.dev/topology-required or -preferred annotation may name. Default:
+	// topology.kubernetes.io/zone, berth.dev/block, berth.dev/rack, kubernetes.io/hostname; an
+	// empty list turns topology off.
+	TopologyLevels []string `json:"topologyLevels,omitempty"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

@@ -118,6 +118,7 @@ func autoConvert_v1_GangArgs_To_config_GangArgs(in *GangArgs, out *config.GangAr
 	if err := metav1.Convert_Pointer_int64_To_int64(&in.DefaultScheduleTimeoutSeconds, &out.DefaultScheduleTimeoutSeconds, s); err != nil {
 		return err
 	}
+	out.TopologyLevels = *(*[]string)(unsafe.Pointer(&in.TopologyLevels))
 	return nil
 }
 
@@ -130,6 +131,7 @@ func autoConvert_config_GangArgs_To_v1_GangArgs(in *config.GangArgs, out *GangAr
 	if err := metav1.Convert_int64_To_Pointer_int64(&in.DefaultScheduleTimeoutSeconds, &out.DefaultScheduleTimeoutSeconds, s); err != nil {
 		return err
 	}
+	out.TopologyLevels = *(*[]string)(unsafe.Pointer(&in.TopologyLevels))
 	return nil
 }
 

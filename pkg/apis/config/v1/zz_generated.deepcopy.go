@@ -80,6 +80,11 @@ func (in *GangArgs) DeepCopyInto(out *GangArgs) {
 		*out = new(int64)
 		**out = **in
 	}
+	if in.TopologyLevels != nil {
+		in, out := &in.TopologyLevels, &out.TopologyLevels
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	return
 }
 

@@ -78,6 +78,34 @@ func TestValidateGangArgs(t *testing.T) {
 	}
 }
 
+// The shipped levels are the default; an empty list is allowed (topology off); a key that is empty,
+// no label key, or named twice is refused with its index in the path.
+func TestValidateGangTopologyLevels(t *testing.T) {
+	defaults, err := configv1.DefaultGangArgs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"topology.kubernetes.io/zone", "berth.dev/block", "berth.dev/rack", "kubernetes.io/hostname"}
+	if diff := cmp.Diff(want, defaults.TopologyLevels); diff != "" {
+		t.Errorf("default topologyLevels (-want +got):\n%s", diff)
+	}
+	path := field.NewPath("args")
+	for _, tt := range []struct {
+		levels []string
+		want   []string
+	}{
+		{levels: want},
+		{levels: []string{}},
+		{levels: []string{"nvidia.com/gpu.clique", "rack"}},
+		{levels: []string{"berth.dev/rack", ""}, want: []string{"args.topologyLevels[1]", "Required"}},
+		{levels: []string{"berth.dev/rack", "berth.dev/rack"}, want: []string{"args.topologyLevels[1]", "Duplicate"}},
+		{levels: []string{"not a label"}, want: []string{"args.topologyLevels[0]", "not a valid node label key"}},
+		{levels: []string{"a/b/c"}, want: []string{"args.topologyLevels[0]"}},
+	} {
+		checkErr(t, ValidateGangArgs(path, &config.GangArgs{DefaultScheduleTimeoutSeconds: 60, TopologyLevels: tt.levels}), tt.want)
+	}
+}
+
 // scheduler-plugins' cases (positive weights, a known mode) and what berth refuses on top: a
 // resource the node's allocatable cannot hold and a resource named twice. The paths are full.
 func TestValidateNodeResourcesAllocatableArgs(t *testing.T) {
