@@ -38,12 +38,35 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victi
 	if !ok {
 		return nil
 	}
-	reclaim := r.ledger.ReclaimFor(preemptor, r.needOf(preemptor, group, request, view), gpuMemory)
+	reclaim := r.ledger.PreemptionFor(preemptor, r.needOf(preemptor, group, request, view), gpuMemory, r.free())
 	if reclaim == nil {
 		return nil
 	}
 	q := quotaRule{r: reclaim, ledger: r.ledger}
 	return &victims.Rule{Verdict: q.Verdict, Tally: q.Tally, Evicting: q.Evicting, InProgress: reclaim.InProgress}
+}
+
+// free is the capacity of the nodes in this cycle's snapshot that no pod requests: with what
+// quotas borrow, the pool fair shares divide.
+func (r *victimRule) free() quota.Vector {
+	nodes, err := r.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return nil
+	}
+	free := quota.Vector{}
+	for _, ni := range nodes {
+		a, u := ni.GetAllocatable(), ni.GetRequested()
+		free[v1.ResourceCPU] += a.GetMilliCPU() - u.GetMilliCPU()
+		free[v1.ResourceMemory] += (a.GetMemory() - u.GetMemory()) * 1000
+		free[v1.ResourcePods] += int64(a.GetAllowedPodNumber()-len(ni.GetPods())) * 1000
+		for name, x := range a.GetScalarResources() {
+			free[name] += (x - u.GetScalarResources()[name]) * 1000
+		}
+	}
+	for name, x := range free {
+		free[name] = max(x, 0)
+	}
+	return free
 }
 
 // quotaRule is the rule's say in one preemption attempt.

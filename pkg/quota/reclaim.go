@@ -8,12 +8,21 @@ import (
 )
 
 // Reclaim is one preemption attempt's quota rule, for a preemptor of a namespace with a quota:
-//   - victims of its own namespace, and of namespaces without a quota, are left to priority;
-//   - if its request is within its quota's min, it may take, whatever their priority, pods of
-//     other quotas that lend it something it asks for: a quota lends in each resource it uses
-//     above its min, and its pods that hold some of a resource it lends to this preemptor are
-//     victims. Reclaim stops at the lender's min in every resource the lender borrows; what a
-//     victim holds of a resource its quota uses within its min is released, not lent;
+//   - victims of its own quota, of quotas above or below it in its tree, and of namespaces without
+//     a quota, are left to priority;
+//   - the quotas of other namespaces lend along the tree: a victim's quota and every quota above
+//     it up to the one just below where its path meets the preemptor's (its chain) must use above
+//     their min in a resource the preemptor asks for, and each of them stops at its min in every
+//     resource it borrows. What a victim holds of a resource its quota uses within its min is
+//     released, not lent;
+//   - the lenders nearest in the tree are asked first (siblings, then further up): at the first
+//     level of the preemptor's path where some lender lends it something, either the preemptor's
+//     side of that level (the quota of its path just below the meeting point) is within its min
+//     with the request admitted, and it reclaims from every lender of that level whatever their
+//     priority, or that side borrows, and it takes for fairness from one quota of that level, the
+//     one furthest above its fair share, never below that share (FairToTake). Fair sharing is
+//     between quotas that take part in it (Spec.Fair); flat quotas without berth's annotations
+//     take part in reclaim only, as before;
 //   - otherwise it takes nothing from other quotas.
 //
 // It reads a copy of the ledger taken when the attempt starts, so dry runs on many nodes can
@@ -22,17 +31,33 @@ type Reclaim struct {
 	namespace string
 	// quota is the preemptor's ElasticQuota, as messages name it.
 	quota     string
-	reclaims  bool
 	gpuMemory v1.ResourceName
 	// asks is what the preemptor asks for.
 	asks Vector
-	// lenders is, per other quota, what it borrows, when the preemptor reclaims.
-	lenders map[string]*lender
-	// named is, per namespace of another quota, that quota, and quotaOf its name in the tree.
+	// named is, per namespace of a quota that may lend, that quota, and quotaOf its name in the tree.
 	named   map[string]*Spec
 	quotaOf map[string]string
+	// chains is, per quota that may lend, the quotas that lend with it (see above), itself first;
+	// lending is what each quota of a chain borrows.
+	chains  map[string][]string
+	lending map[string]*lender
+	// allowed are the quotas this attempt takes from; fair is set when it takes for fairness.
+	allowed map[string]bool
+	fair    *fairBound
 	// leaving are the lenders' pods already being evicted: taking them again costs nothing.
 	leaving map[types.UID]bool
+}
+
+// fairBound is how far a preemption for fairness may take from its target quota (the top of the
+// chains it takes from): while, with the victims gone, the preemptor's side's weighted dominant
+// share stays at most the target's, and the target's at least its fair share.
+type fairBound struct {
+	target         string
+	pool           Vector
+	weight         int64
+	borrowed       Vector
+	fair           float64
+	preemptorAfter float64
 }
 
 // lender is one quota's borrowing, as one attempt sees it.
@@ -46,9 +71,17 @@ type lender struct {
 	left Vector
 }
 
-// ReclaimFor returns the quota rule for preemptor, asking request, or nil when preemptor's
-// namespace has no quota (then no quota rule applies to it).
+// ReclaimFor is PreemptionFor without fair sharing's view of the cluster: the capacity borrowers
+// share is taken to be what they borrow now.
 func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName) *Reclaim {
+	return l.PreemptionFor(preemptor, request, gpuMemory, nil)
+}
+
+// PreemptionFor returns the quota rule for preemptor, asking request, or nil when preemptor's
+// namespace has no quota (then no quota rule applies to it). free is the capacity no pod holds
+// (the nodes' allocatable less their pods' requests): with what quotas borrow, it is the pool
+// fair shares divide.
+func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName, free Vector) *Reclaim {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	own := l.nodeOf(preemptor.Namespace)
@@ -58,45 +91,222 @@ func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.Reso
 	r := &Reclaim{
 		namespace: preemptor.Namespace,
 		quota:     own.spec.Name,
-		reclaims:  own.spec.WithinMin(own.used, request),
 		gpuMemory: gpuMemory,
 		asks:      request,
-		lenders:   map[string]*lender{},
 		named:     map[string]*Spec{},
 		quotaOf:   map[string]string{},
+		chains:    map[string][]string{},
+		lending:   map[string]*lender{},
+		allowed:   map[string]bool{},
 		leaving:   map[types.UID]bool{},
 	}
+	var path []*node
+	onPath := map[*node]int{}
+	for n := own; n != nil; n = n.parent {
+		onPath[n] = len(path)
+		path = append(path, n)
+	}
+	// Every other quota with namespaces, by the level of the preemptor's path where its own path
+	// meets it: 1 for a sibling, len(path) for a quota of another tree.
+	byLevel := make([][]string, len(path)+1)
 	for name, n := range l.quotas {
-		if n == own {
+		q := l.tree.quotas[name]
+		if _, mine := onPath[n]; mine || len(q.Namespaces) == 0 {
 			continue
 		}
-		for _, ns := range l.tree.quotas[name].Namespaces {
+		chain := []string{name}
+		top := n
+		for top.parent != nil {
+			if _, mine := onPath[top.parent]; mine {
+				break
+			}
+			top = top.parent
+			chain = append(chain, top.spec.Name)
+		}
+		level := len(path)
+		if top.parent != nil {
+			level = onPath[top.parent]
+		}
+		if level == 0 {
+			// Below the preemptor's own quota: its own subtree, left to priority.
+			continue
+		}
+		for _, ns := range q.Namespaces {
 			r.named[ns] = n.spec
 			r.quotaOf[ns] = name
-			if a, ok := l.namespaces[ns]; ok && r.reclaims {
-				for uid := range a.leavers {
-					r.leaving[uid] = true
-				}
+		}
+		r.chains[name] = chain
+		for _, c := range chain {
+			if _, ok := r.lending[c]; !ok {
+				r.lending[c] = lenderOf(l.quotas[c])
 			}
 		}
-		if r.reclaims {
-			r.lenders[name] = lenderOf(n)
+		byLevel[level] = append(byLevel[level], name)
+	}
+	for level := 1; level <= len(path); level++ {
+		var lends []string
+		for _, name := range byLevel[level] {
+			if r.lendsAny(name) {
+				lends = append(lends, name)
+			}
+		}
+		if len(lends) == 0 {
+			continue
+		}
+		side := path[level-1]
+		if side.spec.WithinMin(side.used, request) {
+			for _, name := range lends {
+				r.allowed[name] = true
+			}
+		} else if !l.fairTarget(r, side, path, level, lends, free) {
+			continue
+		}
+		break
+	}
+	if len(r.allowed) > 0 {
+		for name := range r.allowed {
+			for _, ns := range l.tree.quotas[name].Namespaces {
+				if a, ok := l.namespaces[ns]; ok {
+					for uid := range a.leavers {
+						r.leaving[uid] = true
+					}
+				}
+			}
 		}
 	}
 	return r
 }
 
+// lendsAny reports whether lender quota name's chain lends something the preemptor asks for.
+func (r *Reclaim) lendsAny(name string) bool {
+	for res, x := range r.asks {
+		if x > 0 && r.chainOver(name, res) {
+			return true
+		}
+	}
+	return false
+}
+
+// chainOver reports whether every quota of lender name's chain uses above its min in res.
+func (r *Reclaim) chainOver(name string, res v1.ResourceName) bool {
+	for _, c := range r.chains[name] {
+		if !r.lending[c].over[res] {
+			return false
+		}
+	}
+	return true
+}
+
+// fairTarget chooses, among the lenders of one level (lends), the quota of that level furthest
+// above its fair share, when side (the preemptor's side of that level, which borrows) is below
+// its own, and allows r to take from it for fairness. It reports whether it chose one. Callers
+// hold the ledger's lock.
+func (l *Ledger) fairTarget(r *Reclaim, side *node, path []*node, level int, lends []string, free Vector) bool {
+	if !side.spec.Fair {
+		return false
+	}
+	// The quotas that share at this level: the children of the quota where the paths meet, or
+	// the tops of every tree.
+	var peers []*node
+	if level < len(path) {
+		for _, c := range l.tree.quotas[path[level].spec.Name].Children {
+			peers = append(peers, l.quotas[c])
+		}
+	} else {
+		for _, n := range l.quotas {
+			if n.parent == nil {
+				peers = append(peers, n)
+			}
+		}
+	}
+	pool := free.Clone()
+	if pool == nil {
+		pool = Vector{}
+	}
+	borrowed := map[*node]Vector{}
+	var claims []Claim
+	for _, p := range peers {
+		if !p.spec.Fair {
+			continue
+		}
+		b := borrowing(p, staying(p), nil)
+		borrowed[p] = b
+		pool.Add(b, 1)
+		wants := b
+		if p == side {
+			wants = borrowing(p, staying(p), r.asks)
+		}
+		claims = append(claims, Claim{Name: p.spec.Name, Weight: p.spec.Weight, Wants: wants})
+	}
+	fair := FairShares(pool, claims)
+	fairDS := func(p *node) float64 { return DominantShare(fair[p.spec.Name], pool, p.spec.weight()) }
+	if DominantShare(borrowed[side], pool, side.spec.weight()) >= fairDS(side) {
+		return false
+	}
+	after := DominantShare(borrowing(side, staying(side), r.asks), pool, side.spec.weight())
+	var best *node
+	bestExcess := 0.0
+	for _, name := range lends {
+		chain := r.chains[name]
+		top := l.quotas[chain[len(chain)-1]]
+		if !top.spec.Fair {
+			continue
+		}
+		ds := DominantShare(borrowed[top], pool, top.spec.weight())
+		excess := ds - fairDS(top)
+		if excess <= 0 || after > ds {
+			continue
+		}
+		if best == nil || excess > bestExcess || (excess == bestExcess && top.spec.Name < best.spec.Name) {
+			best, bestExcess = top, excess
+		}
+	}
+	if best == nil {
+		return false
+	}
+	for _, name := range lends {
+		if chain := r.chains[name]; chain[len(chain)-1] == best.spec.Name {
+			r.allowed[name] = true
+		}
+	}
+	r.fair = &fairBound{target: best.spec.Name, pool: pool, weight: best.spec.weight(),
+		borrowed: borrowed[best], fair: fairDS(best), preemptorAfter: after}
+	return true
+}
+
+// staying is what quota n's pods that are not being evicted use.
+func staying(n *node) Vector {
+	s := n.used.Clone()
+	s.Add(n.leaving, -1)
+	return s
+}
+
+// borrowing is what quota n, using used and with more admitted, uses above its min in the
+// resources it names.
+func borrowing(n *node, used, more Vector) Vector {
+	b := Vector{}
+	for res, u := range used {
+		if x := u + more[res] - n.spec.Min[res]; x > 0 && n.spec.names(res) {
+			b[res] = x
+		}
+	}
+	for res, m := range more {
+		if _, ok := used[res]; !ok && m > n.spec.Min[res] && n.spec.names(res) {
+			b[res] = m - n.spec.Min[res]
+		}
+	}
+	return b
+}
+
 // lenderOf reads what quota n borrows: what it counts above its min. (For a quota with children
-// that is its whole subtree's use: its own pods lend what the subtree borrows.) Callers hold the
-// ledger's lock.
+// that is its whole subtree's use.) Callers hold the ledger's lock.
 func lenderOf(n *node) *lender {
-	staying := n.used.Clone()
-	staying.Add(n.leaving, -1)
+	stay := staying(n)
 	ld := &lender{over: map[v1.ResourceName]bool{}, left: Vector{}}
 	for name, u := range n.used {
 		if n.spec.names(name) && u > n.spec.Min[name] {
 			ld.over[name] = true
-			ld.left[name] = max(staying[name]-n.spec.Min[name], 0)
+			ld.left[name] = max(stay[name]-n.spec.Min[name], 0)
 		}
 	}
 	return ld
@@ -128,17 +338,17 @@ func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
 		// Holding nothing its quota counts.
 		return Priority
 	}
-	if r.reclaims && r.lendsTo(pods[0].Namespace, reqs) {
+	if r.allowed[r.quotaOf[pods[0].Namespace]] && r.lendsTo(pods[0].Namespace, reqs) {
 		return Borrowed
 	}
 	return Forbidden
 }
 
 // lendsTo reports whether a victim of ns, whose pods ask reqs, holds some of a resource ns's quota
-// lends the preemptor: one the preemptor asks for and the quota uses above its min.
+// lends the preemptor: one the preemptor asks for and every quota of its chain uses above its min.
 func (r *Reclaim) lendsTo(ns string, reqs []Vector) bool {
-	ld := r.lenders[r.quotaOf[ns]]
-	return ld != nil && holdsAny(reqs, func(name v1.ResourceName) bool { return ld.over[name] && r.asks[name] > 0 })
+	name := r.quotaOf[ns]
+	return holdsAny(reqs, func(res v1.ResourceName) bool { return r.asks[res] > 0 && r.chainOver(name, res) })
 }
 
 // InProgress tells a person that the preemptor's reclaim is under way, when some of victims (pods
@@ -152,6 +362,9 @@ func (r *Reclaim) InProgress(victims []*v1.Pod) string {
 	}
 	if n == 0 {
 		return ""
+	}
+	if r.fair != nil {
+		return fmt.Sprintf("fair sharing for quota %s in progress: %d pods of %s, above its fair share, are being evicted", r.quota, n, r.fair.target)
 	}
 	return fmt.Sprintf("reclaim for quota %s in progress: %d pods of quotas above their min are being evicted", r.quota, n)
 }
@@ -184,18 +397,25 @@ func holdsAny(reqs []Vector, which func(v1.ResourceName) bool) bool {
 type Lenders struct {
 	r    *Reclaim
 	left map[string]Vector
+	// borrowed is what the fair-sharing target still borrows.
+	borrowed Vector
 }
 
 // Lenders starts a count for one candidate.
 func (r *Reclaim) Lenders() *Lenders {
-	return &Lenders{r: r, left: map[string]Vector{}}
+	t := &Lenders{r: r, left: map[string]Vector{}}
+	if r.fair != nil {
+		t.borrowed = r.fair.borrowed.Clone()
+	}
+	return t
 }
 
-// Take accepts pods (one victim, all in one namespace) of another quota if that quota lends the
-// preemptor something they hold (see Reclaim) and can give what they hold of each resource it
-// borrows without going below its min there, and counts them; victims outside other quotas
-// always pass. What they hold of a resource their quota uses within its min is not counted: it
-// is released, not lent.
+// Take accepts pods (one victim, all in one namespace) of another quota if this attempt takes from
+// that quota, it lends the preemptor something they hold (see Reclaim), and every quota of its
+// chain can give what they hold of each resource it borrows without going below its min there
+// (and, for fairness, the target without going below its fair share), and counts them; victims
+// outside other quotas always pass. What they hold of a resource a quota uses within its min is
+// not counted there: it is released, not lent.
 func (t *Lenders) Take(pods []*v1.Pod) bool {
 	if len(pods) == 0 {
 		return true
@@ -204,14 +424,10 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 	if _, ok := t.r.named[ns]; !ok || ns == t.r.namespace {
 		return true
 	}
-	reqs := requestsOf(pods, t.r.gpuMemory)
-	if !t.r.lendsTo(ns, reqs) {
-		return false
-	}
 	quota := t.r.quotaOf[ns]
-	left, ok := t.left[quota]
-	if !ok {
-		left = t.r.lenders[quota].left.Clone()
+	reqs := requestsOf(pods, t.r.gpuMemory)
+	if !t.r.allowed[quota] || !t.r.lendsTo(ns, reqs) {
+		return false
 	}
 	need := Vector{}
 	for i, p := range pods {
@@ -223,16 +439,42 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 		}
 		need.Add(reqs[i], 1)
 	}
-	for name, x := range need {
-		if have, borrowed := left[name]; borrowed && x > have {
+	chain := t.r.chains[quota]
+	lefts := make([]Vector, len(chain))
+	for i, c := range chain {
+		left, ok := t.left[c]
+		if !ok {
+			left = t.r.lending[c].left.Clone()
+		}
+		lefts[i] = left
+		for name, x := range need {
+			if have, borrowed := left[name]; borrowed && x > have {
+				return false
+			}
+		}
+	}
+	var borrowed Vector
+	if f := t.r.fair; f != nil {
+		borrowed = t.borrowed.Clone()
+		for name, x := range need {
+			if _, ok := borrowed[name]; ok {
+				borrowed[name] = max(borrowed[name]-x, 0)
+			}
+		}
+		if !FairToTake(f.preemptorAfter, DominantShare(borrowed, f.pool, f.weight), f.fair) {
 			return false
 		}
 	}
-	for name, x := range need {
-		if _, borrowed := left[name]; borrowed {
-			left[name] -= x
+	for i, c := range chain {
+		for name, x := range need {
+			if _, borrowed := lefts[i][name]; borrowed {
+				lefts[i][name] -= x
+			}
 		}
+		t.left[c] = lefts[i]
 	}
-	t.left[quota] = left
+	if borrowed != nil {
+		t.borrowed = borrowed
+	}
 	return true
 }

@@ -29,6 +29,10 @@ type Spec struct {
 	LendingLimit Vector
 	// BorrowingLimit caps what the quota uses above its min, for the resources it names; nil: no cap.
 	BorrowingLimit Vector
+	// Fair is set for a quota that takes part in fair sharing: one in a tree (it names a parent or
+	// its namespaces, or is a parent) or with a weight. Flat quotas without berth's annotations
+	// keep scheduler-plugins' behaviour: they never preempt or are preempted for fairness.
+	Fair bool
 }
 
 // weight is Weight with its default.

@@ -226,6 +226,7 @@ func TreeOf(quotas []*v1alpha1.ElasticQuota) (tree *Tree, repairs, invalid []Pro
 			continue
 		}
 		t.quotas[parent].Children = append(t.quotas[parent].Children, name)
+		t.quotas[parent].Spec.Fair = true
 	}
 
 	// Children's min is carved out of their parent's.
@@ -298,6 +299,7 @@ func nameOf(eq *v1alpha1.ElasticQuota) string { return eq.Namespace + "/" + eq.N
 // readTree reads eq's tree annotations into spec, and returns the namespaces eq covers.
 func readTree(eq *v1alpha1.ElasticQuota, spec *Spec) ([]string, error) {
 	a := eq.Annotations
+	spec.Fair = inTree(eq)
 	namespaces := []string{eq.Namespace}
 	if list, ok := a[NamespacesAnnotation]; ok {
 		namespaces = nil
@@ -333,6 +335,7 @@ func readTree(eq *v1alpha1.ElasticQuota, spec *Spec) ([]string, error) {
 			return nil, fmt.Errorf("annotation %s: %s is not a weight: want a positive number, at least 0.001, at most 1000000", WeightAnnotation, w)
 		}
 		spec.Weight = q.MilliValue()
+		spec.Fair = true
 	}
 	for _, l := range []struct {
 		annotation string
