@@ -49,7 +49,11 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victi
 // free is the capacity of the nodes in this cycle's snapshot that no pod requests: with what
 // quotas borrow, the pool fair shares divide.
 func (r *victimRule) free() quota.Vector {
-	nodes, err := r.handle.SnapshotSharedLister().NodeInfos().List()
+	lister := r.handle.SnapshotSharedLister()
+	if lister == nil {
+		return nil
+	}
+	nodes, err := lister.NodeInfos().List()
 	if err != nil {
 		return nil
 	}
