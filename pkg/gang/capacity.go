@@ -22,20 +22,8 @@ func capacityShortfall(nodes []fwk.NodeInfo, want v1.ResourceList, placed []*v1.
 		if n.Node() == nil {
 			continue
 		}
-		alloc, used := n.GetAllocatable(), n.GetRequested()
 		for name := range want {
-			switch name {
-			case v1.ResourceCPU:
-				free[name] += alloc.GetMilliCPU() - used.GetMilliCPU()
-			case v1.ResourceMemory:
-				free[name] += alloc.GetMemory() - used.GetMemory()
-			case v1.ResourceEphemeralStorage:
-				free[name] += alloc.GetEphemeralStorage() - used.GetEphemeralStorage()
-			case v1.ResourcePods:
-				free[name] += int64(alloc.GetAllowedPodNumber() - len(n.GetPods()))
-			default:
-				free[name] += alloc.GetScalarResources()[name] - used.GetScalarResources()[name]
-			}
+			free[name] += freeOn(n, name)
 		}
 	}
 	for _, pod := range placed {
@@ -66,4 +54,22 @@ func capacityShortfall(nodes []fwk.NodeInfo, want v1.ResourceList, placed []*v1.
 		}
 	}
 	return strings.Join(short, "; ")
+}
+
+// freeOn is how much of name node n has free in the scheduler's snapshot: its allocatable less
+// what its pods request, in millicores for cpu and a count of pod slots for pods.
+func freeOn(n fwk.NodeInfo, name v1.ResourceName) int64 {
+	alloc, used := n.GetAllocatable(), n.GetRequested()
+	switch name {
+	case v1.ResourceCPU:
+		return alloc.GetMilliCPU() - used.GetMilliCPU()
+	case v1.ResourceMemory:
+		return alloc.GetMemory() - used.GetMemory()
+	case v1.ResourceEphemeralStorage:
+		return alloc.GetEphemeralStorage() - used.GetEphemeralStorage()
+	case v1.ResourcePods:
+		return int64(alloc.GetAllowedPodNumber() - len(n.GetPods()))
+	default:
+		return alloc.GetScalarResources()[name] - used.GetScalarResources()[name]
+	}
 }

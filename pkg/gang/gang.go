@@ -37,6 +37,7 @@ import (
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
 	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // Name is the plugin's name in the registry and in configuration.
@@ -70,6 +71,8 @@ type Gang struct {
 	*core
 	handle         fwk.Handle
 	defaultTimeout time.Duration
+	// levels are the topology levels a PodGroup may ask for (topology.go).
+	levels topology.Levels
 }
 
 // New builds the plugin: it validates its args, and joins the process's core, which the first
@@ -110,6 +113,7 @@ func newGang(ctx context.Context, args *config.GangArgs, h fwk.Handle, client ve
 		core:           c,
 		handle:         h,
 		defaultTimeout: time.Duration(args.DefaultScheduleTimeoutSeconds) * time.Second,
+		levels:         args.TopologyLevels,
 	}, nil
 }
 
@@ -139,8 +143,9 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 }
 
 // admit decides whether pod's group lets it be scheduled now, and parks it if not. capacity,
-// given in PreFilter only, adds the check of minResources against the nodes.
-func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1alpha1.PodGroup, groupView) string) (*v1alpha1.PodGroup, parkReason, *fwk.Status, bool) {
+// given in PreFilter only, adds the checks against the nodes (minResources, topology): it returns
+// why the group cannot go now and what it is told, or 0.
+func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1alpha1.PodGroup, groupView) (parkReason, string)) (*v1alpha1.PodGroup, parkReason, *fwk.Status, bool) {
 	var pg *v1alpha1.PodGroup
 	var msg string
 	reason, ok, firstTime := pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
@@ -158,10 +163,10 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
 			return parkedTooFew, false
 		}
-		if capacity != nil && len(pg.Spec.MinResources) > 0 {
-			if short := capacity(pg, g); short != "" {
-				msg = fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
-				return parkedMinResources, false
+		if capacity != nil {
+			var reason parkReason
+			if reason, msg = capacity(pg, g); reason != 0 {
+				return reason, false
 			}
 		}
 		if g.TurnRemaining() > 0 {
@@ -188,11 +193,11 @@ func standsAside(key types.NamespacedName, backoff time.Duration, why string) st
 var _ fwk.EnqueueExtensions = &Gang{}
 
 // EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups
-// whose minResources did not fit. A PodGroup appearing or changing, a member arriving and a
+// whose minResources or topology domain did not fit (node labels make the domains). A PodGroup appearing or changing, a member arriving and a
 // backoff ending wake parked pods directly (see podGroupHandler and podHandler).
 func (pl *Gang) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
 	}, nil
 }
@@ -235,19 +240,37 @@ func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	pg, _, st, _ := pl.admit(key, pod, func(pg *v1alpha1.PodGroup, g groupView) string {
-		return capacityShortfall(nodes, wantedResources(pg), pl.placed(key, g))
+	var domain *topologyState
+	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *v1alpha1.PodGroup, g groupView) (parkReason, string) {
+		if len(pg.Spec.MinResources) > 0 {
+			if short := capacityShortfall(nodes, wantedResources(pg), pl.placed(key, g)); short != "" {
+				return parkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
+			}
+		}
+		var reason parkReason
+		var msg string
+		domain, reason, msg = pl.chooseDomain(key, pg, g, pod, nodes)
+		return reason, msg
 	})
 	if pg != nil && pg.Status.ScheduleStartTime.IsZero() {
 		pl.status.noteStarted(key, time.Now())
 	}
 	if st != nil {
+		if reason == parkedBadTopology && firstTime {
+			pl.warnPodGroup(pg, st.Message())
+		}
 		state.Write(heldStateKey, heldMark{})
+		return nil, st
 	}
-	return nil, st
+	if domain == nil {
+		// Nothing for Filter to do.
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	state.Write(topologyStateKey, domain)
+	return nil, nil
 }
 
-// PreFilterExtensions returns nil: Gang does not filter nodes.
+// PreFilterExtensions returns nil: Gang's Filter reads only node labels, which no pod changes.
 func (*Gang) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
 // wantedResources is what a group asks of the cluster: its minResources and a pod slot for each
@@ -365,10 +388,12 @@ func (pl *Gang) snapshotCheck(rejected func(node string) bool) snapshotCheck {
 
 var _ fwk.ReservePlugin = &Gang{}
 
-// Reserve records the member's reservation for its group's quorum.
-func (pl *Gang) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
+// Reserve records the member's reservation for its group's quorum, and the topology domain its
+// PreFilter chose, which then holds for the group's other members.
+func (pl *Gang) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
 	if key, ok := podgroup.KeyOf(pod); ok {
 		pl.groups.Reserve(key, pod, node)
+		pl.groups.NoteDomain(key, topologyStateOf(state))
 	}
 	return nil
 }

@@ -37,6 +37,7 @@ import (
 	pgfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // testTimings keep backoffs short, on the real clock: these tests run the plugin as the
@@ -355,6 +356,7 @@ func TestPreFilter(t *testing.T) {
 			pods:  []*v1.Pod{a1, a2},
 			nodes: []fwk.NodeInfo{nodeInfo(node("n1", "4")), nodeInfo(node("n2", "4"))},
 			pod:   a2,
+			want:  fwk.NewStatus(fwk.Skip), // admitted, and no domain for Filter to keep to
 		},
 		{
 			name:  "what the group's bound members hold counts toward its minResources",
@@ -362,6 +364,7 @@ func TestPreFilter(t *testing.T) {
 			pods:  []*v1.Pod{boundA1, a2},
 			nodes: []fwk.NodeInfo{nodeInfo(node("n1", "4"), boundA1), nodeInfo(node("n2", "4"))},
 			pod:   a2,
+			want:  fwk.NewStatus(fwk.Skip), // admitted, and no domain for Filter to keep to
 		},
 		{
 			name:  "minMember pod slots are part of what the group needs",
@@ -857,7 +860,7 @@ func TestEventsToRegister(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel}},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(fwk.ClusterEventWithHint{}, "QueueingHintFn")); diff != "" {
@@ -900,7 +903,7 @@ func TestGangArgs(t *testing.T) {
 		want    *config.GangArgs
 		wantErr string
 	}{
-		{name: "no args take the defaults", want: &config.GangArgs{DefaultScheduleTimeoutSeconds: 60}},
+		{name: "no args take the defaults", want: &config.GangArgs{DefaultScheduleTimeoutSeconds: 60, TopologyLevels: topology.DefaultLevels()}},
 		{name: "valid args", obj: &config.GangArgs{DefaultScheduleTimeoutSeconds: 5}, want: &config.GangArgs{DefaultScheduleTimeoutSeconds: 5}},
 		{name: "invalid args", obj: &config.GangArgs{DefaultScheduleTimeoutSeconds: 0}, wantErr: "defaultScheduleTimeoutSeconds: Invalid value: 0: must be between 1 and 900"},
 		{name: "another plugin's args", obj: &config.GPUShareArgs{}, wantErr: "want args of type GangArgs, got *config.GPUShareArgs"},

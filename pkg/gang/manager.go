@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/clock"
+
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // parkReason says why Gang turned a pod away, and so what brings it back.
@@ -35,11 +37,17 @@ const (
 	// it would take the room that round is filling. Woken by the manager when that round ends,
 	// and by its timer once the round has lasted turnMax, whichever comes first.
 	parkedTurn
+	// parkedTopology: no domain of the level the group's PodGroup requires can hold it (see
+	// topology.go). Woken by the capacity events of EventsToRegister, or when the PodGroup changes.
+	parkedTopology
+	// parkedBadTopology: the PodGroup's topology annotations cannot be honoured. Woken when the
+	// PodGroup changes.
+	parkedBadTopology
 )
 
 // wokenByCapacity reports whether freed or added capacity can help a pod parked for r.
 func (r parkReason) wokenByCapacity() bool {
-	return r == parkedMinResources || r == parkedRetry
+	return r == parkedMinResources || r == parkedRetry || r == parkedTopology
 }
 
 // timeSource is the manager's clock: the real one in production, a fake one in tests.
@@ -145,7 +153,7 @@ type group struct {
 	// parked holds the pods Gang turned away, to wake them when their reason goes away.
 	parked map[types.UID]parkedPod
 	// told holds, for each pod, the reasons it has been told of (an event), one bit per reason.
-	told map[types.UID]uint8
+	told map[types.UID]uint16
 	// backoffUntil is when a group that failed its last round may try again, and backoff how
 	// long it stands aside (from the failure that set backoffUntil).
 	backoffUntil time.Time
@@ -157,6 +165,9 @@ type group struct {
 	failures int
 	// wakeAt is when the armed wake timer fires, zero when none is armed.
 	wakeAt time.Time
+	// domain is the topology domain the group's reserved members were placed in, from the first
+	// one's Reserve until the last reservation goes (see topology.go).
+	domain *topology.Choice
 }
 
 type reservation struct {
@@ -194,7 +205,7 @@ func (m *manager) group(key types.NamespacedName) *group {
 			ready:    sets.New[types.UID](),
 			waiting:  sets.New[types.UID](),
 			parked:   map[types.UID]parkedPod{},
-			told:     map[types.UID]uint8{},
+			told:     map[types.UID]uint16{},
 		}
 		m.groups[key] = g
 	}
@@ -375,7 +386,7 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 		return 0, true, false
 	}
 	m.park(key, g, pod, reason, now)
-	bit := uint8(1) << reason
+	bit := uint16(1) << reason
 	firstTime = g.told[pod.UID]&bit == 0
 	g.told[pod.UID] |= bit
 	return reason, false, firstTime
@@ -494,6 +505,7 @@ func (m *manager) unreserve(g *group, uid types.UID) {
 	if !g.bound.Has(uid) {
 		g.placed.Delete(uid)
 	}
+	g.dropDomainIfEmpty()
 	m.released[uid] = r.node
 }
 
@@ -750,6 +762,7 @@ func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int
 func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
 	if _, ok := g.reserved[uid]; ok {
 		delete(g.reserved, uid)
+		g.dropDomainIfEmpty()
 	}
 	g.placed.Delete(uid)
 	g.bound.Delete(uid)

@@ -120,7 +120,7 @@ func (c *core) podGroupHandler() cache.ResourceEventHandler {
 				return
 			}
 			key := podgroup.Key(cur)
-			if !equality.Semantic.DeepEqual(old.Spec, cur.Spec) {
+			if !equality.Semantic.DeepEqual(old.Spec, cur.Spec) || topologyChanged(old, cur) {
 				c.allow(c.groups.Reevaluate(key, podgroup.MinMember(cur)))
 				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
 			}
@@ -186,7 +186,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 
 // wokenByPodGroup are the reasons a PodGroup appearing or changing may lift. A group that
 // stands aside waits for its timer whatever changes.
-var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResources}
+var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResources, parkedTopology, parkedBadTopology}
 
 // wakeIfReady wakes the group's pods waiting for siblings once minMember of its pods can be
 // scheduled.

@@ -1,0 +1,202 @@
+package gang
+
+import (
+	"context"
+
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/topology"
+)
+
+// A PodGroup that names a topology level (berth.dev/topology-required or -preferred) is placed in
+// one domain of that level, chosen for the group as a whole before any member binds: PreFilter
+// chooses it (pkg/topology, from this cycle's snapshot) or reads the one the group's reserved
+// members fixed, Filter turns away every node outside it, and Reserve records it for the
+// group's next members; the last reservation to go drops it (manager.unreserve). A required level
+// no domain can hold parks the group whole until capacity or the PodGroup changes; together with
+// quorum at Permit, no member is bound outside the domain and no group is bound in part.
+
+// topologyStateKey keeps the domain PreFilter chose for a member, for Filter and Reserve.
+const topologyStateKey fwk.StateKey = "PreFilter" + Name + "/topology"
+
+// topologyState is a member's domain in one scheduling cycle. It is never changed once written.
+type topologyState struct {
+	levels topology.Levels
+	choice topology.Choice
+}
+
+func (s *topologyState) Clone() fwk.StateData { return s }
+
+func topologyStateOf(state fwk.CycleState) *topologyState {
+	if state == nil {
+		return nil
+	}
+	d, err := state.Read(topologyStateKey)
+	if err != nil {
+		return nil
+	}
+	s, _ := d.(*topologyState)
+	return s
+}
+
+var _ fwk.FilterPlugin = &Gang{}
+
+// Filter turns away the nodes outside the member's domain. They are unresolvable: preemption
+// looks for room only inside the domain.
+func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	s := topologyStateOf(state)
+	if s == nil || ni.Node() == nil {
+		return nil
+	}
+	if d, ok := s.levels.DomainOf(ni.Node().Labels, s.choice.Level); ok && d == s.choice.Domain {
+		return nil
+	}
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+		fmt.Sprintf("node(s) outside the pod group's %s domain", s.levels[s.choice.Level]))
+}
+
+// chooseDomain is the topology part of PreFilter's admission, run under the manager's lock: the
+// domain pg's members go to (nil: anywhere), or why the group cannot go now and what it is told.
+// It reads the snapshot's nodes and changes nothing.
+func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g groupView, pod *v1.Pod, nodes []fwk.NodeInfo) (*topologyState, parkReason, string) {
+	c, ok, err := pl.levels.ConstraintOf(pg.Annotations)
+	if err != nil {
+		return nil, parkedBadTopology, fmt.Sprintf("pod group %s cannot be placed: %v; it waits until that is fixed", key, err)
+	}
+	if !ok {
+		return nil, 0, ""
+	}
+	if d := g.g.domain; d != nil {
+		return &topologyState{levels: pl.levels, choice: *d}, 0, ""
+	}
+	group := pl.topologyGroup(key, pg, g, pod)
+	choice, err := pl.levels.Choose(c, topologyNodes(nodes, group.Member), group)
+	if err != nil {
+		return nil, parkedTopology, fmt.Sprintf("pod group %s %v (%s)", key, err, c.Mode())
+	}
+	if choice == nil {
+		return nil, 0, ""
+	}
+	return &topologyState{levels: pl.levels, choice: *choice}, 0, ""
+}
+
+// topologyGroup is what the group still needs placed: each ready member without a place (pod
+// included), at least enough to reach minMember, each counted at the largest request among them.
+func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g groupView, pod *v1.Pod) topology.Group {
+	placedNodes := sets.New[string]()
+	placed := sets.New[types.UID]()
+	for _, r := range g.g.reserved {
+		placedNodes.Insert(r.node)
+		placed.Insert(r.pod.UID)
+	}
+	for _, p := range pl.members.bound(key) {
+		placedNodes.Insert(p.Spec.NodeName)
+		placed.Insert(p.UID)
+	}
+	member := topology.Resources{}
+	pending := 0
+	add := func(p *v1.Pod) {
+		pending++
+		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
+			v := q.Value()
+			if name == v1.ResourceCPU {
+				v = q.MilliValue()
+			}
+			member[string(name)] = max(member[string(name)], v)
+		}
+	}
+	add(pod)
+	for _, p := range pl.members.of(key) {
+		if p.UID != pod.UID && p.Spec.NodeName == "" && schedulable(p) && !placed.Has(p.UID) {
+			add(p)
+		}
+	}
+	count := max(pending, int(podgroup.MinMember(pg))-placed.Len(), 1)
+	return topology.Group{Count: count, Member: member, Placed: sets.List(placedNodes)}
+}
+
+// topologyNodes is what the choice reads of the snapshot's nodes: labels, and what is free of the
+// resources a member asks for.
+func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources) []topology.Node {
+	out := make([]topology.Node, 0, len(nodes))
+	for _, n := range nodes {
+		if n.Node() == nil {
+			continue
+		}
+		free := topology.Resources{topology.Pods: freeOn(n, v1.ResourcePods)}
+		for name := range member {
+			free[name] = freeOn(n, v1.ResourceName(name))
+		}
+		out = append(out, topology.Node{Name: n.Node().Name, Labels: n.Node().Labels, Free: free})
+	}
+	return out
+}
+
+// NoteDomain records the domain a member was reserved in as its group's, unless the group has one.
+func (m *manager) NoteDomain(key types.NamespacedName, s *topologyState) {
+	if s == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g, ok := m.groups[key]; ok && g.domain == nil && len(g.reserved) > 0 {
+		c := s.choice
+		g.domain = &c
+	}
+}
+
+// Domain returns the group's recorded domain, if it has one.
+func (m *manager) Domain(key types.NamespacedName) *topology.Choice {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g, ok := m.groups[key]; ok && g.domain != nil {
+		c := *g.domain
+		return &c
+	}
+	return nil
+}
+
+// dropDomainIfEmpty forgets the group's domain once no member holds a reservation: the next
+// round chooses again. The caller holds the manager's lock.
+func (g *group) dropDomainIfEmpty() {
+	if len(g.reserved) == 0 {
+		g.domain = nil
+	}
+}
+
+// topologyChanged reports whether a PodGroup's topology annotations changed.
+func topologyChanged(old, cur *v1alpha1.PodGroup) bool {
+	for _, a := range []string{topology.RequiredAnnotation, topology.PreferredAnnotation} {
+		if old.Annotations[a] != cur.Annotations[a] {
+			return true
+		}
+		_, had := old.Annotations[a]
+		_, has := cur.Annotations[a]
+		if had != has {
+			return true
+		}
+	}
+	return false
+}
+
+// warnPodGroup puts a problem with a PodGroup where its owner looks: a Warning event on it.
+func (pl *Gang) warnPodGroup(pg *v1alpha1.PodGroup, msg string) {
+	pl.logger.Info("PodGroup's topology cannot be honoured", "podGroup", klog.KObj(pg), "problem", msg)
+	recorder := pl.handle.EventRecorder()
+	if recorder == nil || pg == nil {
+		return
+	}
+	obj := pg.DeepCopy()
+	// The recorder finds the object's kind in its TypeMeta: the scheduler's scheme does not know it.
+	obj.APIVersion, obj.Kind = v1alpha1.SchemeGroupVersion.String(), "PodGroup"
+	recorder.Eventf(obj, nil, v1.EventTypeWarning, "InvalidTopology", "Scheduling", "%s", msg)
+}

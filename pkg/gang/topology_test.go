@@ -1,0 +1,144 @@
+package gang
+
+import (
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/topology"
+)
+
+// rackNode is a node of cpu cores in rack of block b1.
+func rackNode(name, rack, cpu string) *v1.Node {
+	return st.MakeNode().Name(name).Label(topology.BlockLabel, "b1").Label(topology.RackLabel, rack).
+		Label(topology.HostLabel, name).Capacity(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourcePods: "110"}).Obj()
+}
+
+func oneCPU(p *v1.Pod) *v1.Pod {
+	p.Spec.Containers = st.MakePod().Req(map[v1.ResourceName]string{v1.ResourceCPU: "1"}).Obj().Spec.Containers
+	return p
+}
+
+func annotated(pg *v1alpha1.PodGroup, kv ...string) *v1alpha1.PodGroup {
+	pg.Annotations = map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		pg.Annotations[kv[i]] = kv[i+1]
+	}
+	return pg
+}
+
+// A required rack: PreFilter takes the rack that holds the group with the least room left, Filter
+// keeps members to it naming the level, Reserve fixes it for the next member even when the
+// snapshot would now choose another, and the last Unreserve lets it go.
+func TestTopologyDomainChosenFixedAndDropped(t *testing.T) {
+	m1, m2 := oneCPU(member("a", "a1", "uid-a1")), oneCPU(member("a", "a2", "uid-a2"))
+	pg := annotated(podGroup("a", 2), topology.RequiredAnnotation, topology.RackLabel)
+	h := newHarness(t, []*v1alpha1.PodGroup{pg}, m1, m2)
+	big, small := rackNode("big", "r1", "8"), rackNode("small", "r2", "2")
+	nodes := []fwk.NodeInfo{nodeInfo(big), nodeInfo(small)}
+	key := keyA
+
+	state := framework.NewCycleState()
+	if _, st := h.pl.PreFilter(h.ctx, state, m1, nodes); !st.IsSuccess() {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	if st := h.pl.Filter(h.ctx, state, m1, nodeInfo(small)); !st.IsSuccess() {
+		t.Errorf("Filter on the rack with just room: %v", st)
+	}
+	st := h.pl.Filter(h.ctx, state, m1, nodeInfo(big))
+	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "outside the pod group's berth.dev/rack domain") {
+		t.Errorf("Filter on the other rack: %v, want unresolvable naming the level", st)
+	}
+	if d := h.pl.groups.Domain(key); d != nil {
+		t.Fatalf("a domain %v recorded before Reserve: PreFilter must not change state", d)
+	}
+	h.pl.Reserve(h.ctx, state, m1, "small")
+	if d := h.pl.groups.Domain(key); d == nil || d.Domain != "/b1/r2" {
+		t.Fatalf("domain after Reserve: %v, want /b1/r2", d)
+	}
+
+	// The small rack is now full in this snapshot; the reserved member still fixes it.
+	state2 := framework.NewCycleState()
+	if _, st := h.pl.PreFilter(h.ctx, state2, m2, []fwk.NodeInfo{nodeInfo(big), nodeInfo(small, m1, m1)}); !st.IsSuccess() {
+		t.Fatalf("PreFilter of the second member: %v", st)
+	}
+	if st := h.pl.Filter(h.ctx, state2, m2, nodeInfo(big)); st.IsSuccess() {
+		t.Error("the second member may leave the domain its sibling fixed")
+	}
+
+	h.pl.Unreserve(h.ctx, state, m1, "small")
+	if d := h.pl.groups.Domain(key); d != nil {
+		t.Errorf("domain %v kept after the last reservation went", d)
+	}
+}
+
+// No rack holds a required group: PreFilter holds it back saying the level, how many it needs and
+// the largest room; a preferred group falls back to its block, then to anywhere (Filter skipped).
+func TestTopologyNoDomainHoldsTheGroup(t *testing.T) {
+	pods := []*v1.Pod{oneCPU(member("a", "a1", "uid-a1")), oneCPU(member("a", "a2", "uid-a2")), oneCPU(member("a", "a3", "uid-a3"))}
+	oneBlock := []fwk.NodeInfo{nodeInfo(rackNode("n1", "r1", "2")), nodeInfo(rackNode("n2", "r2", "2"))}
+	twoBlocks := []fwk.NodeInfo{nodeInfo(rackNode("n1", "r1", "2")), nodeInfo(inBlock(rackNode("n2", "r2", "2"), "b2"))}
+	for _, tt := range []struct {
+		name  string
+		ann   string
+		nodes []fwk.NodeInfo
+		code  fwk.Code
+		msg   string
+		want  topology.Domain
+	}{
+		{"required", topology.RequiredAnnotation, oneBlock, fwk.UnschedulableAndUnresolvable,
+			"pod group ns/a needs one berth.dev/rack domain with room for 3 members; the largest has room for 2 (required)", ""},
+		{"preferred, the block holds it", topology.PreferredAnnotation, oneBlock, fwk.Success, "", "/b1"},
+		{"preferred, nothing holds it", topology.PreferredAnnotation, twoBlocks, fwk.Skip, "", ""},
+	} {
+		h := newHarness(t, []*v1alpha1.PodGroup{annotated(podGroup("a", 3), tt.ann, topology.RackLabel)}, pods...)
+		state := framework.NewCycleState()
+		_, st := h.pl.PreFilter(h.ctx, state, pods[0], tt.nodes)
+		if st.Code() != tt.code || st.Message() != tt.msg {
+			t.Errorf("%s: PreFilter %v, want %v %q", tt.name, st, tt.code, tt.msg)
+		}
+		var got topology.Domain
+		if d := topologyStateOf(state); d != nil {
+			got = d.choice.Domain
+		}
+		if got != tt.want {
+			t.Errorf("%s: domain %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func inBlock(n *v1.Node, block string) *v1.Node {
+	n.Labels[topology.BlockLabel] = block
+	return n
+}
+
+// An annotation naming a level the scheduler does not know, or both annotations at once, holds
+// the group back with a Warning event on the PodGroup naming the problem, once.
+func TestTopologyBadAnnotations(t *testing.T) {
+	pods := []*v1.Pod{oneCPU(member("a", "a1", "uid-a1")), oneCPU(member("a", "a2", "uid-a2"))}
+	nodes := []fwk.NodeInfo{nodeInfo(rackNode("n1", "r1", "8"))}
+	for _, tt := range []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{topology.RequiredAnnotation, "example.com/spine"}, `annotation berth.dev/topology-required names "example.com/spine", which is not one of the scheduler's topologyLevels`},
+		{[]string{topology.RequiredAnnotation, topology.RackLabel, topology.PreferredAnnotation, topology.RackLabel}, "are both set"},
+	} {
+		h := newHarness(t, []*v1alpha1.PodGroup{annotated(podGroup("a", 2), tt.kv...)}, pods...)
+		for range 2 {
+			_, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), pods[0], nodes)
+			if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), tt.want) {
+				t.Errorf("%v: PreFilter %v, want unresolvable saying %q", tt.kv, st, tt.want)
+			}
+		}
+		events := h.events()
+		if len(events) != 1 || !strings.HasPrefix(events[0], "Warning InvalidTopology") || !strings.Contains(events[0], tt.want) {
+			t.Errorf("%v: events %q, want one Warning InvalidTopology saying %q", tt.kv, events, tt.want)
+		}
+	}
+}
