@@ -1,7 +1,26 @@
 // Package qossort is berth's QueueSort plugin: higher priority first, then the stronger QoS class
-// (Guaranteed, Burstable, BestEffort), then the earlier queue timestamp; except that the members
-// of a scheduler-plugins pod group sort by their group's creation time and name instead of their
-// own timestamps, so that one group's members are scheduled back to back.
+// (Guaranteed, Burstable, BestEffort), then first come, first served: the pod created first goes
+// first; except that the members of a scheduler-plugins pod group sort by their group's creation
+// time and name instead, so that one group's members are scheduled back to back.
+//
+// # Why creation time, and not the queue's timestamp
+//
+// The queue stamps a pod when it is added, and stamps it again each time an attempt fails. Sorting
+// by that stamp gives first come, first served only to a scheduler that saw every pod arrive: one
+// that starts (or a standby that takes over) stamps a whole backlog within a second, in the order
+// of the informer's first list, which is the order of the pods' keys in etcd, not of their
+// arrival. It also sends a pod that failed behind every pod that failed after it, so the pods
+// woken most often by events that could not help them lose their place to the pods woken least:
+// a backlog is reshuffled as it waits. The creation time is the same in every scheduler process
+// and never changes while a pod waits, as a heap's key must not.
+//
+// A requeued pod keeps its creation time, so an old pod that keeps failing stays ahead of younger
+// ones. It cannot starve them: upstream's queue parks a pod that failed until an event its
+// plugins' queueing hints accept, then holds it for its backoff (1 s, doubling to 10 s), so it is
+// tried at most once per event and backoff; it takes no room when it fails, and the pods behind it
+// are tried in the same wake-up, right after it. The cost of its place is one scheduling cycle per
+// wake-up, not the room. A creation time has whole seconds: pods created in the same second go in
+// the order of their queue timestamps, which is the order this scheduler saw them in.
 //
 // Less reads the two entities it is given and, for pod group members, one time per group from the
 // scheduler's podgroup.Order, which Gang writes. A sort key that could change while the entity
@@ -67,7 +86,8 @@ func (pl *QOSSort) Less(e1, e2 fwk.QueuedEntityInfo) bool {
 
 // arrivalKey places an entity among those of its priority and class: a pod group member at its
 // group's creation time, with the group's name to keep groups created in the same second apart;
-// anything else at its own queue timestamp, with no group.
+// any other pod at its own creation time, with no group; an entity that is not one pod (a native
+// pod group) at its queue timestamp.
 type arrivalKey struct {
 	at    time.Time
 	group string
@@ -78,6 +98,9 @@ func (pl *QOSSort) arrival(e fwk.QueuedEntityInfo, pod *v1.Pod) arrivalKey {
 	if pod != nil {
 		if group, at, ok := pl.groups.Of(pod); ok {
 			return arrivalKey{at: at, group: group.String()}
+		}
+		if !pod.CreationTimestamp.IsZero() {
+			return arrivalKey{at: pod.CreationTimestamp.Time}
 		}
 	}
 	return arrivalKey{at: e.GetTimestamp()}

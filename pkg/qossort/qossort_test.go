@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -281,5 +282,61 @@ func TestNewReadsItsSchedulersOrder(t *testing.T) {
 	ours.Note(types.NamespacedName{Namespace: "ns", Name: "b"}, t0.Add(-time.Hour))
 	if !pl.(*QOSSort).Less(late, early) {
 		t.Error("a group created earlier in this scheduler's order does not sort first")
+	}
+}
+
+// created is a Burstable pod created at at and queued at ts.
+func created(t *testing.T, name string, at, ts time.Time) *framework.QueuedPodInfo {
+	t.Helper()
+	return queued(t, burstable(name).CreationTimestamp(metav1.NewTime(at)).Obj(), ts)
+}
+
+// A scheduler that starts stamps a backlog within a second in the order of its first list (the
+// pods' names); QOSSort takes it in the order the pods were created. A pod that failed and was
+// queued again keeps its place; pods created in the same second go in the order they were queued.
+func TestFirstComeFirstServed(t *testing.T) {
+	start := t0.Add(time.Hour) // the scheduler's start, long after the pods were created
+	entities := []fwk.QueuedEntityInfo{
+		created(t, "a", t0.Add(4*time.Second), start),
+		created(t, "b", t0.Add(3*time.Second), start.Add(time.Millisecond)),
+		created(t, "c-requeued", t0.Add(1*time.Second), start.Add(time.Minute)), // failed, queued again
+		created(t, "d", t0.Add(2*time.Second), start.Add(3*time.Millisecond)),
+		created(t, "e-same-second-later", t0.Add(2*time.Second), start.Add(5*time.Millisecond)),
+		created(t, "f-same-second-earlier", t0.Add(2*time.Second), start.Add(4*time.Millisecond)),
+		queued(t, guaranteed("g-young-guaranteed").CreationTimestamp(metav1.NewTime(t0.Add(time.Hour))).Obj(), start),
+	}
+	pl := &QOSSort{groups: &podgroup.Order{}}
+	sort.SliceStable(entities, func(i, j int) bool { return pl.Less(entities[i], entities[j]) })
+	var got []string
+	for _, e := range entities {
+		got = append(got, e.(podEntity).GetPodInfo().GetPod().Name)
+	}
+	// e and f were created in one second as the API stores it (whole seconds): by queue time.
+	want := []string{"g-young-guaranteed", "c-requeued", "d", "f-same-second-earlier", "e-same-second-later", "b", "a"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// A group's members sit among plain pods at the group's creation time, plain pods at theirs.
+func TestGroupsAmongPodsByCreation(t *testing.T) {
+	var order podgroup.Order
+	order.Note(types.NamespacedName{Namespace: "ns", Name: "g"}, t0.Add(2*time.Second))
+	start := t0.Add(time.Hour)
+	entities := []fwk.QueuedEntityInfo{
+		created(t, "late", t0.Add(3*time.Second), start),
+		member(t, "g", "g-1", start.Add(time.Millisecond)),
+		created(t, "early", t0.Add(time.Second), start.Add(2*time.Millisecond)),
+		member(t, "g", "g-0", start.Add(3*time.Millisecond)),
+	}
+	pl := &QOSSort{groups: &order}
+	sort.SliceStable(entities, func(i, j int) bool { return pl.Less(entities[i], entities[j]) })
+	var got []string
+	for _, e := range entities {
+		got = append(got, e.(podEntity).GetPodInfo().GetPod().Name)
+	}
+	want := []string{"early", "g-1", "g-0", "late"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
 	}
 }

@@ -1,0 +1,144 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/berth-sched/berth/internal/proc"
+	"github.com/berth-sched/berth/test/harness"
+)
+
+// A backlog that exists when berth-scheduler starts is taken in the order its pods were created,
+// not in the order of the new process's first list (the pods' names). Each try: a full node, a
+// backlog of pods created a second apart (the API keeps whole seconds) and named against their
+// creation order, which the running scheduler fails; the real binary is restarted and fails them
+// again; room for one pod is freed at a time, and the pods must bind oldest first.
+func TestBacklogFirstComeFirstServedAcrossRestart(t *testing.T) {
+	const tries, backlog = 10, 4
+	c := harness.StartCluster(t)
+	ctx := context.Background()
+	zero := int64(0)
+	remove := func(ns, name string) {
+		t.Helper()
+		if err := c.Client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sched := c.StartSchedulerBinary(t, berthConfig(c, ""))
+	for try := range tries {
+		ns := c.Namespace(t, fmt.Sprintf("fcfs-%d", try))
+		node := fmt.Sprintf("node-%d", try)
+		c.CreateNode(t, harness.Node(node, "1", "4Gi", nil))
+		onNode := func(name string) *v1.Pod {
+			p := pod(ns, name, "", harness.Container("c", "1", "64Mi"))
+			p.Spec.NodeSelector = map[string]string{v1.LabelHostname: node}
+			return p
+		}
+		filler := onNode("filler")
+		filler.Spec.NodeName = node
+		c.CreatePod(t, filler)
+		// job-3 is created first, job-0 last: a list returns them the other way round.
+		var want []string
+		for i := backlog - 1; i >= 0; i-- {
+			if i < backlog-1 {
+				time.Sleep(1100 * time.Millisecond)
+			}
+			name := fmt.Sprintf("job-%d", i)
+			c.CreatePod(t, onNode(name))
+			want = append(want, name)
+		}
+		c.WaitForPods(t, ns, time.Minute, "the backlog failed by the running scheduler", func(pods []v1.Pod) bool {
+			return unschedulableCount(pods) == backlog
+		})
+
+		sched.Stop(10 * time.Second)
+		started := time.Now()
+		sched = c.StartSchedulerBinary(t, berthConfig(c, ""))
+		waitFailedSince(t, c, ns, want, started, sched)
+
+		remove(ns, "filler")
+		var got []string
+		for range want {
+			// The pod just removed may still be listed for a moment; the next one may bind at once.
+			pods := c.WaitForPods(t, ns, time.Minute, "the next pod of the backlog bound", func(pods []v1.Pod) bool {
+				return len(boundExcept(pods, got)) == 1
+			})
+			next := boundExcept(pods, got)[0]
+			got = append(got, next)
+			remove(ns, next)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("try %d: bound in the order %v, want the creation order %v", try, got, want)
+		}
+		t.Logf("try %d: bound in creation order %v", try, got)
+	}
+}
+
+// boundExcept names the bound pods not among gone.
+func boundExcept(pods []v1.Pod, gone []string) []string {
+	var names []string
+	for _, p := range pods {
+		if p.Spec.NodeName != "" && !slices.Contains(gone, p.Name) && p.Name != "filler" {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+func unschedulableCount(pods []v1.Pod) int {
+	n := 0
+	for i := range pods {
+		if pods[i].Spec.NodeName == "" && harness.Unschedulable(&pods[i]) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// waitFailedSince waits until the scheduler process started at since has reported a failed
+// attempt for each of the pods: its queue has taken in the whole backlog and requeued it.
+func waitFailedSince(t *testing.T, c *harness.Cluster, ns string, names []string, since time.Time, sched *proc.Process) {
+	t.Helper()
+	var seen []string
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := sched.Exited(); err != nil {
+			return false, err
+		}
+		events, err := c.Client.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		failed := map[string]bool{}
+		for _, e := range events.Items {
+			at := e.EventTime.Time
+			if e.Series != nil {
+				at = e.Series.LastObservedTime.Time
+			}
+			if e.Reason == "FailedScheduling" && e.Regarding.Kind == "Pod" && !at.Before(since.Truncate(time.Microsecond)) {
+				failed[e.Regarding.Name] = true
+			}
+		}
+		seen = seen[:0]
+		for n := range failed {
+			seen = append(seen, n)
+		}
+		for _, n := range names {
+			if !failed[n] {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		sort.Strings(seen)
+		t.Fatalf("waiting for the restarted scheduler to fail %v: %v (failed so far: %v)", names, err, seen)
+	}
+}
