@@ -44,6 +44,8 @@ type Gang struct {
 	Failed    int `json:"failed"`
 	// Waiting are the members not bound to a node, with why.
 	Waiting []WaitingPod `json:"waiting"`
+	// Topology is set when the PodGroup asks for a topology level (gangtopology.go).
+	Topology *GangTopology `json:"topology,omitempty"`
 }
 
 // WaitingPod is a member no node has been given, and the scheduler's latest word on it.
@@ -182,6 +184,9 @@ func ListGangs(ctx context.Context, client kubernetes.Interface, groups versione
 	}
 	r := GangsOf(pgs.Items, pods.Items, events.Items)
 	r.AllNamespaces = ns == metav1.NamespaceAll
+	if err := r.listTopology(ctx, client, pgs.Items, pods.Items); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -195,6 +200,10 @@ func (r *Gangs) WriteTable(w io.Writer, wide bool) error {
 	header := []string{"NAME", "PHASE", "MINMEMBER", "MEMBERS", "PLACED", "RUNNING", "SUCCEEDED", "WAITING"}
 	if wide {
 		header = append(header, "FAILED")
+	}
+	topo := r.hasTopology()
+	if topo {
+		header = append(header, "TOPOLOGY")
 	}
 	if r.AllNamespaces {
 		header = append([]string{"NAMESPACE"}, header...)
@@ -210,6 +219,9 @@ func (r *Gangs) WriteTable(w io.Writer, wide bool) error {
 			strconv.Itoa(g.Running), strconv.Itoa(g.Succeeded), strconv.Itoa(len(g.Waiting))}
 		if wide {
 			cells = append(cells, strconv.Itoa(g.Failed))
+		}
+		if topo {
+			cells = append(cells, g.topologyCell())
 		}
 		if r.AllNamespaces {
 			cells = append([]string{g.Namespace}, cells...)

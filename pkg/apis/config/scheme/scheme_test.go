@@ -34,6 +34,13 @@ profiles:
     args: {scoringStrategy: Fragmentation, noGPUPodScoring: LeastGPUHarm}
   - name: Gang
     args: {defaultScheduleTimeoutSeconds: 120, topologyLevels: [example.com/spine, kubernetes.io/hostname]}
+- schedulerName: flat
+  plugins:
+    multiPoint:
+      enabled: [{name: Gang}]
+  pluginConfig:
+  - name: Gang
+    args: {topologyLevels: []}
 `)
 	obj, _, err := serializer.NewCodecFactory(Scheme, serializer.EnableStrict).UniversalDecoder().Decode(data, nil, nil)
 	if err != nil {
@@ -49,6 +56,8 @@ profiles:
 			"GPUShare": &config.GPUShareArgs{MemoryResource: "aliyun.com/gpu-mem", CountResource: "aliyun.com/gpu-count", ScoringStrategy: gpu.FragmentationName, NoGPUPodScoring: config.LeastGPUHarm},
 			"Gang":     &config.GangArgs{DefaultScheduleTimeoutSeconds: 120, TopologyLevels: []string{"example.com/spine", "kubernetes.io/hostname"}},
 		},
+		// An empty list is kept: no levels, where leaving the field out takes the shipped ones.
+		"flat": {"Gang": &config.GangArgs{DefaultScheduleTimeoutSeconds: 60, TopologyLevels: []string{}}},
 	}
 	for _, p := range cfg.Profiles {
 		got := map[string]any{}

@@ -1,0 +1,193 @@
+package inspect
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	resourcehelper "k8s.io/component-helpers/resource"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/topology"
+)
+
+// GangTopology is what a PodGroup asks of the topology and where it stands.
+type GangTopology struct {
+	// Level is the node label key the PodGroup's berth.dev/topology-required or -preferred names.
+	Level string `json:"level"`
+	// Mode is "required" or "preferred"; Invalid says why the annotations cannot be honoured.
+	Mode    string `json:"mode,omitempty"`
+	Invalid string `json:"invalid,omitempty"`
+	// Domains are the domains of Level its placed members are in: one, unless they were spread
+	// (preferred, or placed before the annotation).
+	Domains []topology.Domain `json:"domains,omitempty"`
+	// LargestRoom, for a group with waiting members, is the most members like its largest waiting
+	// one that any single domain of Level has room for.
+	LargestRoom *int `json:"largestRoom,omitempty"`
+}
+
+// hasTopology reports whether a group asks for a level: the table then gets a column for it.
+func (r *Gangs) hasTopology() bool {
+	return slices.ContainsFunc(r.Groups, func(g Gang) bool { return g.Topology != nil })
+}
+
+// topologyCell is the table's TOPOLOGY cell: where the group is, or what it waits for.
+func (g *Gang) topologyCell() string {
+	t := g.Topology
+	switch {
+	case t == nil:
+		return "<none>"
+	case t.Invalid != "":
+		return "invalid: " + t.Invalid
+	case len(t.Domains) > 0:
+		var ds []string
+		for _, d := range t.Domains {
+			ds = append(ds, string(d))
+		}
+		return fmt.Sprintf("%s=%s", t.Level, strings.Join(ds, ","))
+	case t.LargestRoom != nil:
+		return fmt.Sprintf("needs one %s (%s); largest room %d of %d", t.Level, t.Mode, *t.LargestRoom, max(int(g.MinMember), len(g.Waiting)))
+	}
+	return fmt.Sprintf("%s (%s)", t.Level, t.Mode)
+}
+
+// addTopology fills in each group's topology from its PodGroup's annotations, levels (the
+// scheduler's topologyLevels, outermost first), the nodes and every pod bound to them.
+func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, nodes []v1.Node, levels topology.Levels) {
+	asks := map[types.NamespacedName]topology.Constraint{}
+	byKey := map[types.NamespacedName]*Gang{}
+	for i := range r.Groups {
+		byKey[types.NamespacedName{Namespace: r.Groups[i].Namespace, Name: r.Groups[i].Name}] = &r.Groups[i]
+	}
+	for i := range groups {
+		key := types.NamespacedName{Namespace: groups[i].Namespace, Name: groups[i].Name}
+		g := byKey[key]
+		c, ok, err := levels.ConstraintOf(groups[i].Annotations)
+		switch {
+		case g == nil:
+		case err != nil:
+			g.Topology = &GangTopology{Level: groups[i].Annotations[topology.RequiredAnnotation] + groups[i].Annotations[topology.PreferredAnnotation], Invalid: err.Error()}
+		case ok:
+			g.Topology = &GangTopology{Level: c.Key, Mode: c.Mode()}
+			asks[key] = c
+		}
+	}
+	if len(asks) == 0 {
+		return
+	}
+	labels := map[string]map[string]string{}
+	for _, n := range nodes {
+		labels[n.Name] = n.Labels
+	}
+	biggest := map[types.NamespacedName]topology.Resources{}
+	for i := range members {
+		p := &members[i]
+		key := types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[v1alpha1.PodGroupLabel]}
+		c, ok := asks[key]
+		if !ok {
+			continue
+		}
+		if p.Spec.NodeName != "" {
+			if d, in := levels.DomainOf(labels[p.Spec.NodeName], c.Level); in && !slices.Contains(byKey[key].Topology.Domains, d) {
+				byKey[key].Topology.Domains = append(byKey[key].Topology.Domains, d)
+			}
+			continue
+		}
+		b := biggest[key]
+		if b == nil {
+			b = topology.Resources{}
+			biggest[key] = b
+		}
+		for name, v := range requests(p) {
+			b[name] = max(b[name], v)
+		}
+	}
+	free := freeOnNodes(nodes, all)
+	for key, member := range biggest {
+		t := byKey[key].Topology
+		slices.Sort(t.Domains)
+		if len(t.Domains) > 0 {
+			continue
+		}
+		room := map[topology.Domain]int{}
+		largest := 0
+		for _, n := range nodes {
+			if d, ok := levels.DomainOf(n.Labels, asks[key].Level); ok {
+				room[d] += topology.Fits(free[n.Name], member)
+				largest = max(largest, room[d])
+			}
+		}
+		t.LargestRoom = &largest
+	}
+}
+
+// requests is what a pod asks for, in the units of topology.Resources.
+func requests(p *v1.Pod) topology.Resources {
+	out := topology.Resources{}
+	for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
+		if name == v1.ResourceCPU {
+			out[string(name)] = q.MilliValue()
+		} else {
+			out[string(name)] = q.Value()
+		}
+	}
+	return out
+}
+
+// freeOnNodes is each node's allocatable less what the live pods bound to it ask for.
+func freeOnNodes(nodes []v1.Node, pods []v1.Pod) map[string]topology.Resources {
+	free := map[string]topology.Resources{}
+	for _, n := range nodes {
+		f := topology.Resources{}
+		for name, q := range n.Status.Allocatable {
+			if name == v1.ResourceCPU {
+				f[string(name)] = q.MilliValue()
+			} else {
+				f[string(name)] = q.Value()
+			}
+		}
+		free[n.Name] = f
+	}
+	for i := range pods {
+		p := &pods[i]
+		f, ok := free[p.Spec.NodeName]
+		if !ok || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
+		}
+		for name, v := range requests(p) {
+			f[name] -= v
+		}
+		f[topology.Pods]--
+	}
+	return free
+}
+
+// listTopology reads what addTopology needs, only when a group asks for a level.
+func (r *Gangs) listTopology(ctx context.Context, client kubernetes.Interface, groups []v1alpha1.PodGroup, members []v1.Pod) error {
+	asks := slices.ContainsFunc(groups, func(pg v1alpha1.PodGroup) bool {
+		_, req := pg.Annotations[topology.RequiredAnnotation]
+		_, pref := pg.Annotations[topology.PreferredAnnotation]
+		return req || pref
+	})
+	if !asks {
+		return nil
+	}
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing nodes: %w", err)
+	}
+	all, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName!="})
+	if err != nil {
+		return fmt.Errorf("listing pods: %w", err)
+	}
+	r.addTopology(groups, members, all.Items, nodes.Items, TopologyLevels)
+	return nil
+}
+
+// TopologyLevels are the levels kubectl berth gangs reads domains by: the shipped profile's.
+var TopologyLevels = topology.Levels(topology.DefaultLevels())
