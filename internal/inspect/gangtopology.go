@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	resourcehelper "k8s.io/component-helpers/resource"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/topology"
@@ -103,7 +102,7 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 			b = topology.Resources{}
 			biggest[key] = b
 		}
-		for name, v := range requests(p) {
+		for name, v := range topology.Requests(p) {
 			b[name] = max(b[name], v)
 		}
 	}
@@ -126,19 +125,6 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 	}
 }
 
-// requests is what a pod asks for, in the units of topology.Resources.
-func requests(p *v1.Pod) topology.Resources {
-	out := topology.Resources{}
-	for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
-		if name == v1.ResourceCPU {
-			out[string(name)] = q.MilliValue()
-		} else {
-			out[string(name)] = q.Value()
-		}
-	}
-	return out
-}
-
 // freeOnNodes is each node's allocatable less what the live pods bound to it ask for.
 func freeOnNodes(nodes []v1.Node, pods []v1.Pod) map[string]topology.Resources {
 	free := map[string]topology.Resources{}
@@ -159,7 +145,7 @@ func freeOnNodes(nodes []v1.Node, pods []v1.Pod) map[string]topology.Resources {
 		if !ok || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
 			continue
 		}
-		for name, v := range requests(p) {
+		for name, v := range topology.Requests(p) {
 			f[name] -= v
 		}
 		f[topology.Pods]--

@@ -8,7 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	resourcehelper "k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
@@ -79,8 +79,13 @@ func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g 
 		return &topologyState{levels: pl.levels, choice: *d}, 0, ""
 	}
 	group := pl.topologyGroup(key, pg, g, pod)
-	choice, err := pl.levels.Choose(c, topologyNodes(nodes, group.Member), group)
-	if err != nil {
+	choice, err := pl.levels.Choose(c, topologyNodes(nodes, group.Member, nil), group)
+	if err != nil && mayPreempt(pod) {
+		// A domain that would hold the group once pods of lower priority than its members go:
+		// Filter keeps the members to it, so preemption makes room for them there and nowhere else.
+		choice, _ = pl.levels.Choose(c, topologyNodes(nodes, group.Member, pod), group)
+	}
+	if choice == nil && err != nil {
 		return nil, parkedTopology, fmt.Sprintf("pod group %s %v (%s)", key, err, c.Mode())
 	}
 	if choice == nil {
@@ -106,12 +111,8 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 	pending := 0
 	add := func(p *v1.Pod) {
 		pending++
-		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
-			v := q.Value()
-			if name == v1.ResourceCPU {
-				v = q.MilliValue()
-			}
-			member[string(name)] = max(member[string(name)], v)
+		for name, v := range topology.Requests(p) {
+			member[name] = max(member[name], v)
 		}
 	}
 	add(pod)
@@ -125,8 +126,9 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 }
 
 // topologyNodes is what the choice reads of the snapshot's nodes: labels, and what is free of the
-// resources a member asks for.
-func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources) []topology.Node {
+// resources a member asks for; with preemptor, also what the pods of lower priority hold, which
+// preemption could give it.
+func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, preemptor *v1.Pod) []topology.Node {
 	out := make([]topology.Node, 0, len(nodes))
 	for _, n := range nodes {
 		if n.Node() == nil {
@@ -136,9 +138,26 @@ func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources) []topology.N
 		for name := range member {
 			free[name] = freeOn(n, v1.ResourceName(name))
 		}
+		if preemptor != nil {
+			for _, pi := range n.GetPods() {
+				if p := pi.GetPod(); corev1helpers.PodPriority(p) < corev1helpers.PodPriority(preemptor) {
+					free[topology.Pods]++
+					for name, v := range topology.Requests(p) {
+						if _, asked := free[name]; asked {
+							free[name] += v
+						}
+					}
+				}
+			}
+		}
 		out = append(out, topology.Node{Name: n.Node().Name, Labels: n.Node().Labels, Free: free})
 	}
 	return out
+}
+
+// mayPreempt reports whether pod may evict others at all.
+func mayPreempt(pod *v1.Pod) bool {
+	return pod.Spec.PreemptionPolicy == nil || *pod.Spec.PreemptionPolicy != v1.PreemptNever
 }
 
 // NoteDomain records the domain a member was reserved in as its group's, unless the group has one.

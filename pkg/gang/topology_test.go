@@ -8,6 +8,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/topology"
@@ -140,5 +141,42 @@ func TestTopologyBadAnnotations(t *testing.T) {
 		if len(events) != 1 || !strings.HasPrefix(events[0], "Warning InvalidTopology") || !strings.Contains(events[0], tt.want) {
 			t.Errorf("%v: events %q, want one Warning InvalidTopology saying %q", tt.kv, events, tt.want)
 		}
+	}
+}
+
+// No rack has room, but one would once pods of lower priority than the group's go: PreFilter
+// chooses it, so preemption makes room there only; a group of no higher priority, or one that may
+// not preempt, waits.
+func TestTopologyDomainForPreemption(t *testing.T) {
+	high := func(p *v1.Pod) *v1.Pod { p.Spec.Priority = ptr.To[int32](100); return p }
+	pods := []*v1.Pod{high(oneCPU(member("a", "a1", "uid-a1"))), high(oneCPU(member("a", "a2", "uid-a2")))}
+	low := func(name, node string) *v1.Pod {
+		return oneCPU(st.MakePod().Namespace("other").Name(name).UID(name).Node(node).Priority(10).Obj())
+	}
+	equal := func(name, node string) *v1.Pod {
+		return oneCPU(st.MakePod().Namespace("other").Name(name).UID(name).Node(node).Priority(100).Obj())
+	}
+	// Rack r1 holds one low and one equal pod, rack r2 two low ones: only r2 can be freed for two.
+	nodes := []fwk.NodeInfo{
+		nodeInfo(rackNode("n1", "r1", "2"), low("l1", "n1"), equal("e1", "n1")),
+		nodeInfo(rackNode("n2", "r2", "2"), low("l2", "n2"), low("l3", "n2")),
+	}
+	pg := annotated(podGroup("a", 2), topology.RequiredAnnotation, topology.RackLabel)
+	h := newHarness(t, []*v1alpha1.PodGroup{pg}, pods...)
+	state := framework.NewCycleState()
+	if _, st := h.pl.PreFilter(h.ctx, state, pods[0], nodes); !st.IsSuccess() {
+		t.Fatalf("PreFilter: %v, want the rack preemption can free", st)
+	}
+	if d := topologyStateOf(state); d == nil || d.choice.Domain != "/b1/r2" {
+		t.Errorf("domain %v, want /b1/r2", d)
+	}
+
+	never := v1.PreemptNever
+	for _, p := range pods {
+		p.Spec.PreemptionPolicy = &never
+	}
+	h = newHarness(t, []*v1alpha1.PodGroup{pg}, pods...)
+	if _, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), pods[0], nodes); st.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Errorf("PreFilter of a group that may not preempt: %v, want it held", st)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 // Resources are amounts by resource name, in the units the scheduler counts them (millicores for
@@ -129,3 +132,16 @@ func Fits(free, member Resources) int {
 
 // Pods names the free pod slots in Resources.
 const Pods = "pods"
+
+// Requests is what pod asks for, as Resources count it.
+func Requests(pod *v1.Pod) Resources {
+	out := Resources{}
+	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
+		v := q.Value()
+		if name == v1.ResourceCPU {
+			v = q.MilliValue()
+		}
+		out[string(name)] = v
+	}
+	return out
+}
