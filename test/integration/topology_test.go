@@ -9,11 +9,13 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/test/harness"
 )
@@ -34,7 +36,7 @@ func topologyAnnotation(key, level string) func(*v1alpha1.PodGroup) {
 }
 
 // domainsOf returns the domains of level the group's bound members are in.
-func domainsOf(t *testing.T, e *gangEnv, pods []v1.Pod, group, level string) []topology.Domain {
+func domainsOf(t *testing.T, c *harness.Cluster, pods []v1.Pod, group, level string) []topology.Domain {
 	t.Helper()
 	levels := topology.Levels(topology.DefaultLevels())
 	seen := map[topology.Domain]bool{}
@@ -42,7 +44,7 @@ func domainsOf(t *testing.T, e *gangEnv, pods []v1.Pod, group, level string) []t
 		if p.Labels[v1alpha1.PodGroupLabel] != group || p.Spec.NodeName == "" {
 			continue
 		}
-		n, err := e.Client.CoreV1().Nodes().Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
+		n, err := c.Client.CoreV1().Nodes().Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,14 +78,14 @@ func TestGangTopologyPlacesGroupsInOneDomain(t *testing.T) {
 	e.podGroup(t, "small", 4, topologyAnnotation(topology.RequiredAnnotation, topology.RackLabel))
 	e.members(t, "small", 4, "1")
 	pods := e.WaitForPods(t, e.ns, time.Minute, "small bound", func(p []v1.Pod) bool { return boundIn(p, "small") == 4 })
-	if got := domainsOf(t, e, pods, "small", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r2"}) {
+	if got := domainsOf(t, e.Cluster, pods, "small", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r2"}) {
 		t.Errorf("a group of 4 went to racks %v, want only z1/b1/r2 (room for exactly 4)", got)
 	}
 
 	e.podGroup(t, "big", 8, topologyAnnotation(topology.RequiredAnnotation, topology.RackLabel))
 	e.members(t, "big", 8, "1")
 	pods = e.WaitForPods(t, e.ns, time.Minute, "big bound", func(p []v1.Pod) bool { return boundIn(p, "big") == 8 })
-	if got := domainsOf(t, e, pods, "big", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r1"}) {
+	if got := domainsOf(t, e.Cluster, pods, "big", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r1"}) {
 		t.Errorf("a group of 8 went to racks %v, want only z1/b1/r1", got)
 	}
 
@@ -91,7 +93,7 @@ func TestGangTopologyPlacesGroupsInOneDomain(t *testing.T) {
 	e.podGroup(t, "pair", 2, topologyAnnotation(topology.PreferredAnnotation, topology.RackLabel))
 	e.members(t, "pair", 2, "1")
 	pods = e.WaitForPods(t, e.ns, time.Minute, "pair bound", func(p []v1.Pod) bool { return boundIn(p, "pair") == 2 })
-	if got := domainsOf(t, e, pods, "pair", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b2/r1"}) {
+	if got := domainsOf(t, e.Cluster, pods, "pair", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b2/r1"}) {
 		t.Errorf("a pair went to racks %v, want z1/b2/r1, the rack of the same name in the other block", got)
 	}
 }
@@ -111,7 +113,7 @@ func TestGangTopologyPreferredFallsBackToTheBlock(t *testing.T) {
 	e.podGroup(t, "wide", 6, topologyAnnotation(topology.PreferredAnnotation, topology.RackLabel))
 	e.members(t, "wide", 6, "1")
 	pods := e.WaitForPods(t, e.ns, time.Minute, "wide bound", func(p []v1.Pod) bool { return boundIn(p, "wide") == 6 })
-	if got := domainsOf(t, e, pods, "wide", topology.BlockLabel); !slices.Equal(got, []topology.Domain{"z1/b1"}) {
+	if got := domainsOf(t, e.Cluster, pods, "wide", topology.BlockLabel); !slices.Equal(got, []topology.Domain{"z1/b1"}) {
 		t.Errorf("a preferred-rack group no rack holds went to blocks %v, want only z1/b1", got)
 	}
 }
@@ -135,11 +137,34 @@ func TestGangTopologyRequiredWaitsWhole(t *testing.T) {
 			t.Errorf("%s says %q, want %q", p.Name, msg, want)
 		}
 	}
+	// kubectl berth gangs says what it waits for.
+	if g := gangReport(t, e, "train"); g.Topology == nil || g.Topology.LargestRoom == nil || *g.Topology.LargestRoom != 2 || g.Topology.Mode != "required" {
+		t.Errorf("kubectl berth gangs shows the waiting group's topology as %+v, want required with a largest room of 2", g.Topology)
+	}
 	e.CreateNode(t, rackedNode("r2-b", "b1", "r2", "2"))
 	pods = e.WaitForPods(t, e.ns, time.Minute, "train bound", func(p []v1.Pod) bool { return boundIn(p, "train") == 3 })
-	if got := domainsOf(t, e, pods, "train", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r2"}) {
+	if got := domainsOf(t, e.Cluster, pods, "train", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r2"}) {
 		t.Errorf("the group went to racks %v, want only z1/b1/r2", got)
 	}
+	if g := gangReport(t, e, "train"); g.Topology == nil || !slices.Equal(g.Topology.Domains, []topology.Domain{"z1/b1/r2"}) {
+		t.Errorf("kubectl berth gangs shows the placed group's topology as %+v, want domain z1/b1/r2", g.Topology)
+	}
+}
+
+// gangReport is kubectl berth gangs' report on group.
+func gangReport(t *testing.T, e *gangEnv, group string) inspect.Gang {
+	t.Helper()
+	r, err := inspect.ListGangs(context.Background(), e.Client, e.pg, e.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range r.Groups {
+		if g.Name == group {
+			return g
+		}
+	}
+	t.Fatalf("kubectl berth gangs does not list %s", group)
+	return inspect.Gang{}
 }
 
 // An annotation that names a level the scheduler does not have, or both annotations: a Warning
@@ -250,7 +275,7 @@ func TestGangTopologyTwoGroupsOneRack(t *testing.T) {
 		if n := boundIn(pods, loser); n != 0 {
 			t.Fatalf("try %d: %d members of the waiting group %s bound", try, n, loser)
 		}
-		if got := domainsOf(t, e, pods, winner, topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r1"}) {
+		if got := domainsOf(t, e.Cluster, pods, winner, topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r1"}) {
 			t.Errorf("try %d: the winner is in racks %v, want z1/b1/r1", try, got)
 		}
 		freed := time.Now()
@@ -258,7 +283,7 @@ func TestGangTopologyTwoGroupsOneRack(t *testing.T) {
 		pods = e.WaitForPods(t, e.ns, 30*time.Second, "the waiting group bound", func(p []v1.Pod) bool { return boundIn(p, loser) == 4 })
 		delay := time.Since(freed)
 		delays = append(delays, delay)
-		if got := domainsOf(t, e, pods, loser, topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r2"}) {
+		if got := domainsOf(t, e.Cluster, pods, loser, topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r2"}) {
 			t.Errorf("try %d: the waiting group went to racks %v, want z1/b1/r2", try, got)
 		}
 		if delay > 10*time.Second {
@@ -272,4 +297,105 @@ func TestGangTopologyTwoGroupsOneRack(t *testing.T) {
 	}
 	slices.Sort(delays)
 	t.Logf("bound after the rack was freed, 10 tries: min %v, median %v, max %v", delays[0], delays[len(delays)/2], delays[len(delays)-1])
+}
+
+// Bad topologyLevels stop the scheduler at start-up, naming the field.
+func TestGangTopologyLevelsCheckedAtStartUp(t *testing.T) {
+	c := harness.StartCluster(t)
+	for levels, want := range map[string]string{
+		"[berth.dev/rack, berth.dev/rack]": `topologyLevels[1]: Duplicate value: "berth.dev/rack"`,
+		`[berth.dev/rack, ""]`:             "topologyLevels[1]: Required value",
+		`["not a label"]`:                  `topologyLevels[0]: Invalid value: "not a label": not a valid node label key`,
+	} {
+		config := berthConfig(c, fmt.Sprintf("pluginConfig:\n- name: Gang\n  args: {topologyLevels: %s}\n", levels))
+		_, _, err := harness.SetupScheduler(context.Background(), t, config)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Gang") {
+			t.Errorf("topologyLevels %s: start-up error %v, want one naming Gang and %q", levels, err, want)
+		}
+	}
+}
+
+// A high-priority group that needs a whole rack, in a cluster full of low-priority pods: the pods
+// evicted for it are all in one rack, the group is bound whole in that rack, and the other rack's
+// pods stay. Ten rounds on one control plane.
+func TestGangTopologyPreemptsInsideOneRack(t *testing.T) {
+	var nodes []*v1.Node
+	for _, r := range []string{"r1", "r2"} {
+		for i := range 2 {
+			nodes = append(nodes, rackedNode(fmt.Sprintf("%s-%d", r, i), "b1", r, "2"))
+		}
+	}
+	e := startQuotaEnv(t, nodes...)
+	e.ActAsKubelet(t)
+	ctx := context.Background()
+	high := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}
+	if _, err := e.Client.SchedulingV1().PriorityClasses().Create(ctx, high, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	rackOf := func(node string) string { return strings.SplitN(node, "-", 2)[0] }
+	for round := range 10 {
+		low, jobs := e.Namespace(t, fmt.Sprint("low-", round)), e.Namespace(t, fmt.Sprint("jobs-", round))
+		for i := range 8 {
+			e.CreatePod(t, cpuPod(low, fmt.Sprint("low-", i), "1"))
+		}
+		lows := e.WaitForPods(t, low, time.Minute, "eight low-priority pods filling both racks", func(p []v1.Pod) bool { return harness.Bound(p) == 8 })
+		lowRack := map[string]string{}
+		for _, p := range lows {
+			lowRack[p.Name] = rackOf(p.Spec.NodeName)
+		}
+		evicted := watchEvictions(t, e.Cluster, low)
+
+		pg := &v1alpha1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: jobs, Name: "train", Annotations: map[string]string{topology.RequiredAnnotation: topology.RackLabel}},
+			Spec:       v1alpha1.PodGroupSpec{MinMember: 4},
+		}
+		if _, err := e.eq.SchedulingV1alpha1().PodGroups(jobs).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 4 {
+			p := cpuPod(jobs, fmt.Sprintf("train-%d", i), "1")
+			p.Labels = map[string]string{v1alpha1.PodGroupLabel: "train"}
+			p.Spec.PriorityClassName = "high"
+			e.CreatePod(t, p)
+		}
+		start := time.Now()
+		pods := e.WaitForPods(t, jobs, time.Minute, "the group bound whole", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+		took := time.Since(start)
+		racks := map[string]bool{}
+		for _, p := range pods {
+			racks[rackOf(p.Spec.NodeName)] = true
+		}
+		if len(racks) != 1 {
+			t.Fatalf("round %d: the group is in racks %v, want one", round, racks)
+		}
+		victims := evicted()
+		victimRacks := map[string]bool{}
+		for _, v := range victims {
+			victimRacks[lowRack[v]] = true
+		}
+		if len(victims) != 4 || len(victimRacks) != 1 || !racks[sortedKeys(victimRacks)[0]] {
+			t.Errorf("round %d: evicted %v from racks %v, want the 4 pods of the group's rack %v", round, victims, victimRacks, racks)
+		}
+		t.Logf("round %d: bound in %v after evicting %d pods", round, took.Round(time.Millisecond), len(victims))
+		for _, ns := range []string{jobs, low} {
+			left, err := e.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range left.Items {
+				e.deletePod(t, ns, p.Name)
+			}
+			e.WaitForPods(t, ns, time.Minute, ns+" empty", func(p []v1.Pod) bool { return len(p) == 0 })
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
