@@ -1,4 +1,4 @@
-// kubectl-berth is a kubectl plugin: installed on PATH, `kubectl berth gpus|gangs|quotas` shows
+// kubectl-berth is a kubectl plugin: installed on PATH, `kubectl berth gpus|gangs|quotas|why` shows
 // how berth shares GPUs, how far each gang has got and why its members wait, and how much quota is
 // used and borrowed. It reads the API only, so it works against any cluster berth, the gpushare
 // scheduler extender or scheduler-plugins scheduled.

@@ -1,4 +1,4 @@
-// Package app is the kubectl-berth command: `kubectl berth gpus|gangs|quotas`, a kubectl plugin
+// Package app is the kubectl-berth command: `kubectl berth gpus|gangs|quotas|why`, a kubectl plugin
 // that prints what berth recorded in a cluster (internal/inspect), with kubectl's own connection flags.
 package app
 
@@ -32,7 +32,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &options{config: genericclioptions.NewConfigFlags(true), streams: streams}
 	cmd := &cobra.Command{
 		Use:   "kubectl-berth",
-		Short: "Show how berth shares GPUs, places gangs and lends quota",
+		Short: "Show how berth shares GPUs, places gangs and lends quota, and why a pod is pending",
 		Long: `kubectl berth reads what berth (or the gpushare scheduler extender, or scheduler-plugins) recorded
 on nodes, pods, PodGroups and ElasticQuotas, and prints it per GPU, per gang and per quota.
 It needs only read access to those objects.`,
@@ -46,7 +46,7 @@ It needs only read access to those objects.`,
 	cmd.SetErr(streams.ErrOut)
 	o.config.AddFlags(cmd.PersistentFlags())
 	cmd.PersistentFlags().StringVarP(&o.output, "output", "o", "", "output format: one of "+strings.Join(inspect.Formats, ", ")+"; a table if not set")
-	cmd.AddCommand(o.gpusCommand(), o.gangsCommand(), o.quotasCommand())
+	cmd.AddCommand(o.gpusCommand(), o.gangsCommand(), o.quotasCommand(), o.whyCommand())
 	return cmd
 }
 
@@ -100,6 +100,27 @@ and borrowed, what is used above min.`,
 		}),
 	}
 	o.allNamespacesFlag(cmd)
+	return cmd
+}
+
+func (o *options) whyCommand() *cobra.Command {
+	res := gpu.DefaultResources()
+	cmd := &cobra.Command{
+		Use:   "why POD",
+		Short: "Why a pod is pending: the one thing that blocks it, and what would unblock it",
+		Long: `The one thing that keeps a pod from being placed, with its numbers, and what would let it in: a quota
+on its namespace's path (used and max, and which of the quota's pods would have to end), its pod group
+(members bound, placeable now and missing), GPU fragmentation (which GPU, how much, which pod's end
+would make room), node constraints (selectors, affinity, taints, cordons, counted), room, and what
+preemption would do. It reads API objects only: the pod and its events and PodScheduled condition,
+nodes, pods, ElasticQuotas and PodGroups. A cause outside berth is named as such.`,
+		Args: cobra.ExactArgs(1),
+		RunE: o.run(func(ctx context.Context, c *clients, args []string) (inspect.Report, error) {
+			return inspect.ExplainPod(ctx, c.core, c.groups, res, c.namespace, args[0])
+		}),
+	}
+	cmd.Flags().Var(resourceName{&res.Memory}, "memory-resource", "the extended resource that carries GPU memory, as GPUShare's memoryResource")
+	cmd.Flags().Var(resourceName{&res.Count}, "count-resource", "the extended resource that carries the number of GPUs, as GPUShare's countResource")
 	return cmd
 }
 
