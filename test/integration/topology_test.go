@@ -399,3 +399,26 @@ func sortedKeys(m map[string]bool) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// GPU memory counts in a domain's room: a group of three 8-unit GPU pods goes to the rack whose
+// GPUs hold all three, though the other rack has cpu for many more.
+func TestGangTopologyCountsGPUs(t *testing.T) {
+	e := startGangEnv(t, "gpu-topology")
+	for _, n := range []struct{ name, rack string }{{"r1-a", "r1"}, {"r2-a", "r2"}, {"r2-b", "r2"}} {
+		node := harness.GPUNode(n.name, 1, 16)
+		node.Labels[topology.BlockLabel], node.Labels[topology.RackLabel] = "b1", n.rack
+		e.CreateNode(t, node)
+	}
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.podGroup(t, "gpus", 3, topologyAnnotation(topology.RequiredAnnotation, topology.RackLabel))
+	for i := range 3 {
+		p := harness.GPUPod(e.ns, fmt.Sprintf("gpus-%d", i), 8)
+		p.Labels = map[string]string{v1alpha1.PodGroupLabel: "gpus"}
+		e.CreatePod(t, p)
+	}
+	pods := e.WaitForPods(t, e.ns, time.Minute, "gpus bound", func(p []v1.Pod) bool { return boundIn(p, "gpus") == 3 })
+	if got := domainsOf(t, e.Cluster, pods, "gpus", topology.RackLabel); !slices.Equal(got, []topology.Domain{"/b1/r2"}) {
+		t.Errorf("the GPU group went to racks %v, want only /b1/r2", got)
+	}
+	harness.CheckNoOvercommit(t, pods, map[string][]int64{"r1-a": {16}, "r2-a": {16}, "r2-b": {16}})
+}
