@@ -245,8 +245,8 @@ func TestQuotasOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		"quota   cpu                  2        <none>   <none>   0          <none>",
-		"        cpu                  4        10       6500m    2500m      162%",
+		"quota   cpu                  2        <none>   <none>   0          <none>       <none>   <none>",
+		"        cpu                  4        10       6500m    2500m                            162%",
 	} {
 		if !containsLine(out.String(), line) {
 			t.Errorf("the table lacks the line %q:\n%s", line, out.String())

@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	"github.com/berth-sched/berth/pkg/quota"
 )
 
 // Quotas is ElasticQuotas (scheduling.x-k8s.io/v1alpha1) and how much of each is used.
@@ -25,6 +29,16 @@ type Quota struct {
 	Namespace string          `json:"namespace"`
 	Name      string          `json:"name"`
 	Resources []QuotaResource `json:"resources"`
+	// Parent is the quota above it in a quota tree (berth.dev/parent-quota), NAMESPACE/NAME.
+	Parent string `json:"parent,omitempty"`
+	// Depth is how many of the listed quotas are above it: the table indents it by that much.
+	Depth int `json:"-"`
+	// Weight is its weight in fair sharing, and FairShare its part of what its level lends when
+	// every quota there wants more than it gets: its weight over the weights of the quotas that
+	// share with it (the listed children of its parent, or the listed tops). Both are empty for a
+	// flat quota without berth's annotations, which takes no part in fair sharing.
+	Weight    string `json:"weight,omitempty"`
+	FairShare string `json:"fairShare,omitempty"`
 }
 
 // QuotaResource is one resource of a quota. Min and Max are nil when the quota does not set them
@@ -77,7 +91,72 @@ func QuotasOf(quotas []v1alpha1.ElasticQuota) *Quotas {
 		}
 		return r.Quotas[i].Name < r.Quotas[j].Name
 	})
+	r.Quotas = asTree(r.Quotas, quotas)
 	return r
+}
+
+// asTree orders quotas as their tree (each parent followed by its children, indented), and fills
+// in their weights and fair shares. A quota whose parent is not listed is shown at the top.
+func asTree(sorted []Quota, objects []v1alpha1.ElasticQuota) []Quota {
+	byName := map[string]*v1alpha1.ElasticQuota{}
+	for i := range objects {
+		byName[objects[i].Namespace+"/"+objects[i].Name] = &objects[i]
+	}
+	children := map[string][]Quota{}
+	var tops []Quota
+	for _, q := range sorted {
+		eq := byName[q.Namespace+"/"+q.Name]
+		q.Parent = strings.TrimSpace(eq.Annotations[quota.ParentAnnotation])
+		if _, ok := byName[q.Parent]; ok && q.Parent != q.Namespace+"/"+q.Name {
+			children[q.Parent] = append(children[q.Parent], q)
+		} else {
+			tops = append(tops, q)
+		}
+	}
+	fair := func(q Quota) (float64, bool) {
+		eq := byName[q.Namespace+"/"+q.Name]
+		_, parent := eq.Annotations[quota.ParentAnnotation]
+		_, namespaces := eq.Annotations[quota.NamespacesAnnotation]
+		w, weighted := eq.Annotations[quota.WeightAnnotation]
+		if !parent && !namespaces && !weighted && len(children[q.Namespace+"/"+q.Name]) == 0 {
+			return 0, false
+		}
+		if !weighted {
+			return 1, true
+		}
+		x, err := resource.ParseQuantity(strings.TrimSpace(w))
+		if err != nil || x.Sign() <= 0 {
+			return 0, false
+		}
+		return x.AsApproximateFloat64(), true
+	}
+	var out []Quota
+	seen := map[string]bool{}
+	var walk func(level []Quota, depth int)
+	walk = func(level []Quota, depth int) {
+		total := 0.0
+		for _, q := range level {
+			if w, ok := fair(q); ok {
+				total += w
+			}
+		}
+		for _, q := range level {
+			name := q.Namespace + "/" + q.Name
+			if seen[name] {
+				continue // a cycle of parents: the scheduler reports it; show each quota once
+			}
+			seen[name] = true
+			q.Depth = depth
+			if w, ok := fair(q); ok {
+				q.Weight = strconv.FormatFloat(w, 'f', -1, 64)
+				q.FairShare = fmt.Sprintf("%.0f%%", 100*w/total)
+			}
+			out = append(out, q)
+			walk(children[name], depth+1)
+		}
+	}
+	walk(tops, 0)
+	return out
 }
 
 func quantity(l v1.ResourceList, name v1.ResourceName) *resource.Quantity {
@@ -105,7 +184,7 @@ func (r *Quotas) WriteTable(w io.Writer, wide bool) error {
 		_, err := fmt.Fprintln(w, "No elastic quotas found.")
 		return err
 	}
-	header := []string{"NAME", "RESOURCE", "MIN", "MAX", "USED", "BORROWED"}
+	header := []string{"NAME", "RESOURCE", "MIN", "MAX", "USED", "BORROWED", "FAIR-SHARE", "WEIGHT"}
 	if wide {
 		header = append(header, "USED/MIN")
 	}
@@ -115,11 +194,11 @@ func (r *Quotas) WriteTable(w io.Writer, wide bool) error {
 	t := newTable(w, header...)
 	for _, q := range r.Quotas {
 		for i, res := range q.Resources {
-			name, ns := "", ""
+			name, ns, share, weight := "", "", "", ""
 			if i == 0 {
-				name, ns = q.Name, q.Namespace
+				name, ns, share, weight = strings.Repeat("  ", q.Depth)+q.Name, q.Namespace, orNone(q.FairShare), orNone(q.Weight)
 			}
-			cells := []string{name, string(res.Name), quantityText(res.Min), quantityText(res.Max), quantityText(res.Used), res.Borrowed.String()}
+			cells := []string{name, string(res.Name), quantityText(res.Min), quantityText(res.Max), quantityText(res.Used), res.Borrowed.String(), share, weight}
 			if wide {
 				cells = append(cells, usedOfMin(res))
 			}
@@ -129,7 +208,7 @@ func (r *Quotas) WriteTable(w io.Writer, wide bool) error {
 			t.row(cells...)
 		}
 		if len(q.Resources) == 0 {
-			cells := []string{q.Name, "<none>"}
+			cells := []string{strings.Repeat("  ", q.Depth) + q.Name, "<none>", "", "", "", "", orNone(q.FairShare), orNone(q.Weight)}
 			if r.AllNamespaces {
 				cells = append([]string{q.Namespace}, cells...)
 			}
