@@ -158,6 +158,10 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			msg = standsAside(key, d, g.Why())
 			return parkedBackoff, false
 		}
+		if waits, why := g.WaitsForRoom(pod.UID); waits {
+			msg = waitsForRoom(key, why)
+			return parkedNoRoom, false
+		}
 		minMember := podgroup.MinMember(pg)
 		if n := g.Ready(); n < minMember {
 			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
@@ -178,6 +182,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 		return 0, true
 	})
 	if ok {
+		pl.groups.EndRoomWait(key)
 		return pg, 0, nil, false
 	}
 	return pg, reason, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), firstTime

@@ -43,6 +43,10 @@ const (
 	// parkedBadTopology: the PodGroup's topology annotations cannot be honoured. Woken when the
 	// PodGroup changes.
 	parkedBadTopology
+	// parkedNoRoom: the group holds nothing and a member found no room; the others wait for it.
+	// Woken when that member is let in again, when the PodGroup changes, or by a backstop timer
+	// (see roomwait.go).
+	parkedNoRoom
 )
 
 // wokenByCapacity reports whether freed or added capacity can help a pod parked for r.
@@ -168,6 +172,8 @@ type group struct {
 	// domain is the topology domain the group's reserved members were placed in, from the first
 	// one's Reserve until the last reservation goes (see topology.go).
 	domain *topology.Choice
+	// room is the group's wait for room, after a member found none while the group held nothing.
+	room roomWait
 }
 
 type reservation struct {
@@ -240,6 +246,8 @@ func (m *manager) park(key types.NamespacedName, g *group, pod *v1.Pod, reason p
 	case parkedTurn:
 		m.turnParked.Insert(key)
 		m.armWake(key, g, now.Add(m.turnRemaining(key, g, now)))
+	case parkedNoRoom:
+		m.armWake(key, g, g.room.until)
 	}
 }
 
@@ -319,18 +327,24 @@ func (m *manager) timedWake(key types.NamespacedName, at time.Time) {
 	now := m.clock.Now()
 	g.wakeAt = time.Time{}
 	var pods []*v1.Pod
-	backoffLeft := false
+	backoffLeft, roomLeft := false, false
 	for uid, p := range g.parked {
 		switch {
-		case p.reason == parkedRetry, p.reason == parkedTurn, p.reason == parkedBackoff && !now.Before(g.backoffUntil):
+		case p.reason == parkedRetry, p.reason == parkedTurn, p.reason == parkedBackoff && !now.Before(g.backoffUntil),
+			p.reason == parkedNoRoom && !now.Before(g.room.until):
 			pods = append(pods, p.pod)
 			delete(g.parked, uid)
 		case p.reason == parkedBackoff:
 			backoffLeft = true
+		case p.reason == parkedNoRoom:
+			roomLeft = true
 		}
 	}
 	if backoffLeft {
 		m.armWake(key, g, g.backoffUntil)
+	}
+	if roomLeft {
+		m.armWake(key, g, g.room.until)
 	}
 	m.gc(key, now)
 	m.mu.Unlock()
@@ -575,6 +589,7 @@ func (m *manager) allow(key types.NamespacedName, g *group, now time.Time) permi
 	}
 	g.waiting = sets.New[types.UID]()
 	g.failures = 0
+	g.room = roomWait{}
 	return v
 }
 
@@ -687,15 +702,9 @@ func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember 
 	defer m.mu.Unlock()
 	g := m.group(key)
 	if len(g.waiting) == 0 && len(g.placed) < int(minMember) {
-		// The group holds nothing and a member does not fit: it stands aside for backoffBase, not
-		// counted as a failed round. Otherwise the capacity event of every release anywhere would
-		// bring its members back into the middle of the rounds of the groups that released, and
-		// with many groups competing every round would meet another.
-		now := m.clock.Now()
-		if until := now.Add(m.backoffBase); until.After(g.backoffUntil) {
-			g.backoffUntil, g.backoff, g.why = until, m.backoffBase, why
-		}
-		m.park(key, g, pod, parkedBackoff, now)
+		// The group holds nothing and a member does not fit: not a failed round, since nothing is
+		// given back; the group waits for room (roomwait.go).
+		m.waitForRoom(key, g, pod, why, m.clock.Now())
 		return memberOutcome{}
 	}
 	return m.memberFailed(key, g, pod, minMember, check, why)
@@ -770,6 +779,9 @@ func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
 	delete(g.parked, uid)
 	delete(g.told, uid)
 	delete(m.released, uid)
+	if g.room.waiter == uid {
+		m.endRoomWait(g)
+	}
 }
 
 // Drop handles a deleted PodGroup: its round ends without backoff, and the waiting members it

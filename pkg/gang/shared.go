@@ -121,6 +121,7 @@ func (c *core) podGroupHandler() cache.ResourceEventHandler {
 			}
 			key := podgroup.Key(cur)
 			if !equality.Semantic.DeepEqual(old.Spec, cur.Spec) || topologyChanged(old, cur) {
+				c.groups.EndRoomWait(key)
 				c.allow(c.groups.Reevaluate(key, podgroup.MinMember(cur)))
 				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
 			}

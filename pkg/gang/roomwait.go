@@ -1,0 +1,97 @@
+package gang
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Waiting for room.
+//
+// A group that holds nothing and whose member finds no node has lost nothing and given nothing
+// back: it only waits for room. It used to stand aside for backoffBase and be retried by a timer,
+// so each waiting group cost a scheduling cycle every two seconds while nothing changed, and the
+// first group that fitted when room appeared waited for its timer.
+//
+// Now the member that found no room (the waiter) carries its group. It goes back to the queue's
+// unschedulable pods, rejected by the plugins that turned it away (NodeResourcesFit, GPUShare,
+// ElasticQuota, ...), and their queueing hints requeue it on the events that can change their
+// answer: a pod ending or deleted, a node added or grown, quota freed. The group's other members
+// wait in Gang's PreEnqueue, parked for no room, and Gang's own hints skip them: a room event
+// costs one scheduling cycle per waiting group, its waiter's, not one per member, and nothing
+// while nothing changes. When the waiter passes PreEnqueue again the wait ends and its siblings
+// are activated; QOSSort puts them right behind it (a group's members share one sort key), and
+// the oldest groups first, so the oldest group whose need fits takes the room.
+//
+// A timer stays as a backstop, should the waiter's requeue be lost: it starts at backoffMax and
+// doubles with each consecutive wait up to maxRoomBackstop, the period at which the queue flushes
+// unschedulable pods anyway. A PodGroup change (say a lower minMember) ends the wait at once, and
+// quorum forgets it.
+type roomWait struct {
+	// waiter is the member that found no room; zero when the group does not wait.
+	waiter types.UID
+	// until is when the backstop timer ends the wait.
+	until time.Time
+	// waits counts consecutive waits, for the backstop's doubling.
+	waits int
+	// why says what the waiter lacked, as a clause after "pod group ns/name".
+	why string
+}
+
+// maxRoomBackstop caps the backstop timer of a group waiting for room: upstream's queue flushes
+// unschedulable pods after five minutes too.
+const maxRoomBackstop = 5 * time.Minute
+
+// waitForRoom starts the group's wait for room, with pod as its waiter. The caller holds the lock.
+func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, why string, now time.Time) {
+	backstop := m.backoffMax
+	for i := 0; i < g.room.waits && backstop < maxRoomBackstop; i++ {
+		backstop *= 2
+	}
+	backstop = min(backstop, maxRoomBackstop)
+	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why}
+	m.park(key, g, pod, parkedNoRoom, now)
+}
+
+// WaitsForRoom reports whether pod is held back because its group waits for room, and what the
+// waiter lacked. The waiter itself is never held: its own plugins decided that it may try again.
+func (v groupView) WaitsForRoom(pod types.UID) (bool, string) {
+	r := v.g.room
+	return r.waiter != "" && r.waiter != pod && v.now.Before(r.until), r.why
+}
+
+// EndRoomWait ends the group's wait for room and activates the members parked for it, on a timer
+// of its own: PreEnqueue, which calls it, runs under the queue's lock, which activation takes.
+func (m *manager) EndRoomWait(key types.NamespacedName) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g, ok := m.groups[key]; ok {
+		m.endRoomWait(g)
+	}
+}
+
+// endRoomWait is EndRoomWait with the lock held; also called when the waiter is deleted.
+func (m *manager) endRoomWait(g *group) {
+	if g.room.waiter == "" {
+		return
+	}
+	g.room.waiter, g.room.until = "", time.Time{}
+	var pods []*v1.Pod
+	for uid, p := range g.parked {
+		if p.reason == parkedNoRoom {
+			pods = append(pods, p.pod)
+			delete(g.parked, uid)
+		}
+	}
+	if len(pods) > 0 {
+		m.clock.AfterFunc(0, func() { m.hooks.activate(pods) })
+	}
+}
+
+// waitsForRoom is what a member held back while its group waits for room is told. It leaves out
+// the backstop, which grows, so that the message changes only when the cause does.
+func waitsForRoom(key types.NamespacedName, why string) string {
+	return fmt.Sprintf("pod group %s waits for room because it %s; it is tried again when that member's own check may pass (pods end, nodes join or grow, quota is freed)", key, why)
+}

@@ -1,0 +1,105 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/test/harness"
+)
+
+// Gangs that wait for room cost no scheduling cycles while nothing changes, and the room's
+// freeing wakes them: the oldest groups that fit are bound at once, not at their next timer.
+// Each try fills a node of 4 cpu, queues three groups of two 1-cpu members (oldest first) and
+// lets them fail, counts the scheduling attempts over a quiet spell, then frees the node: the two
+// oldest groups must be bound, the third not. The groups of earlier tries keep waiting on their
+// own full nodes throughout, a growing backlog.
+func TestWaitingGangsWakeOnRoom(t *testing.T) {
+	const tries, quiet = 10, 4 * time.Second
+	e := startGangEnv(t, "wake")
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	ctx := context.Background()
+	zero := int64(0)
+	var latencies []time.Duration
+	var quietAttempts []float64
+	for try := range tries {
+		node := fmt.Sprintf("node-%d", try)
+		e.CreateNode(t, harness.Node(node, "4", "16Gi", nil))
+		onNode := func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{v1.LabelHostname: node} }
+		filler := pod(e.ns, fmt.Sprintf("filler-%d", try), "", harness.Container("c", "4", "64Mi"))
+		filler.Spec.NodeName = node
+		e.CreatePod(t, filler)
+		groups := make([]string, 3)
+		for i := range groups {
+			groups[i] = fmt.Sprintf("t%d-g%d", try, i)
+			e.podGroup(t, groups[i], 2)
+			for j := range 2 {
+				e.member(t, groups[i], fmt.Sprintf("%s-%d", groups[i], j), "1", onNode)
+			}
+		}
+		e.WaitForPods(t, e.ns, time.Minute, "every group of this try turned away", func(pods []v1.Pod) bool {
+			failed := map[string]bool{}
+			for i := range pods {
+				if g := pods[i].Labels[v1alpha1.PodGroupLabel]; strings.HasPrefix(g, fmt.Sprintf("t%d-", try)) && harness.Unschedulable(&pods[i]) != "" {
+					failed[g] = true
+				}
+			}
+			return len(failed) == len(groups)
+		})
+
+		before := scheduleAttempts(t)
+		time.Sleep(quiet)
+		quietAttempts = append(quietAttempts, scheduleAttempts(t)-before)
+
+		start := time.Now()
+		if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, filler.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+		pods := e.WaitForPods(t, e.ns, time.Minute, "the two oldest groups bound", func(pods []v1.Pod) bool {
+			return boundIn(pods, groups[0]) == 2 && boundIn(pods, groups[1]) == 2
+		})
+		latencies = append(latencies, time.Since(start))
+		if n := boundIn(pods, groups[2]); n != 0 {
+			t.Fatalf("try %d: %d members of the youngest group bound", try, n)
+		}
+	}
+	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+	sort.Float64s(quietAttempts)
+	t.Logf("freeing the node to the two oldest groups bound, %d tries: min %v, median %v, max %v", tries,
+		latencies[0].Round(time.Millisecond), latencies[tries/2].Round(time.Millisecond), latencies[tries-1].Round(time.Millisecond))
+	t.Logf("scheduling attempts in %v of quiet with 3 to %d groups waiting: min %v, median %v, max %v", quiet, 3*tries,
+		quietAttempts[0], quietAttempts[tries/2], quietAttempts[tries-1])
+	// With a timer of backoffBase (2 s) per waiting group, each group costs an attempt every 2 s.
+	if quietAttempts[tries/2] >= 3 {
+		t.Errorf("median %v scheduling attempts in %v of quiet: waiting groups are retried without a change", quietAttempts[tries/2], quiet)
+	}
+	if latencies[tries-1] > 2*time.Second {
+		t.Errorf("the oldest groups took up to %v to be bound after room appeared", latencies[tries-1])
+	}
+}
+
+// scheduleAttempts is the scheduler's count of scheduling attempts, every result and profile.
+func scheduleAttempts(t *testing.T) float64 {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, f := range families {
+		if f.GetName() == "scheduler_schedule_attempts_total" {
+			for _, m := range f.GetMetric() {
+				n += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
+}
