@@ -237,14 +237,14 @@ func BenchmarkScorePerNode(b *testing.B) {
 				if nf != nil {
 					b.Fatal(nf)
 				}
-				sink = RawScore(cost)
+				sink = RawScore(cost, TieOrder("default/pod", "node-0001"))
 			}
 		})
 	}
 	b.Run("NoGPU", func(b *testing.B) {
 		d := gpuDemand(4000, 16, Request{})
 		for b.Loop() {
-			sink = RawScore(NoGPUCost(node, d, mix))
+			sink = RawScore(NoGPUCost(node, d, mix), TieOrder("default/pod", "node-0001"))
 		}
 	})
 }
@@ -253,13 +253,52 @@ func TestRawScore(t *testing.T) {
 	// Lower cost, higher score, down to the tie-break's resolution.
 	costs := []float64{math.Inf(-1), -maxRawCost, -3, -0.5, 0, tieBreak, 2 * tieBreak, 0.25, 8, 256, maxRawCost}
 	for i := 1; i < len(costs); i++ {
-		lo, hi := RawScore(costs[i-1]), RawScore(costs[i])
-		if lo < hi || (lo == hi && costs[i-1] != math.Inf(-1)) {
+		if costs[i-1] == math.Inf(-1) {
+			if RawScore(costs[i-1], 0) != RawScore(costs[i], 0) {
+				t.Errorf("cost %v is not clamped to %v", costs[i-1], costs[i])
+			}
+			continue
+		}
+		// The tie order never outweighs a difference in cost.
+		lo, hi := RawScore(costs[i-1], 0), RawScore(costs[i], TieSpan-1)
+		if lo <= hi {
 			t.Errorf("cost %v scores %d, cost %v %d: want the lower cost higher", costs[i-1], lo, costs[i], hi)
 		}
 	}
-	if RawScore(math.Inf(1)) != RawScore(maxRawCost) {
+	if RawScore(math.Inf(1), 0) != RawScore(maxRawCost, 0) {
 		t.Error("an infinite cost is not clamped to the end")
+	}
+	if RawScore(1, 5) != RawScore(1, 0)+5 || RawScore(1, TieSpan+9) != RawScore(1, TieSpan-1) || RawScore(1, -3) != RawScore(1, 0) {
+		t.Error("the tie order does not order equal costs within TieSpan")
+	}
+}
+
+// TieOrder is the same for the same pod and node, in [0, TieSpan), and orders a cluster's nodes
+// differently for different pods: each node comes first among 256 for about as many pods.
+func TestTieOrder(t *testing.T) {
+	if TieOrder("ns/a", "node-1") != TieOrder("ns/a", "node-1") {
+		t.Fatal("TieOrder is not a function of its arguments")
+	}
+	const nodes, pods = 256, 25600
+	first := make([]int, nodes)
+	for p := range pods {
+		best, bestNode := int64(-1), 0
+		for n := range nodes {
+			o := TieOrder(fmt.Sprintf("ns/pod-%d", p), fmt.Sprintf("node-%04d", n))
+			if o < 0 || o >= TieSpan {
+				t.Fatalf("TieOrder = %d, want [0, %d)", o, TieSpan)
+			}
+			if o > best {
+				best, bestNode = o, n
+			}
+		}
+		first[bestNode]++
+	}
+	// About 100 each; a fixed order, or one that hardly changes from pod to pod, puts most on a few.
+	for n, count := range first {
+		if count < 50 || count > 170 {
+			t.Errorf("node-%04d came first for %d pods of %d, want about %d", n, count, pods, pods/nodes)
+		}
 	}
 }
 

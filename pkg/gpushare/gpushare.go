@@ -211,10 +211,12 @@ func noFitStatus(nf *gpu.NoFitError) *fwk.Status {
 var _ fwk.PreScorePlugin = &GPUShare{}
 
 // preScoreState is what the fragmentation scores need beyond the GPU request, computed once per
-// cycle: the pod's whole demand, and the mix of requests as it stands.
+// cycle: the pod's whole demand, the mix of requests as it stands, and the pod's key for
+// gpu.TieOrder.
 type preScoreState struct {
 	demand gpu.Demand
 	view   gpu.MixView
+	key    string
 }
 
 // Clone returns the state itself: it never changes after PreScore.
@@ -249,7 +251,7 @@ func (pl *GPUShare) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.
 	if err := pl.devices.waitForSync(ctx); err != nil {
 		return fwk.AsStatus(err)
 	}
-	state.Write(preScoreStateKey, &preScoreState{demand: demandOf(pod, s.req), view: pl.devices.mix.View()})
+	state.Write(preScoreStateKey, &preScoreState{demand: demandOf(pod, s.req), view: pl.devices.mix.View(), key: pod.Namespace + "/" + pod.Name})
 	return nil
 }
 
@@ -262,7 +264,9 @@ const noFitScore = math.MinInt64
 // Score rates the node by the strategy, judging the devices the pod would get and the node; with
 // the fragmentation scores, by how much placing the pod there grows the node's fragmentation
 // against the mix (gpu.FragmentationCost, or gpu.NoGPUCost for a pod without GPU memory), with
-// the node's cpu and memory as the scheduler counts them, allocatable less requested.
+// the node's cpu and memory as the scheduler counts them, allocatable less requested. Nodes with
+// GPUs of equal cost are ordered by gpu.TieOrder; nodes without GPUs (a pod without GPU memory
+// costs nothing on any of them) stay tied, for the other plugins to choose among.
 func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
 	s, err := getPreFilterState(state)
 	if err != nil {
@@ -286,7 +290,11 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 			// As below.
 			return noFitScore, nil
 		}
-		return gpu.RawScore(cost), nil
+		var tie int64
+		if len(devs) > 0 {
+			tie = gpu.TieOrder(ps.key, nodeInfo.Node().Name)
+		}
+		return gpu.RawScore(cost, tie), nil
 	}
 	score, nf := gpu.Score(devs, s.req, pl.strategy)
 	if nf != nil {
@@ -484,7 +492,9 @@ var _ fwk.SignPlugin = &GPUShare{}
 // NodeResourcesFit signs its requests (for pods without GPU memory with LeastGPUHarm, the
 // demand is all that their score reads of the pod). The mix they measure against is the
 // scheduler's, not the pod's; it moves by one pod's weight in thousands with each pod created, so
-// the pods of a batch see the same mix, to within what changes no ranking worth recomputing.
+// the pods of a batch see the same mix, to within what changes no ranking worth recomputing. The
+// tie order (gpu.TieOrder) is the pod's own, yet left out: a batched pod gets the next node of the
+// previous pod's ranking, which orders nodes of equal cost as arbitrarily as its own would.
 func (pl *GPUShare) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
 	req, err := gpu.RequestOf(pod, pl.res.Memory)
 	if err != nil {
