@@ -10,6 +10,7 @@ import (
 	"time"
 
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/normalize"
@@ -46,6 +47,9 @@ type traceNode struct {
 	trace.Node
 	free           gpu.NodeFree // devices of traceDeviceCapacity, cpu in millis, memory in MiB
 	cpuCap, memCap int64
+	// info is the node as the scheduler's snapshot holds it, with the pods placed on it, for the
+	// in-tree plugins' scores.
+	info *framework.NodeInfo
 }
 
 type traceCluster struct {
@@ -57,7 +61,7 @@ func newTraceCluster(nodes []trace.Node) *traceCluster {
 	c := &traceCluster{}
 	for _, n := range nodes {
 		tn := traceNode{Node: n, cpuCap: n.MilliCPU, memCap: n.MemoryMiB,
-			free: gpu.NodeFree{MilliCPU: n.MilliCPU, Memory: n.MemoryMiB}}
+			free: gpu.NodeFree{MilliCPU: n.MilliCPU, Memory: n.MemoryMiB}, info: traceNodeInfo(n)}
 		if n.GPUs > 0 {
 			tn.free.Devices = gpu.EmptyDevices(slices.Repeat([]int64{traceDeviceCapacity}, n.GPUs))
 		}
@@ -96,6 +100,9 @@ type tracePolicy struct {
 	// traceMix scores against the trace's whole mix, known in advance, instead of the mix learned
 	// from the pods seen so far: what learning costs.
 	traceMix bool
+	// sample: only the nodes kube-scheduler scores with its default percentageOfNodesToScore are
+	// feasible (see sampleSize), found from where the last pod's search stopped, as it finds them.
+	sample bool
 }
 
 func fitWith(s *gpu.Strategy) func([]gpu.Device, gpu.Request) gpu.Assignment {
@@ -114,7 +121,8 @@ func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
 // The policies compared. For each, noGPUHarm says how pods without GPU are placed: as the policy
 // places them (false), or by gpu.NoGPUCost against the learned mix (true): on a node without GPUs
 // if there is one, else where they hurt future GPU pods least. The fragmentation costs reach the
-// scheduler as gpu.RawScore makes them.
+// scheduler as gpu.RawScore makes them, nodes with GPUs of equal cost ordered by gpu.TieOrder
+// with the pod's key in TestTraceEndToEnd (tracePodKey), as GPUShare orders them.
 //
 //   - FirstFit: the first feasible node in the list (name order), and its first devices.
 //   - BestFit: the node left with the least free cpu, memory and GPU (each as a share of the
@@ -128,11 +136,14 @@ func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
 //   - Binpack, Spread, Fragmentation in berth's profile: the sum the scheduler makes with every
 //     plugin at weight 1: GPUShare's score normalised as it does (normalize.MinMax), plus the
 //     in-tree NodeResourcesFit (LeastAllocated on cpu and memory) and
-//     NodeResourcesBalancedAllocation, as their formulas give them. With noGPUHarm, pods without
-//     GPU get a fourth score, gpu.NoGPUCost normalised the same way.
+//     NodeResourcesBalancedAllocation, Kubernetes 1.37's own plugins asked for their scores
+//     (intree_test.go). With noGPUHarm, pods without GPU get GPUShare's gpu.NoGPUCost score,
+//     normalised the same way.
 //   - -rank: GPUShare (and the NoGPUCost score) normalised by rank (rankNormalize) instead.
 //   - gpushare-only: the profile with the two in-tree scores disabled at the score extension point
 //     (their Filter kept): only GPUShare and the NoGPUCost score tell nodes apart.
+//   - -wN: GPUShare at weight N in the profile.
+//   - -sample: the nodes kube-scheduler's default percentageOfNodesToScore lets it score.
 func tracePolicies() []tracePolicy {
 	return []tracePolicy{
 		{name: "FirstFit", choose: chooseFirst, devices: firstFitDevices},
@@ -149,6 +160,30 @@ func tracePolicies() []tracePolicy {
 		{name: "Fragmentation/gpushare-only", choose: profile(fragmentationScore, profileSpec{}), devices: fitWith(gpu.Binpack)},
 		{name: "Fragmentation/gpushare-only-rank", choose: profile(fragmentationScore, profileSpec{rank: true}), devices: fitWith(gpu.Binpack)},
 	}
+}
+
+// profileWeights are the weights of GPUShare in berth's profile that profilePolicies compare.
+var profileWeights = []int64{1, 2, 5, 10, 100}
+
+// profilePolicies are berth's profile as shipped before issue 25 (Binpack, GPUShare at weight 1,
+// pods without GPU by the in-tree scores) and with Fragmentation at each of profileWeights, all
+// normalised as GPUShare normalises, each scoring every feasible node and only kube-scheduler's
+// default sample of them. Replay them with NoGPUHarm to get LeastGPUHarm.
+func profilePolicies() []tracePolicy {
+	var pols []tracePolicy
+	for _, sample := range []bool{false, true} {
+		suffix := ""
+		if sample {
+			suffix = "-sample"
+		}
+		pols = append(pols, tracePolicy{name: "Binpack/profile" + suffix, choose: profile(gpuScore(gpu.Binpack), profileSpec{inTree: true}),
+			devices: fitWith(gpu.Binpack), sample: sample})
+		for _, w := range profileWeights {
+			pols = append(pols, tracePolicy{name: fmt.Sprintf("Fragmentation/profile-rank-w%d%s", w, suffix),
+				choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true, weight: w}), devices: fitWith(gpu.Binpack), sample: sample})
+		}
+	}
+	return pols
 }
 
 // A rawScore is a plugin's raw score of a node for a pod, higher better.
@@ -170,28 +205,17 @@ func noGPUScore(r *traceRun, n *traceNode, d gpu.Demand) int64 {
 	return r.raw(gpu.NoGPUCost(n.free, d, r.view), n)
 }
 
-// raw is GPUShare's raw score for a fragmentation cost.
-func (r *traceRun) raw(cost float64, _ *traceNode) int64 { return gpu.RawScore(cost) }
-
-// leastAllocated is NodeResourcesFit's LeastAllocated score with its default resources (cpu and
-// memory, weight 1 each), in its integer arithmetic.
-func leastAllocated(n *traceNode, d gpu.Demand) int64 {
-	least := func(free, capacity, req int64) int64 {
-		if capacity == 0 || req > free {
-			return 0
-		}
-		return (free - req) * fwk.MaxNodeScore / capacity
+// raw is GPUShare's raw score for a fragmentation cost on n.
+func (r *traceRun) raw(cost float64, n *traceNode) int64 {
+	var tie int64
+	if n.GPUs > 0 {
+		tie = gpu.TieOrder(r.podKey, n.Name)
 	}
-	return (least(n.free.MilliCPU, n.cpuCap, d.MilliCPU) + least(n.free.Memory, n.memCap, d.Memory)) / 2
+	return gpu.RawScore(cost, tie)
 }
 
-// balancedAllocation is NodeResourcesBalancedAllocation's score over cpu and memory: 100 times one
-// minus the standard deviation of the two fractions requested.
-func balancedAllocation(n *traceNode, d gpu.Demand) int64 {
-	fc := math.Min(float64(n.cpuCap-n.free.MilliCPU+d.MilliCPU)/float64(n.cpuCap), 1)
-	fm := math.Min(float64(n.memCap-n.free.Memory+d.Memory)/float64(n.memCap), 1)
-	return int64((1 - math.Abs(fc-fm)/2) * float64(fwk.MaxNodeScore))
-}
+// tracePodKey is the namespace/name of the k-th pod of a stream in TestTraceEndToEnd.
+func tracePodKey(k int) string { return fmt.Sprintf("%s/p%05d", traceNamespace, k) }
 
 func chooseFirst(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int {
 	if d.GPU.Total == 0 && r.noGPUHarm {
@@ -226,7 +250,7 @@ func alone(score rawScore) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
 		case r.noGPUHarm:
 			return r.best(feasible, func(n *traceNode) int64 { return noGPUScore(r, n, d) })
 		default:
-			return r.best(feasible, func(n *traceNode) int64 { return leastAllocated(n, d) })
+			return r.best(feasible, func(n *traceNode) int64 { return r.cycle.leastAllocated(n.info) })
 		}
 	}
 }
@@ -239,18 +263,19 @@ type profileSpec struct {
 	inTree bool
 	// rank: the GPU plugin normalises by rank (rankNormalize), not by normalize.MinMax.
 	rank bool
+	// weight is the GPU plugin's weight in the profile; 0 is 1.
+	weight int64
 }
 
 // profile is the framework's sum over a profile: the GPU plugin (GPUShare, and for pods without
-// GPU the NoGPUCost score when the run has it) at weight 1, normalised, plus the in-tree scores.
+// GPU the NoGPUCost score when the run has it) normalised and weighted, plus the in-tree scores.
 func profile(score rawScore, spec profileSpec) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
 	return func(r *traceRun, _ trace.Pod, d gpu.Demand, feasible []int) int {
 		total := r.totals[:0]
 		for _, i := range feasible {
 			var t int64
 			if spec.inTree {
-				n := &r.c.nodes[i]
-				t = leastAllocated(n, d) + balancedAllocation(n, d)
+				t = r.cycle.sum(r.c.nodes[i].info)
 			}
 			total = append(total, t)
 		}
@@ -271,8 +296,9 @@ func profile(score rawScore, spec profileSpec) func(*traceRun, trace.Pod, gpu.De
 			} else {
 				normalize.MinMax(scores, fwk.MaxNodeScore)
 			}
+			weight := max(spec.weight, 1)
 			for k := range total {
-				total[k] += scores[k].Score
+				total[k] += weight * scores[k].Score
 			}
 			r.scores = scores
 		}
@@ -301,6 +327,10 @@ type traceRun struct {
 	view      gpu.MixView
 	scores    fwk.NodeScoreList
 	totals    []int64
+	inTree    *inTreeScorers
+	cycle     *inTreeCycle // the pod's, with the in-tree plugins
+	next      int          // where the search for feasible nodes starts, with sample
+	podKey    string       // the pod's, for gpu.TieOrder
 }
 
 // best is the feasible node with the highest score, ties broken as the run breaks them.
@@ -387,8 +417,16 @@ func traceMixOf(pods []trace.Pod) gpu.MixView {
 func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, pol tracePolicy, noGPUHarm, byName bool, seed uint64,
 	check func(c *traceCluster, p trace.Pod, node int)) []traceMark {
 	c := newTraceCluster(nodes)
+	inTree, err := newInTreeScorers()
+	if err != nil {
+		panic(err)
+	}
 	r := &traceRun{c: c, noGPUHarm: noGPUHarm, byName: byName, ties: rand.New(rand.NewPCG(seed, 0x71e5)),
-		mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife)}
+		mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife), inTree: inTree}
+	want := len(c.nodes)
+	if pol.sample {
+		want = sampleSize(len(c.nodes))
+	}
 	var marks []traceMark
 	var demand, allocated float64
 	placed := 0
@@ -401,11 +439,20 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		if pol.traceMix {
 			r.view = measure
 		}
+		pod := tracePodObject(p, k)
+		r.podKey = tracePodKey(k)
+		if r.cycle, err = inTree.cycle(pod); err != nil {
+			panic(err)
+		}
 		feasible = feasible[:0]
-		for i := range c.nodes {
-			if c.nodes[i].fits(p, d) {
+		searched := 0
+		for ; searched < len(c.nodes) && len(feasible) < want; searched++ {
+			if i := (r.next + searched) % len(c.nodes); c.nodes[i].fits(p, d) {
 				feasible = append(feasible, i)
 			}
+		}
+		if pol.sample {
+			r.next = (r.next + searched) % len(c.nodes)
 		}
 		node := -1
 		if len(feasible) > 0 {
@@ -418,6 +465,7 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 			}
 			n.free.MilliCPU -= d.MilliCPU
 			n.free.Memory -= d.Memory
+			n.info.AddPod(pod)
 			placed++
 		}
 		if check != nil {
@@ -436,6 +484,16 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		}
 	}
 	return marks
+}
+
+// sampleSize is how many feasible nodes kube-scheduler 1.37 looks for, and scores, among
+// nodes when percentageOfNodesToScore is not set (numFeasibleNodesToFind in schedule_one.go): 50%
+// less a point per 125 nodes, at least 5%, and at least 100 nodes.
+func sampleSize(nodes int) int {
+	if nodes < 100 {
+		return nodes
+	}
+	return max(nodes*max(50-nodes/125, 5)/100, 100)
 }
 
 // traceSeeds are the seeds of a full replay.
@@ -467,8 +525,9 @@ func (r traceRow) stats(m int, f func(traceMark) float64) (mean, lo, hi float64)
 	return mean / float64(len(r.seeds)), lo, hi
 }
 
-// replayAll replays every policy, with and without NoGPUHarm, over the seeds and by name.
-func replayAll(nodes []trace.Node, pods []trace.Pod, seeds []uint64, check func(pol string, c *traceCluster, p trace.Pod, node int), progress func(traceRow)) []traceRow {
+// replayAll replays every policy, with each of harms for NoGPUHarm, over the seeds and by name.
+func replayAll(nodes []trace.Node, pods []trace.Pod, policies []tracePolicy, harms []bool, seeds []uint64,
+	check func(pol string, c *traceCluster, p trace.Pod, node int), progress func(traceRow)) []traceRow {
 	gpus := 0
 	for _, n := range nodes {
 		gpus += n.GPUs
@@ -479,8 +538,8 @@ func replayAll(nodes []trace.Node, pods []trace.Pod, seeds []uint64, check func(
 		streams[seed] = traceStream(pods, gpus, seed)
 	}
 	var rows []traceRow
-	for _, pol := range tracePolicies() {
-		for _, harm := range []bool{false, true} {
+	for _, pol := range policies {
+		for _, harm := range harms {
 			row := traceRow{policy: pol.name, noGPUHarm: harm}
 			var chk func(*traceCluster, trace.Pod, int)
 			if check != nil {
@@ -583,7 +642,7 @@ func TestTraceFixture(t *testing.T) {
 		}
 	}
 	seeds := []uint64{1, 2}
-	rows := replayAll(nodes, pods, seeds, check, nil)
+	rows := replayAll(nodes, pods, append(tracePolicies(), profilePolicies()...), []bool{false, true}, seeds, check, nil)
 	gpus := newTraceCluster(nodes).gpus
 	for _, r := range rows {
 		for k, seed := range seeds {
@@ -606,7 +665,37 @@ func TestTraceReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	rows := replayAll(nodes, pods, traceSeeds, nil, func(r traceRow) { t.Logf("%s done after %v", r.name(), time.Since(start).Round(time.Second)) })
+	rows := replayAll(nodes, pods, tracePolicies(), []bool{false, true}, traceSeeds, nil, func(r traceRow) { t.Logf("%s done after %v", r.name(), time.Since(start).Round(time.Second)) })
+	gpus := newTraceCluster(nodes).gpus
+	for _, r := range rows {
+		for k, seed := range traceSeeds {
+			checkTraceMarks(t, fmt.Sprintf("%s seed %d", r.name(), seed), traceStream(pods, gpus, seed), r.seeds[k])
+		}
+	}
+	t.Logf("%s: %d nodes, %d GPUs, %d pods; seeds %v:\n%s", dir, len(nodes), gpus, len(pods), traceSeeds, traceTable(rows))
+}
+
+// TestTraceProfileWeights replays the real trace (from $BERTH_TRACE_DIR) through berth's profile
+// with Binpack as shipped before issue 25, and with Fragmentation and LeastGPUHarm at each of
+// GPUShare's profileWeights, over the seeds, and logs the table; run it with -v.
+func TestTraceProfileWeights(t *testing.T) {
+	dir := trace.Dir()
+	if dir == "" {
+		t.Skipf("set %s to the directory holding %s and %s of Alibaba's cluster-trace-gpu-v2023 (never commit them)", trace.DirEnv, trace.NodeFile, trace.PodFile)
+	}
+	nodes, pods, err := trace.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var rows []traceRow
+	for _, pol := range profilePolicies() {
+		harm := strings.HasPrefix(pol.name, "Fragmentation")
+		rows = append(rows, replayAll(nodes, pods, []tracePolicy{pol}, []bool{harm}, traceSeeds, nil, func(r traceRow) {
+			mean, lo, hi := r.stats(0, traceMark.allocation)
+			t.Logf("%s done after %v: %.1f%% [%.1f-%.1f] at 100%%", r.name(), time.Since(start).Round(time.Second), 100*mean, 100*lo, 100*hi)
+		})...)
+	}
 	gpus := newTraceCluster(nodes).gpus
 	for _, r := range rows {
 		for k, seed := range traceSeeds {

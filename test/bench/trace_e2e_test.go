@@ -1,0 +1,302 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/berth-sched/berth/internal/registry"
+	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/test/bench/trace"
+	"github.com/berth-sched/berth/test/harness"
+)
+
+// traceModelLabel carries a trace node's GPU model, which a trace pod's gpu_spec selects by
+// required node affinity.
+const traceModelLabel = "berth.dev/trace-gpu-model"
+
+// TestTraceEndToEnd runs the real trace (from $BERTH_TRACE_DIR) through berth-scheduler with the
+// shipped profile (registry.Profile) on a real apiserver: the trace's nodes as Node objects with
+// its cpu, memory and GPUs (gpushare's resources, 1000 units of GPU memory per GPU, as the replay
+// counts them), the pods of the replay's stream (seed 1) up to 100% of the GPUs created one after
+// another in the trace's order. No kubelet: bound pods stay. It checks that no GPU holds more than
+// it has by the devices' annotations, and that the GPUs allocated agree within a point with the
+// replay of the same stream through the same profile, whose tie-breaking seeds it reports.
+func TestTraceEndToEnd(t *testing.T) {
+	dir := trace.Dir()
+	if dir == "" {
+		t.Skipf("set %s to the directory holding %s and %s of Alibaba's cluster-trace-gpu-v2023 (never commit them)", trace.DirEnv, trace.NodeFile, trace.PodFile)
+	}
+	nodes, pods, err := trace.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpus := newTraceCluster(nodes).gpus
+	stream := traceStream(pods, gpus, traceSeeds[0])
+	var demand float64
+	for k, p := range stream {
+		if demand += p.GPUs(); demand >= float64(gpus) {
+			stream = stream[:k+1]
+			break
+		}
+	}
+	pol, err := shippedPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	c := harness.StartCluster(t)
+	cfg := rest.CopyConfig(c.RESTConfig())
+	cfg.QPS, cfg.Burst = 2000, 4000
+	client := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	start := time.Now()
+	if err := inParallel(len(nodes), 16, func(i int) error {
+		node := traceNodeObject(nodes[i])
+		n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status = node.Status
+		_, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatalf("creating nodes: %v", err)
+	}
+	t.Logf("%d nodes created in %v", len(nodes), time.Since(start).Round(time.Millisecond))
+	ns := c.Namespace(t, traceNamespace)
+	c.StartScheduler(t, c.SchedulerConfig(registry.Profile("berth-scheduler"), ""))
+
+	// One after another, so that the scheduler's queue (QOSSort: all are Burstable, of one
+	// priority; then by creation, which the informer delivers in this order) takes them in the
+	// trace's order.
+	start = time.Now()
+	for k, p := range stream {
+		if _, err := client.CoreV1().Pods(ns).Create(ctx, tracePodE2E(ns, k, p), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating pod %d (%s): %v", k, p.Name, err)
+		}
+	}
+	t.Logf("%d pods created in %v", len(stream), time.Since(start).Round(time.Millisecond))
+
+	var list *v1.PodList
+	err = wait.PollUntilContextTimeout(ctx, 3*time.Second, 20*time.Minute, false, func(ctx context.Context) (bool, error) {
+		list, err = client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+		if err != nil || len(list.Items) < len(stream) {
+			return false, nil
+		}
+		for i := range list.Items {
+			if p := &list.Items[i]; p.Spec.NodeName == "" && harness.Unschedulable(p) == "" {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for every pod to be bound or unschedulable: %v", err)
+	}
+	t.Logf("all %d pods bound or unschedulable %v after the first was created", len(stream), time.Since(start).Round(time.Second))
+
+	byName := map[string]trace.Node{}
+	capacity := map[string][]int64{}
+	for _, n := range nodes {
+		byName[n.Name] = n
+		for range n.GPUs {
+			capacity[n.Name] = append(capacity[n.Name], trace.WholeGPU)
+		}
+	}
+	harness.CheckNoOvercommit(t, list.Items, capacity)
+	var allocated float64
+	bound := 0
+	cpu, mem := map[string]int64{}, map[string]int64{}
+	for i := range list.Items {
+		p := &list.Items[i]
+		if p.Spec.NodeName == "" {
+			continue
+		}
+		bound++
+		k, _ := strconv.Atoi(p.Annotations[traceIndexAnnotation])
+		tp := stream[k]
+		if tp.NumGPU > 0 {
+			var got int64
+			for _, m := range harness.Shares(t, p) {
+				got += m
+			}
+			if want := int64(tp.NumGPU) * tp.GPUMilli; got != want {
+				t.Errorf("pod %s asked for %d of GPU, its devices' annotation holds %d", p.Name, want, got)
+			}
+			allocated += float64(got) / trace.WholeGPU
+			if n := byName[p.Spec.NodeName]; !tp.Runs(n.Model) {
+				t.Errorf("pod %s (GPUs %v) bound to %s's %s", p.Name, tp.GPUSpec, n.Name, n.Model)
+			}
+		}
+		cpu[p.Spec.NodeName] += tp.MilliCPU
+		mem[p.Spec.NodeName] += tp.MemoryMiB
+	}
+	for name, used := range cpu {
+		if n := byName[name]; used > n.MilliCPU || mem[name] > n.MemoryMiB {
+			t.Errorf("node %s over-committed: %dm of %dm cpu, %d of %d MiB", name, used, n.MilliCPU, mem[name], n.MemoryMiB)
+		}
+	}
+	e2e := allocated / float64(gpus)
+
+	measure := traceMixOf(pods)
+	var row traceRow
+	for _, seed := range traceSeeds {
+		row.seeds = append(row.seeds, replayTrace(nodes, stream, measure, pol, true, false, seed, nil))
+	}
+	mean, lo, hi := row.stats(0, traceMark.allocation)
+	t.Logf("GPUs allocated at 100%% demand: end to end %.2f%% (%d of %d pods bound); the replay of %s+NoGPUHarm %.2f%% [%.2f-%.2f] over seeds %v",
+		100*e2e, bound, len(stream), pol.name, 100*mean, 100*lo, 100*hi, traceSeeds)
+	if math.Abs(e2e-mean) > 0.01 {
+		t.Errorf("end to end %.2f%% of the GPUs allocated, the replay %.2f%%: more than a point apart", 100*e2e, 100*mean)
+	}
+}
+
+// traceNamespace holds the pods of TestTraceEndToEnd.
+const traceNamespace = "trace"
+
+// traceIndexAnnotation holds a pod's index in the stream.
+const traceIndexAnnotation = "berth.dev/trace-index"
+
+// traceNodeObject is a trace node as the kubelet and the gpushare device plugin would report it.
+func traceNodeObject(n trace.Node) *v1.Node {
+	extra := v1.ResourceList{}
+	if n.GPUs > 0 {
+		extra[harness.GPUCount] = *resource.NewQuantity(int64(n.GPUs), resource.DecimalSI)
+		extra[harness.GPUMemory] = *resource.NewQuantity(int64(n.GPUs)*trace.WholeGPU, resource.DecimalSI)
+	}
+	node := harness.Node(n.Name, "1", "1", extra)
+	node.Status.Allocatable[v1.ResourceCPU] = *resource.NewMilliQuantity(n.MilliCPU, resource.DecimalSI)
+	node.Status.Allocatable[v1.ResourceMemory] = *resource.NewQuantity(n.MemoryMiB<<20, resource.BinarySI)
+	// The replay counts no pods per node; nor should the nodes.
+	node.Status.Allocatable[v1.ResourcePods] = *resource.NewQuantity(10_000, resource.DecimalSI)
+	node.Status.Capacity = node.Status.Allocatable.DeepCopy()
+	node.Labels[traceModelLabel] = n.Model
+	return node
+}
+
+// tracePodE2E is the k-th pod of the stream for berth-scheduler: its cpu and memory requests, its
+// GPU share in GPUShare's terms (gpu_milli units of one GPU; whole GPUs as 1000 units each with
+// berth.dev/gpu-count), and its GPU models as required node affinity.
+func tracePodE2E(ns string, k int, p trace.Pod) *v1.Pod {
+	req := v1.ResourceList{}
+	if p.MilliCPU > 0 {
+		req[v1.ResourceCPU] = *resource.NewMilliQuantity(p.MilliCPU, resource.DecimalSI)
+	}
+	if p.MemoryMiB > 0 {
+		req[v1.ResourceMemory] = *resource.NewQuantity(p.MemoryMiB<<20, resource.BinarySI)
+	}
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: strings.TrimPrefix(tracePodKey(k), ns+"/"),
+			Annotations: map[string]string{traceIndexAnnotation: strconv.Itoa(k)}},
+		Spec: v1.PodSpec{
+			SchedulerName: "berth-scheduler",
+			Containers: []v1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10",
+				Resources: v1.ResourceRequirements{Requests: req, Limits: v1.ResourceList{}}}},
+		},
+	}
+	if p.NumGPU > 0 {
+		pod.Spec.Containers[0].Resources.Limits[harness.GPUMemory] = *resource.NewQuantity(int64(p.NumGPU)*p.GPUMilli, resource.DecimalSI)
+		if p.NumGPU > 1 {
+			pod.Annotations[gpu.PodGPUCountAnnotation] = strconv.Itoa(p.NumGPU)
+		}
+		if len(p.GPUSpec) > 0 {
+			pod.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+				NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{
+					{Key: traceModelLabel, Operator: v1.NodeSelectorOpIn, Values: p.GPUSpec},
+				}}},
+			}}}
+		}
+	}
+	return pod
+}
+
+// shippedPolicy is the replay's model of registry.Profile: GPUShare's strategy, weight and
+// noGPUPodScoring, and whether the profile scores every feasible node, read from the profile.
+func shippedPolicy() (tracePolicy, error) {
+	var profiles []struct {
+		PercentageOfNodesToScore *int32 `json:"percentageOfNodesToScore"`
+		Plugins                  map[string]struct {
+			Enabled []struct {
+				Name   string `json:"name"`
+				Weight int64  `json:"weight"`
+			} `json:"enabled"`
+		} `json:"plugins"`
+		PluginConfig []struct {
+			Name string `json:"name"`
+			Args struct {
+				ScoringStrategy string `json:"scoringStrategy"`
+				NoGPUPodScoring string `json:"noGPUPodScoring"`
+			} `json:"args"`
+		} `json:"pluginConfig"`
+	}
+	if err := yaml.Unmarshal([]byte(registry.Profile("x")), &profiles); err != nil {
+		return tracePolicy{}, err
+	}
+	p := profiles[0]
+	// A weight at the score extension point overrides one under multiPoint.
+	var weight int64
+	for _, point := range []string{"multiPoint", "score"} {
+		for _, e := range p.Plugins[point].Enabled {
+			if e.Name == "GPUShare" && e.Weight != 0 {
+				weight = e.Weight
+			}
+		}
+	}
+	for _, pc := range p.PluginConfig {
+		if pc.Name == "GPUShare" && (pc.Args.ScoringStrategy != "Fragmentation" || pc.Args.NoGPUPodScoring != "LeastGPUHarm") {
+			return tracePolicy{}, fmt.Errorf("the shipped profile runs GPUShare with %+v; the replay models Fragmentation with LeastGPUHarm", pc.Args)
+		}
+	}
+	sample := p.PercentageOfNodesToScore == nil || *p.PercentageOfNodesToScore == 0
+	name := fmt.Sprintf("Fragmentation/profile-rank-w%d", max(weight, 1))
+	if sample {
+		name += "-sample"
+	}
+	return tracePolicy{name: name, choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true, weight: weight}),
+		devices: fitWith(gpu.Binpack), sample: sample}, nil
+}
+
+// inParallel runs f(0) to f(n-1) on workers goroutines and returns the first error.
+func inParallel(n, workers int, f func(i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := f(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
