@@ -92,9 +92,11 @@ profiles:
 %s`, c.KubeconfigPath(), extra, profiles)
 }
 
-// BerthProfile is berth's profile (registry.Profile) with pluginConfig, a YAML list, added.
+// BerthProfile is berth's plugins (registry.Plugins) with pluginConfig, a YAML list, added: the
+// plugins' own defaults for arguments not given there (GPUShare: Binpack), not the shipped ones
+// (registry.Profile), so that a test states what it relies on.
 func BerthProfile(schedulerName string, pluginConfig string) string {
-	return registry.Profile(schedulerName) + indent(pluginConfig, "  ")
+	return registry.Plugins(schedulerName) + indent(pluginConfig, "  ")
 }
 
 func indent(s, by string) string {

@@ -1,11 +1,15 @@
 package integration
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/berth-sched/berth/internal/registry"
+	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -54,4 +58,43 @@ func TestFragmentationStrategy(t *testing.T) {
 		t.Errorf("the pod without GPU memory went to %q, want cpu-only", n)
 	}
 	harness.CheckNoOvercommit(t, pods, map[string][]int64{"twelve": {16, 16}, "free": {16, 16}})
+}
+
+// With the shipped profile, a GPU pod among nodes that its fragmentation cost and the in-tree
+// scores rate alike goes to the node gpu.TieOrder puts first for it: the same node whenever the
+// same pod comes, and not one node for every pod. Each pod is deleted before the next comes, so
+// that the nodes stay alike.
+func TestFragmentationTiesByTieOrder(t *testing.T) {
+	c := harness.StartCluster(t)
+	nodes := []string{"gpu-a", "gpu-b", "gpu-c", "gpu-d"}
+	for _, n := range nodes {
+		c.CreateNode(t, harness.GPUNode(n, 2, 16))
+	}
+	ns := c.Namespace(t, "ties")
+	c.StartScheduler(t, c.SchedulerConfig(registry.Profile("default-scheduler"), ""))
+
+	names := []string{"a", "b", "c", "d", "e", "a", "b", "c", "d", "e"}
+	wants := map[string]bool{}
+	for i, name := range names {
+		want, best := "", int64(-1)
+		for _, n := range nodes {
+			if o := gpu.TieOrder(ns+"/"+name, n); o > best {
+				want, best = n, o
+			}
+		}
+		wants[want] = true
+		c.CreatePod(t, harness.GPUPod(ns, name, 16))
+		pods := c.WaitForPods(t, ns, time.Minute, name+" bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
+		if got := pods[0].Spec.NodeName; got != want {
+			t.Errorf("pod %s (round %d) went to %s, want %s, first by gpu.TieOrder", name, i, got, want)
+		}
+		zero := int64(0)
+		if err := c.Client.CoreV1().Pods(ns).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+		c.WaitForPods(t, ns, time.Minute, name+" gone", func(p []v1.Pod) bool { return len(p) == 0 })
+	}
+	if len(wants) < 2 {
+		t.Fatalf("gpu.TieOrder puts %v first for every pod: the test cannot tell it from a fixed order; pick other names", wants)
+	}
 }

@@ -120,6 +120,9 @@ func TestShippedConfigsRunBerthsProfile(t *testing.T) {
 		if diff := cmp.Diff(want[0]["plugins"], got.Profiles[0]["plugins"]); diff != "" {
 			t.Errorf("%s: plugins differ from registry.Profile (-want +got):\n%s", name, diff)
 		}
+		if diff := cmp.Diff(want[0]["pluginConfig"], got.Profiles[0]["pluginConfig"]); diff != "" {
+			t.Errorf("%s: pluginConfig differs from registry.Profile (-want +got):\n%s", name, diff)
+		}
 	}
 }
 

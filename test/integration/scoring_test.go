@@ -13,10 +13,10 @@ import (
 	"github.com/berth-sched/berth/test/harness"
 )
 
-// scoringConfig is berth's profile as default-scheduler with score plugins added (a YAML list of
+// scoringConfig is berth's plugins as default-scheduler with score plugins added (a YAML list of
 // {name, weight}; "" for none) and pluginConfig (a YAML list).
 func scoringConfig(c *harness.Cluster, score, pluginConfig string) string {
-	profile := registry.Profile("default-scheduler")
+	profile := registry.Plugins("default-scheduler")
 	if score != "" {
 		profile += "    score:\n      enabled: " + score + "\n"
 	}
