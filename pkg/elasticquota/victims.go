@@ -38,11 +38,12 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victi
 	if !ok {
 		return nil
 	}
-	reclaim := r.ledger.PreemptionFor(preemptor, r.needOf(preemptor, group, request, view), gpuMemory, r.free())
+	need := r.needOf(preemptor, group, request, view)
+	reclaim := r.ledger.PreemptionFor(preemptor, need, gpuMemory, r.free())
 	if reclaim == nil {
 		return nil
 	}
-	q := quotaRule{r: reclaim, ledger: r.ledger}
+	q := quotaRule{r: reclaim, ledger: r.ledger, preemptor: preemptor, need: need}
 	return &victims.Rule{Verdict: q.Verdict, Tally: q.Tally, Evicting: q.Evicting, InProgress: reclaim.InProgress}
 }
 
@@ -75,8 +76,10 @@ func (r *victimRule) free() quota.Vector {
 
 // quotaRule is the rule's say in one preemption attempt.
 type quotaRule struct {
-	r      *quota.Reclaim
-	ledger *quota.Ledger
+	r         *quota.Reclaim
+	ledger    *quota.Ledger
+	preemptor *v1.Pod
+	need      quota.Vector
 }
 
 // Verdict lets a victim that holds what its quota borrowed go whatever its priority (Allowed), and
@@ -96,10 +99,12 @@ func (q quotaRule) Verdict(pods []*v1.Pod) victims.Verdict {
 // Tally counts, for one candidate, what each lender still has to give above its min.
 func (q quotaRule) Tally() func([]*v1.Pod) bool { return q.r.Lenders().Take }
 
-// Evicting marks the victims as leaving in the ledger at once: until the informer shows their
-// deletion, the next preemptor must not count what they hold as still lendable.
+// Evicting marks the victims as leaving in the ledger at once, and the preemptor as on its way
+// in: until the informer shows their deletion and the preemptor holds its share, the next
+// preemptor must not count what they hold as still lendable, nor its quota as still short.
 func (q quotaRule) Evicting(victims []*v1.Pod) {
 	for _, p := range victims {
 		q.ledger.Leaving(p.UID)
 	}
+	q.ledger.Incoming(q.preemptor, q.need)
 }

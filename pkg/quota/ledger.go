@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -27,7 +28,21 @@ type Ledger struct {
 	parked map[types.UID][]*node
 	// clock counts changes that could admit a waiting pod; a quota's stamp is its last.
 	clock uint64
+	// incoming are preemptors whose victims are being evicted, until they hold resources
+	// themselves: fair sharing counts them on their quota's side (see Incoming).
+	incoming map[types.UID]arrival
 }
+
+// arrival is a preemptor on its way in: its namespace, what it will hold, and since when.
+type arrival struct {
+	namespace string
+	request   Vector
+	at        time.Time
+}
+
+// arrivalTimeout is how long a preemptor counts as on its way in: one whose victims are gone
+// binds within seconds, and one that never comes must not hold its quota's side up for ever.
+const arrivalTimeout = time.Minute
 
 // node is one quota in force and its use: what its own namespaces' pods hold and what its
 // children's hold.
@@ -71,7 +86,36 @@ type account struct {
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
 	return &Ledger{pods: map[types.UID]*holding{}, namespaces: map[string]*account{},
-		quotas: map[string]*node{}, parked: map[types.UID][]*node{}}
+		quotas: map[string]*node{}, parked: map[types.UID][]*node{}, incoming: map[types.UID]arrival{}}
+}
+
+// Incoming records that pod's preemption has started evicting its victims for request: until it
+// holds resources (or is forgotten), its quota's side of fair sharing counts it as holding them,
+// so that the next preemptor of the same quota does not take for it again. Victims are counted
+// as leaving (Leaving); this is the other side of the same exchange.
+func (l *Ledger) Incoming(pod *v1.Pod, request Vector) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.pods[pod.UID]; ok {
+		return
+	}
+	l.incoming[pod.UID] = arrival{namespace: pod.Namespace, request: request, at: time.Now()}
+}
+
+// arriving is what preemptors on their way in, other than except, will hold in the namespaces n
+// counts. Callers hold mu.
+func (l *Ledger) arriving(n *node, except types.UID) Vector {
+	v := Vector{}
+	for uid, a := range l.incoming {
+		if time.Since(a.at) > arrivalTimeout {
+			delete(l.incoming, uid)
+			continue
+		}
+		if uid != except && n.counts[a.namespace] {
+			v.Add(a.request, 1)
+		}
+	}
+	return v
 }
 
 // nodeOf returns the quota that covers namespace ns, nil if none. Callers hold mu.
@@ -498,6 +542,7 @@ func (l *Ledger) Bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 func (l *Ledger) Forget(uid types.UID) []*v1.Pod {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	delete(l.incoming, uid)
 	h, ok := l.pods[uid]
 	if !ok {
 		return nil
@@ -560,6 +605,7 @@ func dropZeros(v Vector) {
 }
 
 func (l *Ledger) hold(uid types.UID, h *holding, a *account) {
+	delete(l.incoming, uid)
 	l.pods[uid] = h
 	l.count(h.namespace, a, h.request, 1, false)
 	a.holds++

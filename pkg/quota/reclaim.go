@@ -158,7 +158,7 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.R
 			for _, name := range lends {
 				r.allowed[name] = true
 			}
-		} else if !l.fairTarget(r, side, path, level, lends, free) {
+		} else if !l.fairTarget(r, preemptor.UID, side, path, level, lends, free) {
 			continue
 		}
 		break
@@ -201,7 +201,7 @@ func (r *Reclaim) chainOver(name string, res v1.ResourceName) bool {
 // above its fair share, when side (the preemptor's side of that level, which borrows) is below
 // its own, and allows r to take from it for fairness. It reports whether it chose one. Callers
 // hold the ledger's lock.
-func (l *Ledger) fairTarget(r *Reclaim, side *node, path []*node, level int, lends []string, free Vector) bool {
+func (l *Ledger) fairTarget(r *Reclaim, preemptor types.UID, side *node, path []*node, level int, lends []string, free Vector) bool {
 	if !side.spec.Fair {
 		return false
 	}
@@ -219,22 +219,32 @@ func (l *Ledger) fairTarget(r *Reclaim, side *node, path []*node, level int, len
 			}
 		}
 	}
+	// The pool is the capacity the peers may borrow: what is free, and what they borrow, their
+	// leaving pods included (what leaves is on its way to a preemptor counted below, or free).
+	// The peers' shares are of what they keep: their staying pods, and, on the preemptor's side,
+	// the preemptors of its quota already on their way in.
 	pool := free.Clone()
 	if pool == nil {
 		pool = Vector{}
 	}
 	borrowed := map[*node]Vector{}
+	var sideKeeps Vector
 	var claims []Claim
 	for _, p := range peers {
 		if !p.spec.Fair {
 			continue
 		}
-		b := borrowing(p, staying(p), nil)
+		pool.Add(borrowing(p, p.used, nil), 1)
+		keeps := staying(p)
+		if p == side {
+			keeps.Add(l.arriving(p, preemptor), 1)
+		}
+		b := borrowing(p, keeps, nil)
 		borrowed[p] = b
-		pool.Add(b, 1)
 		wants := b
 		if p == side {
-			wants = borrowing(p, staying(p), r.asks)
+			sideKeeps = keeps
+			wants = borrowing(p, keeps, r.asks)
 		}
 		claims = append(claims, Claim{Name: p.spec.Name, Weight: p.spec.Weight, Wants: wants})
 	}
@@ -243,7 +253,7 @@ func (l *Ledger) fairTarget(r *Reclaim, side *node, path []*node, level int, len
 	if DominantShare(borrowed[side], pool, side.spec.weight()) >= fairDS(side) {
 		return false
 	}
-	after := DominantShare(borrowing(side, staying(side), r.asks), pool, side.spec.weight())
+	after := DominantShare(borrowing(side, sideKeeps, r.asks), pool, side.spec.weight())
 	var best *node
 	bestExcess := 0.0
 	for _, name := range lends {

@@ -274,3 +274,40 @@ func (l *Ledger) podsOf(ns string) []*v1.Pod {
 	}
 	return out
 }
+
+// Preemptors of one quota that follow each other before the first binds: each counts those on
+// their way in (Incoming), as the victims count as leaving, so together they take no more than
+// one preemptor at a time would (c to 8, a to 6), not a pod of a's for each of them.
+func TestFairShareCountsPreemptorsOnTheirWay(t *testing.T) {
+	l := ledgerOf(t, teams()...)
+	a := bindN(l, "a", "a", 5, string(gpuMem), "2")
+	bindN(l, "b", "b", 1, string(gpuMem), "2")
+	bindN(l, "c", "c", 2, string(gpuMem), "2")
+	ask := vec(string(gpuMem), "2", "pods", "1")
+	next := 0
+	preempt := func(name string) bool {
+		p := podOf("c", name, string(gpuMem), "2")
+		tally := l.PreemptionFor(p, ask, gpuMem, Vector{}).Lenders()
+		for ; next < len(a); next++ {
+			if tally.Take([]*v1.Pod{a[next]}) {
+				l.Leaving(a[next].UID)
+				l.Incoming(p, ask)
+				next++
+				return true
+			}
+			return false
+		}
+		return false
+	}
+	if !preempt("p0") || !preempt("p1") {
+		t.Fatal("c at 4 of 16 with a at 10: want two preemptions (c to 8, a to 6)")
+	}
+	if preempt("p2") {
+		t.Error("two preemptors of c on their way in: a third took a below its fair share")
+	}
+	// p0 binds: it holds what it was counted for, and nothing changes.
+	bindN(l, "c", "p", 1, string(gpuMem), "2")
+	if preempt("p2") {
+		t.Error("p0 bound: a third preemptor took a below its fair share")
+	}
+}
