@@ -76,6 +76,13 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 		return err
 	}
 	reportGangs(s, held, fitPods, bigPods, free)
+	if len(bigPods) > 0 {
+		why, err := inspect.ExplainPod(ctx, d.client, d.groups, gpuResources, "gangs", bigPods[0].Name)
+		if err != nil {
+			return err
+		}
+		reportWhy(s, why)
+	}
 
 	d.progress("gangs: waiting for %s to finish (it runs for %v) and %s to be placed, run and finish", fitting.name, fitting.runsFor, tooBig.name)
 	_ = d.watchPhases(ctx, "gangs", phases, fitting.runsFor+tooBig.runsFor+time.Minute, func() bool {
@@ -123,6 +130,16 @@ func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods []v1.Pod, f
 		"though %d of its pods would fit on their own", tooBig.name, tooBig.minMember, tooBig.minMember, tooBig.cpu, strings.Join(left, ", "), alone),
 		alone < int(tooBig.minMember) && len(bigBound) == 0,
 		fmt.Sprintf("%d of %d pods bound", len(bigBound), len(bigPods)))
+}
+
+// reportWhy shows `kubectl berth why` for a member of the gang held back, and judges that it
+// names the gang, with its numbers, as the cause.
+func reportWhy(s *Section, why *inspect.Why) {
+	s.printf("$ kubectl berth why -n gangs %s\n", why.Name)
+	s.report(func(w io.Writer) error { return why.WriteTable(w, false) })
+	s.expect(fmt.Sprintf("kubectl berth why names the gang %s, its members placeable now and those that lack room, as what keeps %s pending", tooBig.name, why.Name),
+		why.Cause == inspect.CauseGang && strings.Contains(why.Summary, "lack room"),
+		fmt.Sprintf("cause %s: %s", why.Cause, why.Summary))
 }
 
 // reportGangsEnd shows the PodGroups once both gangs have run, and judges their lives: the first
