@@ -235,9 +235,12 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(out, "kubectl berth gangs") || !strings.Contains(out, "MINMEMBER") {
 			t.Errorf("the report does not show the PodGroups as kubectl berth gangs does")
 		}
+		if !strings.Contains(out, "kubectl berth why -n gangs too-big-") || !strings.Contains(out, "is pending: Gang (berth)") {
+			t.Errorf("the report does not show kubectl berth why for a member of the gang held back")
+		}
 		// The expectations about the gangs' lives ran (their results are checked above).
-		if n := len(s.Checks); n != 4 {
-			t.Errorf("%d expectations about the gangs, want 4: placed whole, held back whole, Running then Finished, the second placed and finished", n)
+		if n := len(s.Checks); n != 5 {
+			t.Errorf("%d expectations about the gangs, want 5: placed whole, held back whole, why it is held, Running then Finished, the second placed and finished", n)
 		}
 	})
 }
