@@ -643,12 +643,12 @@ func sortedKeys[V any](m map[string]V) []string {
 func (c *cluster) explainFragmented(w *Why, g gpu.Request, nodes []*nodeRoom) {
 	w.Cause = CauseGPUFragmented
 	best := nodes[0]
+	most, _ := best.mostOnOneGPU()
 	for _, r := range nodes[1:] {
-		if m, _ := r.mostOnOneGPU(); m > func() int64 { b, _ := best.mostOnOneGPU(); return b }() {
-			best = r
+		if m, _ := r.mostOnOneGPU(); m > most {
+			best, most = r, m
 		}
 	}
-	most, _ := best.mostOnOneGPU()
 	var total int64
 	for _, d := range best.gpus {
 		total += max(d.free, 0)
@@ -657,8 +657,8 @@ func (c *cluster) explainFragmented(w *Why, g gpu.Request, nodes []*nodeRoom) {
 		w.Summary = fmt.Sprintf("it fits in total on node %s (%d free over %s), but no GPU has %d free; the most on one GPU is %d",
 			best.node.Name, total, plural(len(best.gpus), "GPU"), g.PerDevice, most)
 	} else {
-		w.Summary = fmt.Sprintf("it fits in total on node %s (%d free over %s), but it asks %d GPUs with %d each and %d of them have that much; the most on one GPU is %d",
-			best.node.Name, total, plural(len(best.gpus), "GPU"), g.Count, g.PerDevice, best.fittingGPUs(g.PerDevice), most)
+		w.Summary = fmt.Sprintf("it fits in total on node %s (%d free over %s), but it asks %d GPUs with %d each and only %s that much free; the most on one GPU is %d",
+			best.node.Name, total, plural(len(best.gpus), "GPU"), g.Count, g.PerDevice, plural(best.fittingGPUs(g.PerDevice), "GPU")+" has", most)
 	}
 	if len(nodes) > 1 {
 		w.Details = append(w.Details, fmt.Sprintf("%s are fragmented the same way", plural(len(nodes), "node")))
@@ -673,7 +673,8 @@ func (c *cluster) explainFragmented(w *Why, g gpu.Request, nodes []*nodeRoom) {
 	for _, r := range nodes {
 		for i, d := range r.gpus {
 			for _, s := range d.shares {
-				if d.free+s.memory >= g.PerDevice && r.fittingGPUs(g.PerDevice)+1 >= g.Count {
+				// A GPU that already has room gains the pod nothing by another pod's end.
+				if d.free < g.PerDevice && d.free+s.memory >= g.PerDevice && r.fittingGPUs(g.PerDevice)+1 >= g.Count {
 					ways = append(ways, way{r.node.Name, i, s})
 				}
 			}

@@ -167,6 +167,21 @@ func TestWhy(t *testing.T) {
 				"it fits if pod ml/y (4 on GPU 1 of node gpu-a) ends"},
 		},
 		{
+			name: "GPU fragmentation, two GPUs asked", pod: "p",
+			in: WhyInput{
+				Nodes: []v1.Node{gpuNodeA},
+				Pods: []v1.Pod{
+					cpuPod("ml", "x", "gpu-a", "1", gpuReq("10"), devices("0:10")),
+					cpuPod("ml", "p", "", "1", gpuReq("16"), func(p *v1.Pod) {
+						p.Annotations = map[string]string{gpu.PodGPUCountAnnotation: "2"}
+					}),
+				},
+			},
+			cause: CauseGPUFragmented, berth: true,
+			says: []string{"it asks 2 GPUs with 8 each and only 1 GPU has that much free; the most on one GPU is 16",
+				"it fits if pod ml/x (10 on GPU 0 of node gpu-a) ends"},
+		},
+		{
 			name: "node constraints counted", pod: "p",
 			in: WhyInput{
 				Nodes: []v1.Node{
