@@ -658,7 +658,7 @@ func (c *cluster) explainFragmented(w *Why, g gpu.Request, nodes []*nodeRoom) {
 			best.node.Name, total, plural(len(best.gpus), "GPU"), g.PerDevice, most)
 	} else {
 		w.Summary = fmt.Sprintf("it fits in total on node %s (%d free over %s), but it asks %d GPUs with %d each and only %s that much free; the most on one GPU is %d",
-			best.node.Name, total, plural(len(best.gpus), "GPU"), g.Count, g.PerDevice, plural(best.fittingGPUs(g.PerDevice), "GPU")+" has", most)
+			best.node.Name, total, plural(len(best.gpus), "GPU"), g.Count, g.PerDevice, gpusHave(best.fittingGPUs(g.PerDevice)), most)
 	}
 	if len(nodes) > 1 {
 		w.Details = append(w.Details, fmt.Sprintf("%s are fragmented the same way", plural(len(nodes), "node")))
@@ -856,6 +856,14 @@ func (c *cluster) explainGang(w *Why, g *gangState) {
 		w.Unblock = append(w.Unblock, fmt.Sprintf("or the PodGroup's minMember lowered to %d, what fits now", bound+placeable))
 		w.Preemption = why.Preemption
 	}
+}
+
+// gpusHave is "1 GPU has" or "n GPUs have".
+func gpusHave(n int) string {
+	if n == 1 {
+		return "1 GPU has"
+	}
+	return fmt.Sprintf("%d GPUs have", n)
 }
 
 func pluralWord(n int, what string) string {
