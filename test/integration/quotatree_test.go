@@ -1,0 +1,357 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/test/harness"
+)
+
+// treeQuota creates ElasticQuota ns/name with min and max and annotations kv.
+func (e *quotaEnv) treeQuota(t *testing.T, ns, name string, min, max v1.ResourceList, kv ...string) {
+	t.Helper()
+	q := &v1alpha1.ElasticQuota{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{}},
+		Spec:       v1alpha1.ElasticQuotaSpec{Min: min, Max: max},
+	}
+	for i := 0; i < len(kv); i += 2 {
+		q.Annotations[kv[i]] = kv[i+1]
+	}
+	if _, err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Create(context.Background(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *quotaEnv) priorityClass(t *testing.T, name string, value int32) {
+	t.Helper()
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
+	if _, err := e.Client.SchedulingV1().PriorityClasses().Create(context.Background(), pc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// emptyAll deletes every pod of the namespaces and waits until they are gone.
+func (e *quotaEnv) emptyAll(t *testing.T, namespaces ...string) {
+	t.Helper()
+	for _, ns := range namespaces {
+		for _, p := range e.WaitForPods(t, ns, time.Minute, "list", func([]v1.Pod) bool { return true }) {
+			e.deletePod(t, ns, p.Name)
+		}
+	}
+	for _, ns := range namespaces {
+		e.WaitForPods(t, ns, time.Minute, "namespace empty", func(p []v1.Pod) bool { return len(p) == 0 })
+	}
+}
+
+// Reclaim along a tree (Kueue's hierarchical cohorts, reclaim within the cohort first): a
+// department (min 6 cpu) holds team-a and team-b (min 3 each); x, a flat quota (min 2), borrows
+// beside it. team-a, within its min, takes back first from its sibling team-b, whose pods have
+// the higher priority, and from x only once team-b is back at its min; neither goes below it.
+func TestQuotaTreeReclaimsFromSiblingsFirst(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "4", "64Gi", nil), harness.Node("n2", "4", "64Gi", nil))
+	e.ActAsKubelet(t)
+	e.priorityClass(t, "high", 1000)
+	org, a, b, x := e.Namespace(t, "org"), e.Namespace(t, "team-a"), e.Namespace(t, "team-b"), e.Namespace(t, "x")
+	e.treeQuota(t, org, "dept", cpuList("6"), cpuList("8"), "berth.dev/namespaces", "")
+	e.treeQuota(t, a, "quota", cpuList("3"), cpuList("8"), "berth.dev/parent-quota", "org/dept")
+	e.treeQuota(t, b, "quota", cpuList("3"), cpuList("8"), "berth.dev/parent-quota", "org/dept")
+	e.quota(t, x, cpuList("2"), cpuList("8"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+
+	const tries = 3
+	for try := range tries {
+		for i := range 4 {
+			p := cpuPod(b, fmt.Sprint("b", try, "-", i), "1")
+			p.Spec.PriorityClassName = "high"
+			e.CreatePod(t, p)
+		}
+		e.WaitForPods(t, b, time.Minute, "team-b's 4 pods bound", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+		for i := range 4 {
+			e.CreatePod(t, cpuPod(x, fmt.Sprint("x", try, "-", i), "1"))
+		}
+		e.WaitForPods(t, x, time.Minute, "x's 4 pods bound", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+
+		e.CreatePod(t, cpuPod(a, fmt.Sprint("a", try, "-0"), "1"))
+		e.WaitForPods(t, a, time.Minute, "team-a's first pod bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
+		if got := harness.Bound(e.WaitForPods(t, b, time.Minute, "team-b back at its min", func(p []v1.Pod) bool { return len(p) == 3 })); got != 3 {
+			t.Fatalf("try %d: team-b keeps %d bound pods, want 3", try, got)
+		}
+		if got := len(e.WaitForPods(t, x, time.Minute, "list", func([]v1.Pod) bool { return true })); got != 4 {
+			t.Fatalf("try %d: the sibling lent, but x has %d pods left, want its 4", try, got)
+		}
+
+		e.CreatePod(t, cpuPod(a, fmt.Sprint("a", try, "-1"), "1"))
+		e.WaitForPods(t, a, time.Minute, "team-a's second pod bound", func(p []v1.Pod) bool { return harness.Bound(p) == 2 })
+		e.WaitForPods(t, x, time.Minute, "x gave one back", func(p []v1.Pod) bool { return len(p) == 3 && harness.Bound(p) == 3 })
+		if got := len(e.WaitForPods(t, b, time.Minute, "list", func([]v1.Pod) bool { return true })); got != 3 {
+			t.Fatalf("try %d: team-b has %d pods, want its min of 3", try, got)
+		}
+		e.emptyAll(t, a, b, x)
+	}
+}
+
+// gpuQuota creates a top-level quota of GPU memory in ns with weight w and no min.
+func (e *quotaEnv) gpuQuota(t *testing.T, ns, weight string) {
+	t.Helper()
+	e.treeQuota(t, ns, "quota", nil, v1.ResourceList{harness.GPUMemory: resource.MustParse("1000")}, "berth.dev/weight", weight)
+}
+
+// Fair-share preemption (Kueue's fair sharing): teams a, b, c with weights 1, 1, 2 and no min
+// share one node of 16 units of GPU memory. a holds 10 with pods of the higher priority, b 2, c 4.
+// c asks for more: it takes from a, the furthest above its fair share, whatever a's priority,
+// until a would fall below its share (c 8, a 6: of the 14 b leaves, c's fair share is 9.33, a's
+// 4.67, in pods of 2). Then a asks for more and takes nothing back: no ping-pong.
+func TestFairSharePreemptionDoesNotPingPong(t *testing.T) {
+	e := startQuotaEnv(t, harness.GPUNode("gpu", 2, 8))
+	e.ActAsKubelet(t)
+	e.priorityClass(t, "high", 1000)
+	a, b, c := e.Namespace(t, "a"), e.Namespace(t, "b"), e.Namespace(t, "c")
+	e.gpuQuota(t, a, "1")
+	e.gpuQuota(t, b, "1")
+	e.gpuQuota(t, c, "2")
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	bound := func(ns string) int {
+		return harness.Bound(e.WaitForPods(t, ns, time.Minute, "list", func([]v1.Pod) bool { return true }))
+	}
+
+	const tries = 3
+	for try := range tries {
+		create := func(ns string, n int, high bool) {
+			for i := range n {
+				p := harness.GPUPod(ns, fmt.Sprint(ns, try, "-", i, "-", time.Now().UnixNano()), 2)
+				if high {
+					p.Spec.PriorityClassName = "high"
+				}
+				e.CreatePod(t, p)
+			}
+		}
+		create(a, 5, true)
+		e.WaitForPods(t, a, time.Minute, "a's 5 pods bound", func(p []v1.Pod) bool { return harness.Bound(p) == 5 })
+		create(b, 1, false)
+		e.WaitForPods(t, b, time.Minute, "b's pod bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
+		create(c, 2, false)
+		e.WaitForPods(t, c, time.Minute, "c's 2 pods bound", func(p []v1.Pod) bool { return harness.Bound(p) == 2 })
+
+		create(c, 4, false)
+		e.WaitForPods(t, c, 2*time.Minute, "c at its fair share, 4 pods bound", func(p []v1.Pod) bool { return harness.Bound(p) == 4 })
+		e.WaitForPods(t, a, time.Minute, "a down to 3 pods", func(p []v1.Pod) bool { return len(p) == 3 })
+		e.Settled(t, c, time.Minute)
+
+		// a asks again: nothing comes back to it, and c keeps what it took.
+		create(a, 2, true)
+		e.Settled(t, a, time.Minute)
+		time.Sleep(5 * time.Second)
+		if got := [3]int{bound(a), bound(b), bound(c)}; got != [3]int{3, 1, 4} {
+			t.Fatalf("try %d: bound pods of a, b, c %v after a asked again, want [3 1 4]", try, got)
+		}
+		e.emptyAll(t, a, b, c)
+	}
+}
+
+// The churn (Kueue's fair sharing under load): teams a, b and c, weights 1, 1 and 2, no min, all
+// over-submitting GPU jobs to two nodes of four GPUs of 16 units of GPU memory (128 units). A job is
+// a pod of 2 units that runs a fixed time, 40 to 80 simulated seconds, after which the harness
+// ends it; each team keeps four jobs waiting at all times. Time is compressed (speed simulated
+// seconds per second) and ten simulated minutes are run. After the first two minutes, each team's
+// share of the GPU memory in use, averaged over each simulated minute, stays within 5 points of
+// 25/25/50. It logs the evictions per simulated minute.
+func TestFairShareChurn(t *testing.T) {
+	const (
+		speed     = 6
+		simulated = 10 * time.Minute
+		warmUp    = 2 * time.Minute
+		memory    = 2 // units of GPU memory per job
+		backlog   = 4
+		tick      = 100 * time.Millisecond
+	)
+	e := startQuotaEnv(t, harness.GPUNode("g1", 4, 16), harness.GPUNode("g2", 4, 16))
+	e.ActAsKubelet(t)
+	teams := []string{e.Namespace(t, "a"), e.Namespace(t, "b"), e.Namespace(t, "c")}
+	target := map[string]float64{"a": 25, "b": 25, "c": 50}
+	e.gpuQuota(t, "a", "1")
+	e.gpuQuota(t, "b", "1")
+	e.gpuQuota(t, "c", "2")
+	stop := e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// Evictions: pods that get a deletion timestamp. Only a graceful deletion (preemption's)
+	// shows as an update; the harness ends jobs at grace 0, which deletes them at once.
+	var mu sync.Mutex
+	var evictions []time.Duration
+	start := time.Now()
+	w, err := e.Client.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer w.Stop()
+		seen := map[types.UID]bool{}
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*v1.Pod)
+			if !ok || ev.Type != watch.Modified || p.DeletionTimestamp == nil || seen[p.UID] {
+				continue
+			}
+			seen[p.UID] = true
+			mu.Lock()
+			evictions = append(evictions, time.Since(start)*speed)
+			mu.Unlock()
+		}
+	}()
+
+	jobs := 0
+	submit := func(ns string) {
+		jobs++
+		p := harness.GPUPod(ns, fmt.Sprintf("j%d", jobs), memory)
+		p.Annotations = map[string]string{"test/duration": (time.Duration(40+10*(jobs%5)) * time.Second).String()}
+		e.CreatePod(t, p)
+	}
+	// started is when each job was first seen bound, in simulated time.
+	started := map[types.UID]time.Duration{}
+	type sample struct {
+		at    time.Duration
+		share map[string]float64
+	}
+	var samples []sample
+	for now := time.Duration(0); now < simulated; now = time.Since(start) * speed {
+		held := map[string]float64{}
+		total := 0.0
+		for _, ns := range teams {
+			pods, err := e.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waiting := 0
+			for _, p := range pods.Items {
+				switch {
+				case p.DeletionTimestamp != nil:
+				case p.Spec.NodeName == "":
+					waiting++
+				default:
+					held[ns] += memory
+					total += memory
+					at, ok := started[p.UID]
+					if !ok {
+						started[p.UID] = now
+						continue
+					}
+					if d, _ := time.ParseDuration(p.Annotations["test/duration"]); now-at >= d {
+						zero := int64(0)
+						_ = e.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+					}
+				}
+			}
+			for range backlog - waiting {
+				submit(ns)
+			}
+		}
+		if total > 0 {
+			s := sample{at: now, share: map[string]float64{}}
+			for _, ns := range teams {
+				s.share[ns] = 100 * held[ns] / total
+			}
+			samples = append(samples, s)
+		}
+		time.Sleep(tick)
+	}
+	// Evictions the scheduler started show before the watch stops.
+	stop()
+	time.Sleep(time.Second)
+	cancel()
+
+	// Per simulated minute after the warm-up: each team's mean share.
+	for minute := warmUp; minute < simulated; minute += time.Minute {
+		sum, n := map[string]float64{}, 0
+		for _, s := range samples {
+			if s.at >= minute && s.at < minute+time.Minute {
+				n++
+				for ns, x := range s.share {
+					sum[ns] += x
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("minute %v: no sample", minute)
+			continue
+		}
+		line := fmt.Sprintf("minute %v-%v (%d samples):", minute, minute+time.Minute, n)
+		for _, ns := range teams {
+			mean := sum[ns] / float64(n)
+			line += fmt.Sprintf(" %s %.1f%%", ns, mean)
+			if d := mean - target[ns]; d > 5 || d < -5 {
+				t.Errorf("minute %v: team %s holds %.1f%% of the GPU memory in use, want %.0f%% within 5 points", minute, ns, mean, target[ns])
+			}
+		}
+		t.Log(line)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	perMinute := make([]int, int(simulated/time.Minute)+1)
+	for _, at := range evictions {
+		perMinute[min(int(at/time.Minute), len(perMinute)-1)]++
+	}
+	t.Logf("%d jobs submitted, %d evicted; evictions per simulated minute: %v", jobs, len(evictions), perMinute)
+}
+
+// A pod that waits for a quota above its own says which quota on its path is the limit and by how
+// much, in its PodScheduled condition; `kubectl berth quotas -A` shows the tree, indented, with
+// each quota's use, weight and fair share.
+func TestQuotaTreeSaysWhichQuotaLimits(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("n1", "32", "64Gi", nil))
+	org, a, b := e.Namespace(t, "org"), e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
+	e.treeQuota(t, org, "dept", cpuList("2"), cpuList("3"), "berth.dev/namespaces", "")
+	e.treeQuota(t, a, "quota", cpuList("1"), cpuList("8"), "berth.dev/parent-quota", "org/dept")
+	e.treeQuota(t, b, "quota", cpuList("1"), cpuList("8"), "berth.dev/parent-quota", "org/dept", "berth.dev/weight", "3")
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+
+	for i := range 4 {
+		e.CreatePod(t, cpuPod(a, fmt.Sprint("a", i), "1"))
+	}
+	pods := e.Settled(t, a, time.Minute)
+	if harness.Bound(pods) != 3 {
+		t.Fatalf("%d pods bound under the department's max of 3 cpu, want 3", harness.Bound(pods))
+	}
+	want := "quota org/dept, above team-a/quota in its tree: cpu used 3, requested 1, max 3 (1 over)"
+	for i := range pods {
+		if pods[i].Spec.NodeName == "" {
+			if msg := harness.Unschedulable(&pods[i]); !strings.Contains(msg, want) {
+				t.Errorf("the waiting pod says %q, want it to contain %q", msg, want)
+			}
+		}
+	}
+
+	var table string
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		table = mustKubectlBerth(t, e.Cluster, "quotas", "-A")
+		return hasRow(table, "org", "dept", "cpu", "2", "3", "3", "1"), nil
+	})
+	if err != nil {
+		t.Fatalf("the department's use never showed 3 cpu:\n%s", table)
+	}
+	for _, row := range [][]string{
+		{"NAMESPACE", "NAME", "RESOURCE", "MIN", "MAX", "USED", "BORROWED", "FAIR-SHARE", "WEIGHT"},
+		{"org", "dept", "cpu", "2", "3", "3", "1", "100%", "1"},
+		{"team-a", "quota", "cpu", "1", "8", "3", "2", "25%", "1"},
+		{"team-b", "quota", "cpu", "1", "8", "0", "0", "75%", "3"},
+	} {
+		if !hasRow(table, row...) {
+			t.Errorf("the table has no row %q:\n%s", row, table)
+		}
+	}
+	if !strings.Contains(table, "\nteam-a        quota") {
+		t.Errorf("team-a is not indented under its department:\n%s", table)
+	}
+}
