@@ -1,0 +1,428 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	"github.com/berth-sched/berth/internal/controlplane"
+	"github.com/berth-sched/berth/internal/registry"
+	"github.com/berth-sched/berth/test/harness"
+)
+
+// backlogSize is the Backlog workload's shape: groups of groupSize one-CPU members and GPU pods,
+// all waiting on a full cluster, then tries times room for 10 groups appears.
+type backlogSize struct {
+	groups, gpuPods, tries int
+	quiet                  time.Duration
+}
+
+const (
+	backlogGroupSize   = 4
+	backlogRoomGroups  = 10
+	backlogLabelKind   = "bench.berth.io/kind"
+	backlogLabelGang   = "bench.berth.io/gang"
+	backlogLabelFree   = "bench.berth.io/free"
+	backlogBerthName   = "berth-scheduler"
+	backlogStockName   = "default-scheduler"
+	backlogSpareNodes  = 10 // full CPU nodes never freed
+	backlogGPUNodes    = 10
+	backlogGPUPerNode  = 16
+	backlogGPUPodShare = 8
+)
+
+var (
+	backlogFull  = backlogSize{groups: 1000, gpuPods: 2000, tries: 5, quiet: time.Minute}
+	backlogShort = backlogSize{groups: 20, gpuPods: 20, tries: 2, quiet: 5 * time.Second}
+)
+
+// BenchmarkBacklog is issue 28's measure of a big backlog on a real apiserver (etcd and
+// kube-apiserver processes) with the scheduler as its own process: a full cluster, 1,000 groups
+// of 4 one-CPU pods and 2,000 GPU pods waiting, then room for 10 groups appears, 5 times. Berth
+// runs bin/berth-scheduler with the shipped profile and scheduler-plugins' PodGroups; Stock runs
+// bin/kube-scheduler with 1.37's native gangs (GenericWorkload, scheduling.k8s.io/v1beta1
+// PodGroups). Reported: the scheduler's CPU over a quiet spell once every waiting pod has been
+// turned away (% of one core, from /proc/PID/stat), the pod status writes in that spell (per
+// minute, from a watch), and the time from the freeing call to the 10 groups bound (p50, max).
+// -perf-scheduling-label-filter=short runs it tiny.
+func BenchmarkBacklog(b *testing.B) {
+	size := backlogFull
+	if f := flag.Lookup("perf-scheduling-label-filter"); f != nil && strings.Contains(f.Value.String(), "short") {
+		size = backlogShort
+	}
+	if v := os.Getenv("BERTH_BACKLOG_SCALE"); v != "" {
+		// A fraction of the full backlog, for machines that cannot hold it.
+		s, err := strconv.ParseFloat(v, 64)
+		if err != nil || s <= 0 {
+			b.Fatalf("BERTH_BACKLOG_SCALE=%q: want a positive number", v)
+		}
+		size.groups = int(float64(size.groups) * s)
+		size.gpuPods = int(float64(size.gpuPods) * s)
+	}
+	for _, sched := range []string{"Berth", "Stock"} {
+		b.Run(fmt.Sprintf("%s/%dGroups_%dGPUPods", sched, size.groups, size.gpuPods), func(b *testing.B) {
+			for range b.N {
+				r := runBacklog(b, sched == "Berth", size)
+				b.ReportMetric(r.cpuPercent, "quiet-cpu-%")
+				b.ReportMetric(r.writesPerMin, "quiet-status-writes/min")
+				b.ReportMetric(r.firstWrites, "status-writes-first")
+				b.ReportMetric(r.p50.Seconds()*1000, "room-to-bound-p50-ms")
+				b.ReportMetric(r.max.Seconds()*1000, "room-to-bound-max-ms")
+				b.ReportMetric(r.settle.Seconds(), "settle-s")
+			}
+		})
+	}
+}
+
+type backlogResult struct {
+	cpuPercent, writesPerMin, firstWrites float64
+	p50, max, settle                      time.Duration
+	latencies                             []time.Duration
+}
+
+// runBacklog runs the workload once against a control plane of its own.
+func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	startCtx, startCancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer startCancel()
+	cp, err := controlplane.Start(startCtx, controlplane.Options{
+		BinDir: harness.BinDir(b, "etcd", "kube-apiserver"),
+		Logf:   b.Logf,
+		APIServerFlags: []string{
+			"--feature-gates=GenericWorkload=true",
+			"--runtime-config=scheduling.k8s.io/v1beta1=true",
+		},
+	})
+	if err != nil {
+		b.Fatalf("starting control plane: %v", err)
+	}
+	b.Cleanup(cp.Stop)
+	crds, err := filepath.Glob(filepath.Join(harness.RepoRoot(), "manifests", "crds", "*.yaml"))
+	if err != nil || len(crds) == 0 {
+		b.Fatalf("no CRDs in manifests/crds: %v", err)
+	}
+	if err := controlplane.ApplyFiles(startCtx, cp.RESTConfig(), crds...); err != nil {
+		b.Fatalf("installing CRDs: %v", err)
+	}
+	cfg := rest.CopyConfig(cp.RESTConfig())
+	cfg.QPS, cfg.Burst = 2000, 4000
+	client := kubernetes.NewForConfigOrDie(cfg)
+	pgs := pgclient.NewForConfigOrDie(cfg)
+	c := &harness.Cluster{ControlPlane: cp, Client: client}
+	ns := c.Namespace(b, "backlog")
+	schedName := backlogStockName
+	if berth {
+		schedName = backlogBerthName
+	}
+
+	// The cluster, full: CPU nodes of 4 CPUs, each held by one filler pod; tries*10 of them are
+	// freed later, 10 per try. GPU nodes of one 16-unit GPU and 4 CPUs, held by a GPU filler.
+	cpuNodes := size.tries*backlogRoomGroups + backlogSpareNodes
+	if err := inParallel(cpuNodes+backlogGPUNodes, 16, func(i int) error {
+		var node *v1.Node
+		var filler *v1.Pod
+		if i < cpuNodes {
+			node = harness.Node(fmt.Sprintf("cpu-%03d", i), "4", "16Gi", nil)
+			filler = backlogPod(ns, fmt.Sprintf("filler-cpu-%03d", i), "filler", harness.Container("c", "4", "1Gi"))
+			if i < size.tries*backlogRoomGroups {
+				filler.Labels[backlogLabelFree] = strconv.Itoa(i / backlogRoomGroups)
+			}
+		} else {
+			node = harness.Node(fmt.Sprintf("gpu-%03d", i-cpuNodes), "4", "16Gi", v1.ResourceList{
+				harness.GPUCount:  resource.MustParse("1"),
+				harness.GPUMemory: *resource.NewQuantity(backlogGPUPerNode, resource.DecimalSI),
+			})
+			filler = harness.BoundByGPUShare(ns, fmt.Sprintf("filler-gpu-%03d", i-cpuNodes), node.Name, backlogGPUPerNode, backlogGPUPerNode)
+			filler.Labels = map[string]string{backlogLabelKind: "filler"}
+			filler.Spec.Containers[0] = harness.Container("c", "4", "1Gi")
+			filler.Spec.Containers[0].Resources.Limits[harness.GPUMemory] = *resource.NewQuantity(backlogGPUPerNode, resource.DecimalSI)
+		}
+		n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status = node.Status
+		if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		filler.Spec.NodeName = node.Name
+		filler.Spec.SchedulerName = "nobody"
+		_, err = client.CoreV1().Pods(ns).Create(ctx, filler, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		b.Fatalf("creating the full cluster: %v", err)
+	}
+
+	w := watchBacklog(ctx, b, client, ns)
+
+	path := filepath.Join(b.TempDir(), "scheduler-config.yaml")
+	var proc interface{ PID() int }
+	if berth {
+		proc = c.StartSchedulerBinary(b, c.SchedulerConfig(registry.Profile(backlogBerthName), ""))
+	} else {
+		if err := os.WriteFile(path, []byte(c.SchedulerConfig("- schedulerName: "+backlogStockName+"\n", "")), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		proc = harness.StartBinary(b, "kube-scheduler", "--config", path, "--secure-port", "0", "--feature-gates=GenericWorkload=true")
+	}
+
+	// The backlog, oldest first: the groups, then the GPU pods, one creation at a time per group
+	// so that creation order is group order.
+	start := time.Now()
+	if err := inParallel(size.groups, 8, func(g int) error {
+		name := fmt.Sprintf("g%04d", g)
+		if berth {
+			pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: v1alpha1.PodGroupSpec{MinMember: backlogGroupSize}}
+			if _, err := pgs.SchedulingV1alpha1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+		} else {
+			pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+					Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: backlogGroupSize},
+				}}}
+			if _, err := client.SchedulingV1beta1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+		}
+		for m := range backlogGroupSize {
+			p := backlogPod(ns, fmt.Sprintf("%s-%d", name, m), "member", harness.Container("c", "1", "64Mi"))
+			p.Labels[backlogLabelGang] = name
+			p.Spec.SchedulerName = schedName
+			if berth {
+				p.Labels[v1alpha1.PodGroupLabel] = name
+			} else {
+				p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
+			}
+			if _, err := client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		b.Fatalf("creating the groups: %v", err)
+	}
+	if err := inParallel(size.gpuPods, 8, func(i int) error {
+		p := harness.GPUPod(ns, fmt.Sprintf("gpu-pod-%04d", i), backlogGPUPodShare)
+		p.Labels = map[string]string{backlogLabelKind: "gpu"}
+		p.Spec.SchedulerName = schedName
+		_, err := client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		b.Fatalf("creating the GPU pods: %v", err)
+	}
+	waiting := size.groups*backlogGroupSize + size.gpuPods
+	b.Logf("%d pods created in %v", waiting, time.Since(start).Round(time.Millisecond))
+
+	// Settled: every waiting pod turned away, with its PodScheduled condition written.
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 20*time.Minute, true, func(context.Context) (bool, error) {
+		return w.turnedAway() >= waiting, nil
+	}); err != nil {
+		b.Fatalf("waiting for the %d pods to be turned away: %d are (%v)", waiting, w.turnedAway(), err)
+	}
+	settle := time.Since(start)
+	firstWrites := w.statusWrites.Load()
+	b.Logf("all %d turned away %v after the first was created; %d status writes of waiting pods so far", waiting, settle.Round(time.Millisecond), firstWrites)
+
+	// Quiet: nothing changes. The scheduler's CPU and the pods' status writes.
+	cpu0, err := processCPU(proc.PID())
+	if err != nil {
+		b.Fatal(err)
+	}
+	writes0, t0 := w.statusWrites.Load(), time.Now()
+	time.Sleep(size.quiet)
+	cpu1, err := processCPU(proc.PID())
+	if err != nil {
+		b.Fatal(err)
+	}
+	spell := time.Since(t0)
+	r := backlogResult{
+		cpuPercent:   100 * (cpu1 - cpu0).Seconds() / spell.Seconds(),
+		writesPerMin: float64(w.statusWrites.Load()-writes0) / spell.Minutes(),
+		firstWrites:  float64(firstWrites),
+		settle:       settle,
+	}
+	b.Logf("quiet %v: scheduler CPU %.2f%% of one core, %.1f status writes/min", spell.Round(time.Millisecond), r.cpuPercent, r.writesPerMin)
+
+	// Room for 10 groups, tries times: one call deletes the fillers of 10 CPU nodes.
+	zero := int64(0)
+	for try := range size.tries {
+		want := (try + 1) * backlogRoomGroups * backlogGroupSize
+		t0 := time.Now()
+		if err := client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero},
+			metav1.ListOptions{LabelSelector: backlogLabelFree + "=" + strconv.Itoa(try)}); err != nil {
+			b.Fatal(err)
+		}
+		var at time.Time
+		if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
+			var n int
+			n, at = w.membersBound()
+			return n >= want, nil
+		}); err != nil {
+			n, _ := w.membersBound()
+			b.Fatalf("try %d: %d members bound, want %d (%v)", try, n, want, err)
+		}
+		r.latencies = append(r.latencies, at.Sub(t0))
+		if partial := w.partialGroups(); len(partial) > 0 {
+			// Binding is one request per member: give the last ones a moment.
+			time.Sleep(2 * time.Second)
+			if partial = w.partialGroups(); len(partial) > 0 {
+				b.Fatalf("try %d: groups partly bound: %v", try, partial)
+			}
+		}
+		b.Logf("try %d: room to %d groups bound in %v", try, backlogRoomGroups, at.Sub(t0).Round(time.Millisecond))
+	}
+	sorted := append([]time.Duration(nil), r.latencies...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	r.p50, r.max = sorted[len(sorted)/2], sorted[len(sorted)-1]
+	if n := w.gpuBound(); n != 0 {
+		b.Fatalf("%d GPU pods bound on a cluster with no GPU room", n)
+	}
+	return r
+}
+
+// backlogPod is a pod of the workload's kind.
+func backlogPod(ns, name, kind string, c v1.Container) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{backlogLabelKind: kind}},
+		Spec:       v1.PodSpec{Containers: []v1.Container{c}},
+	}
+}
+
+// backlogWatch follows the workload's pods: which are turned away, how often a waiting pod's
+// status is written, and when members are bound.
+type backlogWatch struct {
+	statusWrites atomic.Int64
+
+	mu        sync.Mutex
+	away      map[string]bool
+	bound     map[string]int // members bound per group
+	members   int
+	gpu       int
+	lastBound time.Time
+}
+
+func watchBacklog(ctx context.Context, b testing.TB, client kubernetes.Interface, ns string) *backlogWatch {
+	w := &backlogWatch{away: map[string]bool{}, bound: map[string]int{}}
+	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
+	inf := f.Core().V1().Pods().Informer()
+	observe := func(old, p *v1.Pod) {
+		kind := p.Labels[backlogLabelKind]
+		if kind == "filler" {
+			return
+		}
+		now := time.Now()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if p.Spec.NodeName == "" {
+			if old != nil && old.ResourceVersion != p.ResourceVersion {
+				// Nothing but the scheduler writes a waiting pod.
+				w.statusWrites.Add(1)
+			}
+			if harness.Unschedulable(p) != "" {
+				w.away[p.Name] = true
+			}
+			return
+		}
+		if old != nil && old.Spec.NodeName != "" {
+			return
+		}
+		delete(w.away, p.Name)
+		switch kind {
+		case "member":
+			w.bound[p.Labels[backlogLabelGang]]++
+			w.members++
+			w.lastBound = now
+		case "gpu":
+			w.gpu++
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { observe(nil, obj.(*v1.Pod)) },
+		UpdateFunc: func(old, obj any) { observe(old.(*v1.Pod), obj.(*v1.Pod)) },
+	}); err != nil {
+		b.Fatal(err)
+	}
+	f.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		b.Fatal("pod informer did not sync")
+	}
+	return w
+}
+
+func (w *backlogWatch) turnedAway() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.away)
+}
+
+func (w *backlogWatch) membersBound() (int, time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.members, w.lastBound
+}
+
+func (w *backlogWatch) gpuBound() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gpu
+}
+
+func (w *backlogWatch) partialGroups() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var partial []string
+	for g, n := range w.bound {
+		if n%backlogGroupSize != 0 {
+			partial = append(partial, fmt.Sprintf("%s: %d of %d", g, n, backlogGroupSize))
+		}
+	}
+	sort.Strings(partial)
+	return partial
+}
+
+// processCPU is the user and system CPU time the process has used, from /proc/PID/stat (in
+// USER_HZ, 100 on Linux).
+func processCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name may hold spaces: the fields after it start after its closing parenthesis.
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(fields))
+	}
+	// utime and stime are the 14th and 15th fields of the line, the 12th and 13th after the name.
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, fields[11], fields[12])
+	}
+	return time.Duration(utime+stime) * (time.Second / 100), nil
+}
