@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // Gangs is PodGroups (scheduling.x-k8s.io/v1alpha1) and how far their members have got.
@@ -168,8 +170,15 @@ func whyWaiting(p *v1.Pod, e *eventsv1.Event) WaitingPod {
 	return w
 }
 
-// ListGangs reads the report from the cluster, in namespace ns (all namespaces if empty).
+// ListGangs reads the report from the cluster, in namespace ns (all namespaces if empty), reading
+// topology domains by the shipped profile's levels.
 func ListGangs(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, ns string) (*Gangs, error) {
+	return ListGangsByLevels(ctx, client, groups, ns, topology.DefaultLevels())
+}
+
+// ListGangsByLevels is ListGangs reading topology domains by levels, the scheduler's
+// topologyLevels (outermost first), as Gang reads them.
+func ListGangsByLevels(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, ns string, levels topology.Levels) (*Gangs, error) {
 	pgs, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing PodGroups (is the %s CRD installed?): %w", v1alpha1.SchemeGroupVersion, err)
@@ -184,7 +193,7 @@ func ListGangs(ctx context.Context, client kubernetes.Interface, groups versione
 	}
 	r := GangsOf(pgs.Items, pods.Items, events.Items)
 	r.AllNamespaces = ns == metav1.NamespaceAll
-	if err := r.listTopology(ctx, client, pgs.Items, pods.Items); err != nil {
+	if err := r.listTopology(ctx, client, pgs.Items, pods.Items, levels); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -153,8 +153,9 @@ func freeOnNodes(nodes []v1.Node, pods []v1.Pod) map[string]topology.Resources {
 	return free
 }
 
-// listTopology reads what addTopology needs, only when a group asks for a level.
-func (r *Gangs) listTopology(ctx context.Context, client kubernetes.Interface, groups []v1alpha1.PodGroup, members []v1.Pod) error {
+// listTopology reads what addTopology needs, only when a group asks for a level; levels are the
+// scheduler's topologyLevels.
+func (r *Gangs) listTopology(ctx context.Context, client kubernetes.Interface, groups []v1alpha1.PodGroup, members []v1.Pod, levels topology.Levels) error {
 	asks := slices.ContainsFunc(groups, func(pg v1alpha1.PodGroup) bool {
 		_, req := pg.Annotations[topology.RequiredAnnotation]
 		_, pref := pg.Annotations[topology.PreferredAnnotation]
@@ -171,9 +172,6 @@ func (r *Gangs) listTopology(ctx context.Context, client kubernetes.Interface, g
 	if err != nil {
 		return fmt.Errorf("listing pods: %w", err)
 	}
-	r.addTopology(groups, members, all.Items, nodes.Items, TopologyLevels)
+	r.addTopology(groups, members, all.Items, nodes.Items, levels)
 	return nil
 }
-
-// TopologyLevels are the levels kubectl berth gangs reads domains by: the shipped profile's.
-var TopologyLevels = topology.Levels(topology.DefaultLevels())

@@ -2,13 +2,17 @@ package inspect
 
 import (
 	"bytes"
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	groupsfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -83,5 +87,50 @@ func TestGangsTopology(t *testing.T) {
 		if !containsLine(out.String(), line) {
 			t.Errorf("table lacks line %q:\n%s", line, out.String())
 		}
+	}
+}
+
+// ListGangsByLevels reads domains by the levels it is given, as the scheduler's topologyLevels
+// would: a level of a custom topology is understood there, and refused by the shipped levels.
+func TestListGangsByLevels(t *testing.T) {
+	const spine, leaf = "example.com/spine", "example.com/leaf"
+	node := func(name, s, l string) *v1.Node {
+		return &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{spine: s, leaf: l}},
+			Status:     v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("110")}},
+		}
+	}
+	member := func(name, node string) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, Labels: map[string]string{v1alpha1.PodGroupLabel: "train"}},
+			Spec: v1.PodSpec{NodeName: node, Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}}}}},
+		}
+	}
+	client := fake.NewClientset(node("n1", "s1", "l1"), node("n2", "s1", "l2"), node("n3", "s2", "l2"),
+		member("train-0", "n2"), member("train-1", "n2"))
+	groups := groupsfake.NewSimpleClientset(&v1alpha1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train", Annotations: map[string]string{topology.RequiredAnnotation: leaf}},
+		Spec:       v1alpha1.PodGroupSpec{MinMember: 2},
+	})
+	topologyOf := func(levels topology.Levels) *GangTopology {
+		t.Helper()
+		r, err := ListGangsByLevels(context.Background(), client, groups, "ml", levels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Groups) != 1 {
+			t.Fatalf("%d groups, want 1", len(r.Groups))
+		}
+		return r.Groups[0].Topology
+	}
+
+	// Leaf l2 of spine s1, not l2 of s2.
+	want := &GangTopology{Level: leaf, Mode: "required", Domains: []topology.Domain{"s1/l2"}}
+	if diff := cmp.Diff(want, topologyOf(topology.Levels{spine, leaf, topology.HostLabel})); diff != "" {
+		t.Errorf("by the custom levels (-want +got):\n%s", diff)
+	}
+	if got := topologyOf(topology.DefaultLevels()); got == nil || !strings.Contains(got.Invalid, "not one of the scheduler's topologyLevels") {
+		t.Errorf("by the shipped levels: %+v, want the level refused", got)
 	}
 }

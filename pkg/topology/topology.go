@@ -8,6 +8,9 @@ package topology
 import (
 	"fmt"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // The PodGroup annotations that ask for a level, by its node label key (Kueue TAS's names).
@@ -29,6 +32,28 @@ func DefaultLevels() []string { return []string{ZoneLabel, BlockLabel, RackLabel
 
 // Levels are node label keys, outermost first.
 type Levels []string
+
+// ValidateLevels checks levels at path: each a valid node label key, none twice. Gang's
+// topologyLevels and kubectl berth gangs --topology-levels are checked by it.
+func ValidateLevels(path *field.Path, levels []string) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, key := range levels {
+		p := path.Index(i)
+		switch {
+		case seen[key]:
+			errs = append(errs, field.Duplicate(p, key))
+		case key == "":
+			errs = append(errs, field.Required(p, "a node label key"))
+		default:
+			for _, msg := range validation.IsQualifiedName(key) {
+				errs = append(errs, field.Invalid(p, key, "not a valid node label key: "+msg))
+			}
+		}
+		seen[key] = true
+	}
+	return errs
+}
 
 // Index is the position of key among the levels, or -1.
 func (l Levels) Index(key string) int {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // options are the flags every subcommand shares.
@@ -73,20 +75,41 @@ ALIYUN_COM_GPU_MEM_IDX and ALIYUN_COM_GPU_MEM_POD. Memory is in the unit the nod
 }
 
 func (o *options) gangsCommand() *cobra.Command {
+	levels := topologyLevels{levels: topology.DefaultLevels()}
 	cmd := &cobra.Command{
 		Use:   "gangs",
 		Short: "PodGroups: phase, members placed and waiting, and why they wait",
 		Long: `PodGroups (scheduling.x-k8s.io/v1alpha1) with their phase and members placed, running, finished and
 waiting, then each waiting member with the scheduler's latest reason: its newest FailedScheduling or
-GangWaiting event, or its PodScheduled condition.`,
+GangWaiting event, or its PodScheduled condition. A group annotated berth.dev/topology-required or
+-preferred gets a TOPOLOGY column: the domain its members are in, or the level it waits for and the
+most members any one domain has room for, domains read by --topology-levels.`,
 		Args: cobra.NoArgs,
 		RunE: o.run(func(ctx context.Context, c *clients, _ []string) (inspect.Report, error) {
-			return inspect.ListGangs(ctx, c.core, c.groups, c.namespace)
+			return inspect.ListGangsByLevels(ctx, c.core, c.groups, c.namespace, levels.levels)
 		}),
 	}
 	o.allNamespacesFlag(cmd)
+	cmd.Flags().Var(&levels, "topology-levels", "the node label keys of the topology levels, outermost first, as Gang's topologyLevels in the scheduler's configuration")
 	return cmd
 }
+
+// topologyLevels is a pflag.Value for Gang's topologyLevels: comma-separated node label keys,
+// checked as the scheduler checks its args.
+type topologyLevels struct{ levels topology.Levels }
+
+func (l *topologyLevels) String() string { return strings.Join(l.levels, ",") }
+
+func (l *topologyLevels) Set(s string) error {
+	levels := strings.Split(s, ",")
+	if errs := topology.ValidateLevels(field.NewPath("topologyLevels"), levels); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	l.levels = levels
+	return nil
+}
+
+func (l *topologyLevels) Type() string { return "strings" }
 
 func (o *options) quotasCommand() *cobra.Command {
 	cmd := &cobra.Command{

@@ -7,12 +7,12 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // MaxScheduleTimeoutSeconds is the framework's own cap on how long Permit may hold a pod.
@@ -37,23 +37,7 @@ func ValidateGangArgs(path *field.Path, args *config.GangArgs) error {
 		return field.Invalid(path.Child("defaultScheduleTimeoutSeconds"), t,
 			fmt.Sprintf("must be between 1 and %d", MaxScheduleTimeoutSeconds))
 	}
-	var errs field.ErrorList
-	seen := sets.New[string]()
-	for i, key := range args.TopologyLevels {
-		p := path.Child("topologyLevels").Index(i)
-		switch {
-		case seen.Has(key):
-			errs = append(errs, field.Duplicate(p, key))
-		case key == "":
-			errs = append(errs, field.Required(p, "a node label key"))
-		default:
-			for _, msg := range validation.IsQualifiedName(key) {
-				errs = append(errs, field.Invalid(p, key, "not a valid node label key: "+msg))
-			}
-		}
-		seen.Insert(key)
-	}
-	return errs.ToAggregate()
+	return topology.ValidateLevels(path.Child("topologyLevels"), args.TopologyLevels).ToAggregate()
 }
 
 // ValidateNodeResourcesAllocatableArgs checks the NodeResourcesAllocatable args; path is where they
