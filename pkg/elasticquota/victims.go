@@ -39,7 +39,7 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victi
 		return nil
 	}
 	need := r.needOf(preemptor, group, request, view)
-	reclaim := r.ledger.PreemptionFor(preemptor, need, gpuMemory, r.free())
+	reclaim := r.ledger.PreemptionFor(preemptor, need, gpuMemory, r.capacity())
 	if reclaim == nil {
 		return nil
 	}
@@ -47,9 +47,9 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victi
 	return &victims.Rule{Verdict: q.Verdict, Tally: q.Tally, Evicting: q.Evicting, InProgress: reclaim.InProgress}
 }
 
-// free is the capacity of the nodes in this cycle's snapshot that no pod requests: with what
-// quotas borrow, the pool fair shares divide.
-func (r *victimRule) free() quota.Vector {
+// capacity is the allocatable of the nodes in this cycle's snapshot: less what pods hold, plus
+// what quotas borrow, the pool fair shares divide.
+func (r *victimRule) capacity() quota.Vector {
 	lister := r.handle.SnapshotSharedLister()
 	if lister == nil {
 		return nil
@@ -58,20 +58,17 @@ func (r *victimRule) free() quota.Vector {
 	if err != nil {
 		return nil
 	}
-	free := quota.Vector{}
+	capacity := quota.Vector{}
 	for _, ni := range nodes {
-		a, u := ni.GetAllocatable(), ni.GetRequested()
-		free[v1.ResourceCPU] += a.GetMilliCPU() - u.GetMilliCPU()
-		free[v1.ResourceMemory] += (a.GetMemory() - u.GetMemory()) * 1000
-		free[v1.ResourcePods] += int64(a.GetAllowedPodNumber()-len(ni.GetPods())) * 1000
+		a := ni.GetAllocatable()
+		capacity[v1.ResourceCPU] += a.GetMilliCPU()
+		capacity[v1.ResourceMemory] += a.GetMemory() * 1000
+		capacity[v1.ResourcePods] += int64(a.GetAllowedPodNumber()) * 1000
 		for name, x := range a.GetScalarResources() {
-			free[name] += (x - u.GetScalarResources()[name]) * 1000
+			capacity[name] += x * 1000
 		}
 	}
-	for name, x := range free {
-		free[name] = max(x, 0)
-	}
-	return free
+	return capacity
 }
 
 // quotaRule is the rule's say in one preemption attempt.

@@ -71,17 +71,15 @@ type lender struct {
 	left Vector
 }
 
-// ReclaimFor is PreemptionFor without fair sharing's view of the cluster: the capacity borrowers
-// share is taken to be what they borrow now.
+// ReclaimFor is PreemptionFor without the nodes' capacity: reclaim only, no fair sharing.
 func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName) *Reclaim {
 	return l.PreemptionFor(preemptor, request, gpuMemory, nil)
 }
 
 // PreemptionFor returns the quota rule for preemptor, asking request, or nil when preemptor's
-// namespace has no quota (then no quota rule applies to it). free is the capacity no pod holds
-// (the nodes' allocatable less their pods' requests): with what quotas borrow, it is the pool
-// fair shares divide.
-func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName, free Vector) *Reclaim {
+// namespace has no quota (then no quota rule applies to it). capacity is the nodes' allocatable:
+// less what the ledger's pods hold, plus what quotas borrow, it is the pool fair shares divide.
+func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName, capacity Vector) *Reclaim {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	own := l.nodeOf(preemptor.Namespace)
@@ -158,7 +156,7 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.R
 			for _, name := range lends {
 				r.allowed[name] = true
 			}
-		} else if !l.fairTarget(r, preemptor.UID, side, path, level, lends, free) {
+		} else if !l.fairTarget(r, preemptor.UID, side, path, level, lends, capacity) {
 			continue
 		}
 		break
@@ -201,7 +199,7 @@ func (r *Reclaim) chainOver(name string, res v1.ResourceName) bool {
 // above its fair share, when side (the preemptor's side of that level, which borrows) is below
 // its own, and allows r to take from it for fairness. It reports whether it chose one. Callers
 // hold the ledger's lock.
-func (l *Ledger) fairTarget(r *Reclaim, preemptor types.UID, side *node, path []*node, level int, lends []string, free Vector) bool {
+func (l *Ledger) fairTarget(r *Reclaim, preemptor types.UID, side *node, path []*node, level int, lends []string, capacity Vector) bool {
 	if !side.spec.Fair {
 		return false
 	}
@@ -219,13 +217,19 @@ func (l *Ledger) fairTarget(r *Reclaim, preemptor types.UID, side *node, path []
 			}
 		}
 	}
-	// The pool is the capacity the peers may borrow: what is free, and what they borrow, their
-	// leaving pods included (what leaves is on its way to a preemptor counted below, or free).
-	// The peers' shares are of what they keep: their staying pods, and, on the preemptor's side,
-	// the preemptors of its quota already on their way in.
-	pool := free.Clone()
+	// The pool is the capacity the peers may borrow: what no pod holds, and what they borrow,
+	// their leaving pods included (what leaves is on its way to a preemptor counted below, or
+	// free). What pods hold is the ledger's, read under the same lock as the rest: the
+	// scheduler's snapshot and the ledger each see a deletion at their own moment.
+	// The peers' shares are of what they keep: their staying pods and their preemptors already on
+	// their way in (all peers alike: counted on one side only, what one peer's preemptor was given
+	// would look free to the others).
+	pool := capacity.Clone()
 	if pool == nil {
 		pool = Vector{}
+	}
+	for _, a := range l.namespaces {
+		pool.Add(a.used, -1)
 	}
 	borrowed := map[*node]Vector{}
 	var sideKeeps Vector
@@ -236,9 +240,7 @@ func (l *Ledger) fairTarget(r *Reclaim, preemptor types.UID, side *node, path []
 		}
 		pool.Add(borrowing(p, p.used, nil), 1)
 		keeps := staying(p)
-		if p == side {
-			keeps.Add(l.arriving(p, preemptor), 1)
-		}
+		keeps.Add(l.arriving(p, preemptor), 1)
 		b := borrowing(p, keeps, nil)
 		borrowed[p] = b
 		wants := b
@@ -247,6 +249,9 @@ func (l *Ledger) fairTarget(r *Reclaim, preemptor types.UID, side *node, path []
 			wants = borrowing(p, keeps, r.asks)
 		}
 		claims = append(claims, Claim{Name: p.spec.Name, Weight: p.spec.Weight, Wants: wants})
+	}
+	for name, x := range pool {
+		pool[name] = max(x, 0)
 	}
 	fair := FairShares(pool, claims)
 	fairDS := func(p *node) float64 { return DominantShare(fair[p.spec.Name], pool, p.spec.weight()) }

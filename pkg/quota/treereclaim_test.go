@@ -8,6 +8,9 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 )
 
+// pool16 is the capacity of a cluster of 16 units of GPU memory.
+var pool16 = vec(string(gpuMem), "16", "pods", "110")
+
 // ledgerOf is a ledger with the tree of quotas in force.
 func ledgerOf(t *testing.T, quotas ...*v1alpha1.ElasticQuota) *Ledger {
 	t.Helper()
@@ -156,7 +159,7 @@ func TestFairSharePreemption(t *testing.T) {
 	b := bindN(l, "b", "b", 1, string(gpuMem), "2") // 2
 	bindN(l, "c", "c", 2, string(gpuMem), "2")      // 4, weight 2: the furthest below its share
 	ask := vec(string(gpuMem), "2", "pods", "1")
-	r := l.PreemptionFor(podOf("c", "p"), ask, gpuMem, Vector{})
+	r := l.PreemptionFor(podOf("c", "p"), ask, gpuMem, pool16)
 	if got := r.Judge([]*v1.Pod{a[0]}); got != Borrowed {
 		t.Errorf("a furthest above its fair share: %v, want Borrowed", got)
 	}
@@ -182,7 +185,7 @@ func TestFairSharePreemption(t *testing.T) {
 		if step > 10 {
 			t.Fatal("c kept taking")
 		}
-		tally := l.PreemptionFor(podOf("c", "p"), ask, gpuMem, Vector{}).Lenders()
+		tally := l.PreemptionFor(podOf("c", "p"), ask, gpuMem, pool16).Lenders()
 		var victim *v1.Pod
 		for _, v := range l.podsOf("a") {
 			if tally.Take([]*v1.Pod{v}) {
@@ -196,7 +199,7 @@ func TestFairSharePreemption(t *testing.T) {
 		l.Forget(victim.UID)
 		bindN(l, "c", fmt.Sprint("new", step, "-"), 1, string(gpuMem), "2")
 		for _, ns := range []string{"a", "b"} {
-			back := l.PreemptionFor(podOf(ns, "p"), ask, gpuMem, Vector{})
+			back := l.PreemptionFor(podOf(ns, "p"), ask, gpuMem, pool16)
 			for _, v := range l.podsOf("c") {
 				if got := back.Judge([]*v1.Pod{v}); got != Forbidden {
 					t.Fatalf("step %d, the reverse preemption: %s's preemptor may take c's %s (%v)", step, ns, v.Name, got)
@@ -210,7 +213,7 @@ func TestFairSharePreemption(t *testing.T) {
 
 	// Free capacity counts in the pool: with 16 more free, everyone is within its share and
 	// nothing is taken for fairness.
-	if got := l.PreemptionFor(podOf("c", "p"), ask, gpuMem, vec(string(gpuMem), "16")).Judge([]*v1.Pod{a[1]}); got != Forbidden {
+	if got := l.PreemptionFor(podOf("c", "p"), ask, gpuMem, vec(string(gpuMem), "32")).Judge([]*v1.Pod{a[1]}); got != Forbidden {
 		t.Errorf("half the pool free: %v, want Forbidden", got)
 	}
 }
@@ -225,7 +228,7 @@ func TestFlatQuotasTakeNothingForFairness(t *testing.T) {
 	l := ledgerOf(t, qs...)
 	a := bindN(l, "a", "a", 7, string(gpuMem), "2")
 	bindN(l, "c", "c", 1, string(gpuMem), "2")
-	r := l.PreemptionFor(podOf("c", "p"), vec(string(gpuMem), "2", "pods", "1"), gpuMem, Vector{})
+	r := l.PreemptionFor(podOf("c", "p"), vec(string(gpuMem), "2", "pods", "1"), gpuMem, pool16)
 	if got := r.Judge([]*v1.Pod{a[0]}); got != Forbidden {
 		t.Errorf("flat quotas: %v, want Forbidden", got)
 	}
@@ -244,7 +247,7 @@ func TestFairShareAmongSiblings(t *testing.T) {
 	a := bindN(l, "a", "a", 6, string(gpuMem), "2")
 	bindN(l, "b", "b", 2, string(gpuMem), "2")
 	ask := vec(string(gpuMem), "2", "pods", "1")
-	tally := l.PreemptionFor(podOf("b", "p"), ask, gpuMem, Vector{}).Lenders()
+	tally := l.PreemptionFor(podOf("b", "p"), ask, gpuMem, pool16).Lenders()
 	taken := 0
 	for _, v := range a {
 		if tally.Take([]*v1.Pod{v}) {
@@ -287,7 +290,7 @@ func TestFairShareCountsPreemptorsOnTheirWay(t *testing.T) {
 	next := 0
 	preempt := func(name string) bool {
 		p := podOf("c", name, string(gpuMem), "2")
-		tally := l.PreemptionFor(p, ask, gpuMem, Vector{}).Lenders()
+		tally := l.PreemptionFor(p, ask, gpuMem, pool16).Lenders()
 		for ; next < len(a); next++ {
 			if tally.Take([]*v1.Pod{a[next]}) {
 				l.Leaving(a[next].UID)
@@ -309,5 +312,27 @@ func TestFairShareCountsPreemptorsOnTheirWay(t *testing.T) {
 	bindN(l, "c", "p", 1, string(gpuMem), "2")
 	if preempt("p2") {
 		t.Error("p0 bound: a third preemptor took a below its fair share")
+	}
+}
+
+// Every peer's preemptors on their way in count on its side, not only the preemptor's own: a took
+// a pod of b's and its preemptor is not bound yet. Counted, the shares are a 4, b 6, c 6 of 16,
+// and c (weight 2), whose fair share is then 8, takes from b, above its own of 4; uncounted, what
+// a was given would look free, b would look within its share, and c would take nothing.
+func TestFairShareCountsEveryPeersArrivals(t *testing.T) {
+	l := ledgerOf(t, teams()...)
+	bindN(l, "a", "a", 1, string(gpuMem), "2")
+	b := bindN(l, "b", "b", 4, string(gpuMem), "2")
+	bindN(l, "c", "c", 3, string(gpuMem), "2")
+	ask := vec(string(gpuMem), "2", "pods", "1")
+	l.Leaving(b[0].UID)
+	l.Incoming(podOf("a", "p", string(gpuMem), "2"), ask)
+	r := l.PreemptionFor(podOf("c", "p", string(gpuMem), "2"), ask, gpuMem, pool16)
+	if got := r.Judge([]*v1.Pod{b[1]}); got != Borrowed {
+		t.Fatalf("b at 6 of 16, fair 4: %v, want Borrowed", got)
+	}
+	tally := r.Lenders()
+	if !tally.Take([]*v1.Pod{b[1]}) || tally.Take([]*v1.Pod{b[2]}) {
+		t.Error("want one of b's pods taken, b then at its fair share")
 	}
 }
