@@ -276,9 +276,11 @@ func RawScore(cost float64, tie int64) int64 {
 // NodeResourcesFit (LeastAllocated) and NodeResourcesBalancedAllocation allocated 94.5% of the
 // GPUs at 100% demand, ties broken by node name 94.5%, by a hash of the node's name alone (one
 // fixed order for every pod) 94.8%, by preferring the node whose GPUs end fullest (Binpack's
-// rating) 94.3%, and at random, or by this order, about 95.2%: the ties that matter are among
-// nodes a GPU pod does not fragment at all, and a fixed preference among those fills some of them
-// first with whatever comes, the CPU and memory that later pods' GPUs there then lack.
+// rating) 94.3%, and at random about 95.2% (the strategy alone); berth's profile with this order
+// allocated 95.2% too, end to end 95.17% (docs/gpushare.md). A likely reason, not measured: the
+// ties are among nodes a GPU pod does not fragment at all, and a fixed preference among those
+// fills some of them first with whatever comes, the cpu and memory that later pods' GPUs there
+// then lack.
 func TieOrder(pod, node string) int64 {
 	h := uint64(14695981039346656037) // FNV-1a
 	for _, s := range []string{pod, "\x00", node} {
