@@ -33,6 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.BinDir, "bin-dir", "./bin", "directory with etcd, kube-apiserver, kwok and berth-scheduler (`make binaries`)")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the work dir (logs, scheduler config, control plane files) and print its path")
 	fs.StringVar(&o.SVG, "svg", demo.DefaultSVG, "where to draw the GPUs and the pods sharing them (SVG); empty for no picture")
+	fs.StringVar(&o.TopologySVG, "topology-svg", demo.DefaultTopoSVG, "where to draw the racks and the pod groups placed in them (SVG); empty for no picture")
 	fs.StringVar(&o.CRDs, "crds", demo.DefaultCRDs, "the directory of berth's CRDs, installed before the scheduler starts")
 	scenarios := fs.String("scenarios", strings.Join(demo.ScenarioNames(), ","), "comma-separated scenarios to run")
 	if err := fs.Parse(args); err != nil {

@@ -29,6 +29,7 @@ const (
 	DefaultScheduler = "berth-scheduler"
 	DefaultCRDs      = "manifests/crds"
 	DefaultSVG       = "berth-demo-gpus.svg"
+	DefaultTopoSVG   = "berth-demo-topology.svg"
 )
 
 // ErrContradicted is returned when what the API shows contradicts what a scenario expects.
@@ -53,6 +54,9 @@ type Options struct {
 	CRDs string
 	// SVG is where the gpus scenario draws the GPUs; empty draws nothing.
 	SVG string
+	// TopologySVG is where the topology scenario draws the racks and the groups in them; empty
+	// draws nothing.
+	TopologySVG string
 	// Keep keeps the work dir: the logs, the scheduler's config and the control plane's files.
 	Keep bool
 	// Out receives the progress lines and the report. Default os.Stdout.
@@ -69,6 +73,8 @@ type Result struct {
 	Sections []*Section
 	// SVG is the picture written, if any.
 	SVG string
+	// TopologySVG is the topology scenario's picture, if any.
+	TopologySVG string
 }
 
 // Contradicted lists the expectations that did not hold, as "scenario: expectation".
@@ -141,6 +147,11 @@ func (o *Options) complete() error {
 	}
 	if o.SVG != "" {
 		if o.SVG, err = filepath.Abs(o.SVG); err != nil {
+			return err
+		}
+	}
+	if o.TopologySVG != "" {
+		if o.TopologySVG, err = filepath.Abs(o.TopologySVG); err != nil {
 			return err
 		}
 	}
@@ -275,10 +286,13 @@ func (d *demo) summary() error {
 			}
 		}
 		checks += len(s.Checks)
-		fmt.Fprintf(d.out, "  %-6s %d of %d expectations held\n", s.Name, held, len(s.Checks))
+		fmt.Fprintf(d.out, "  %-8s %d of %d expectations held\n", s.Name, held, len(s.Checks))
 	}
 	if d.res.SVG != "" {
 		fmt.Fprintf(d.out, "The GPUs as a picture: %s\n", d.res.SVG)
+	}
+	if d.res.TopologySVG != "" {
+		fmt.Fprintf(d.out, "The racks as a picture: %s\n", d.res.TopologySVG)
 	}
 	bad := d.res.Contradicted()
 	if len(bad) == 0 {

@@ -145,10 +145,12 @@ func TestBadOptions(t *testing.T) {
 // TestDemo is the whole demo, as `make demo` runs it.
 func TestDemo(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "gpus.svg")
+	topoSVG := filepath.Join(t.TempDir(), "topology.svg")
 	res, out, err := runDemo(t, Options{
-		BinDir: bins.Dir(t, "etcd", "kube-apiserver", DefaultKwok, DefaultScheduler),
-		CRDs:   crds,
-		SVG:    svg,
+		BinDir:      bins.Dir(t, "etcd", "kube-apiserver", DefaultKwok, DefaultScheduler),
+		CRDs:        crds,
+		SVG:         svg,
+		TopologySVG: topoSVG,
 	})
 	switch {
 	case errors.Is(err, ErrContradicted):
@@ -241,6 +243,48 @@ func TestDemo(t *testing.T) {
 		// The expectations about the gangs' lives ran (their results are checked above).
 		if n := len(s.Checks); n != 5 {
 			t.Errorf("%d expectations about the gangs, want 5: placed whole, held back whole, why it is held, Running then Finished, the second placed and finished", n)
+		}
+	})
+	t.Run("topology", func(t *testing.T) {
+		s := section(t, res, "topology")
+		// Each group's pods, by the rack (block/rack) of the node the API shows them on.
+		racks := map[string]string{}
+		for _, n := range topoNodes() {
+			racks[n.Name] = rackOf(&n)
+		}
+		in := map[string]map[string]int{}
+		for i := range s.Pods {
+			g := s.Pods[i].Labels[v1alpha1.PodGroupLabel]
+			if in[g] == nil {
+				in[g] = map[string]int{}
+			}
+			in[g][orNone(racks[s.Pods[i].Spec.NodeName])]++
+		}
+		for _, g := range topoGroups {
+			if len(in[g.name]) != 1 || in[g.name]["<none>"] != 0 {
+				t.Errorf("group %s: pods per rack %v, want all %d in one rack", g.name, in[g.name], g.members)
+			}
+		}
+		if len(in) != len(topoGroups) {
+			t.Errorf("pods of %d groups, want %d: %v", len(in), len(topoGroups), in)
+		}
+		if n := len(s.Checks); n != len(topoGroups) {
+			t.Errorf("%d expectations about the groups, want one per group (%d)", n, len(topoGroups))
+		}
+		if !strings.Contains(out, "TOPOLOGY") || !strings.Contains(out, "berth.dev/rack=/b") {
+			t.Errorf("the report does not show the groups' racks as kubectl berth gangs does")
+		}
+		picture, err := os.ReadFile(topoSVG)
+		if err != nil {
+			t.Fatalf("the picture: %v", err)
+		}
+		if res.TopologySVG != topoSVG || !strings.Contains(out, topoSVG) {
+			t.Errorf("the report should say where the picture is (%s); result says %q", topoSVG, res.TopologySVG)
+		}
+		for _, want := range []string{"rack b1/r1", "rack b2/r2", "allreduce-0", "eval-3"} {
+			if !bytes.Contains(picture, []byte(want)) {
+				t.Errorf("the picture does not show %q", want)
+			}
 		}
 	})
 }

@@ -16,6 +16,7 @@ var scenarios = []scenario{
 	{name: "qos", title: "QoS ordering when capacity is short", prepare: prepareQoS, run: runQoS},
 	{name: "gpus", title: "Pods sharing GPUs", run: runGPUs},
 	{name: "gangs", title: "Gangs: all or nothing", run: runGangs},
+	{name: "topology", title: "Gangs inside one rack", run: runTopology},
 	{name: "quota", title: "Quotas: lend what is idle, take it back", prepare: prepareQuota, run: runQuota},
 }
 
