@@ -2,8 +2,11 @@ package bench
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -181,7 +184,13 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 	path := filepath.Join(b.TempDir(), "scheduler-config.yaml")
 	var proc interface{ PID() int }
 	if berth {
-		proc = c.StartSchedulerBinary(b, c.SchedulerConfig(registry.Profile(backlogBerthName), ""))
+		var args []string
+		if backlogPprof != "" {
+			// Serve /debug/pprof and /metrics without credentials, on loopback.
+			args = []string{"--secure-port", strconv.Itoa(backlogPprofPort), "--bind-address", "127.0.0.1",
+				"--authorization-always-allow-paths=/debug/pprof/*,/metrics,/healthz"}
+		}
+		proc = c.StartSchedulerBinary(b, c.SchedulerConfig(registry.Profile(backlogBerthName), ""), args...)
 	} else {
 		if err := os.WriteFile(path, []byte(c.SchedulerConfig("- schedulerName: "+backlogStockName+"\n", "")), 0o600); err != nil {
 			b.Fatal(err)
@@ -254,7 +263,29 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		b.Fatal(err)
 	}
 	writes0, t0 := w.statusWrites.Load(), time.Now()
+	var attempts0 float64
+	profiled := make(chan struct{})
+	if berth && backlogPprof != "" {
+		attempts0 = schedulerAttempts(b)
+		go func() {
+			defer close(profiled)
+			secs := int(min(size.quiet, 30*time.Second).Seconds())
+			data, err := backlogGet(fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(backlogPprof, "quiet.pprof"), data, 0o644)
+			}
+			if err != nil {
+				b.Logf("profile: %v", err)
+			}
+		}()
+	} else {
+		close(profiled)
+	}
 	time.Sleep(size.quiet)
+	<-profiled
+	if berth && backlogPprof != "" {
+		b.Logf("scheduling attempts in the quiet spell: %.0f", schedulerAttempts(b)-attempts0)
+	}
 	cpu1, err := processCPU(proc.PID())
 	if err != nil {
 		b.Fatal(err)
@@ -303,6 +334,46 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		b.Fatalf("%d GPU pods bound on a cluster with no GPU room", n)
 	}
 	return r
+}
+
+// BERTH_BACKLOG_PPROF names a directory: berth-scheduler serves /debug/pprof and /metrics on
+// backlogPprofPort, and a CPU profile of the quiet spell (30 s at most) is written there as
+// quiet.pprof, with the scheduling attempts in the spell logged.
+var backlogPprof = os.Getenv("BERTH_BACKLOG_PPROF")
+
+const backlogPprofPort = 39259
+
+func backlogGet(path string) ([]byte, error) {
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d%s", backlogPprofPort, path))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", path, resp.Status)
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// schedulerAttempts sums berth-scheduler's scheduler_schedule_attempts_total.
+func schedulerAttempts(b testing.TB) float64 {
+	data, err := backlogGet("/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n float64
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "scheduler_schedule_attempts_total{") {
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[len(f)-1], 64)
+			if err != nil {
+				b.Fatalf("%q: %v", line, err)
+			}
+			n += v
+		}
+	}
+	return n
 }
 
 // backlogPod is a pod of the workload's kind.
@@ -425,4 +496,16 @@ func processCPU(pid int) (time.Duration, error) {
 		return 0, fmt.Errorf("/proc/%d/stat: utime %q stime %q", pid, fields[11], fields[12])
 	}
 	return time.Duration(utime+stime) * (time.Second / 100), nil
+}
+
+// TestBacklogShort runs the Backlog workload tiny under berth-scheduler (about 20 s): every
+// waiting pod is turned away, each freeing binds 10 groups whole and no GPU pod, and the figures
+// are logged, not judged.
+func TestBacklogShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	r := runBacklog(t, true, backlogShort)
+	t.Logf("quiet CPU %.2f%% of a core, %.1f status writes/min (%.0f before), room to bound %v",
+		r.cpuPercent, r.writesPerMin, r.firstWrites, r.latencies)
 }
