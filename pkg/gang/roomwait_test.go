@@ -26,7 +26,7 @@ func admitForRoom(m *manager, pod *v1.Pod) bool {
 
 // A group that holds nothing and whose member finds no room waits without a timer of
 // backoffBase: its other members are held, the waiter is not, and when the waiter is let in the
-// others are activated at once. The backstop starts at backoffMax and doubles; a deleted waiter
+// others are activated at once. The backstop starts at minRoomBackstop and doubles; a deleted waiter
 // ends the wait.
 func TestWaitForRoom(t *testing.T) {
 	m, c, rec := testManager()
@@ -48,7 +48,7 @@ func TestWaitForRoom(t *testing.T) {
 			t.Fatalf("%s parked for %v, want parkedNoRoom", p.Name, r)
 		}
 	}
-	c.Step(testBackoffMax - time.Millisecond)
+	c.Step(minRoomBackstop - time.Millisecond)
 	if got := activated(); len(got) != 0 {
 		t.Fatalf("woken before the backstop: %v", got)
 	}
@@ -64,7 +64,7 @@ func TestWaitForRoom(t *testing.T) {
 	// A second wait's backstop is twice the first; it wakes everyone parked, waiter included.
 	m.MemberFailed(keyA, a2, 3, noRelease, "could not place member a2")
 	admitForRoom(m, a3)
-	c.Step(2*testBackoffMax - time.Millisecond)
+	c.Step(2*minRoomBackstop - time.Millisecond)
 	if got := activated(); len(got) != 0 {
 		t.Fatalf("woken before the doubled backstop: %v", got)
 	}
