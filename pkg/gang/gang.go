@@ -272,7 +272,11 @@ func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	state.Write(topologyStateKey, domain)
-	return nil, nil
+	// Only the domain's nodes go on to Filter and Score: without this the scheduler, finding a
+	// small domain's few feasible nodes among thousands, filters every node of the cluster for each
+	// member (the adaptive share of nodes to score never fills). The others are unresolvable, as
+	// Filter would have them: preemption looks inside the domain only.
+	return &fwk.PreFilterResult{NodeNames: domain.nodesIn(nodes)}, nil
 }
 
 // PreFilterExtensions returns nil: Gang's Filter reads only node labels, which no pod changes.

@@ -48,10 +48,25 @@ func topologyStateOf(state fwk.CycleState) *topologyState {
 	return s
 }
 
+// nodesIn names the nodes of nodes in the domain.
+func (s *topologyState) nodesIn(nodes []fwk.NodeInfo) sets.Set[string] {
+	in := sets.New[string]()
+	for _, ni := range nodes {
+		if n := ni.Node(); n != nil {
+			if d, ok := s.levels.DomainOf(n.Labels, s.choice.Level); ok && d == s.choice.Domain {
+				in.Insert(n.Name)
+			}
+		}
+	}
+	return in
+}
+
 var _ fwk.FilterPlugin = &Gang{}
 
 // Filter turns away the nodes outside the member's domain. They are unresolvable: preemption
-// looks for room only inside the domain.
+// looks for room only inside the domain. PreFilter already names the domain's nodes, so the
+// scheduler passes Filter no others; Filter stays for callers that filter any node (preemption's
+// dry runs, the extender-style checks of other profiles).
 func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
 	s := topologyStateOf(state)
 	if s == nil || ni.Node() == nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
@@ -45,13 +46,18 @@ func TestTopologyDomainChosenFixedAndDropped(t *testing.T) {
 	key := keyA
 
 	state := framework.NewCycleState()
-	if _, st := h.pl.PreFilter(h.ctx, state, m1, nodes); !st.IsSuccess() {
+	res, st := h.pl.PreFilter(h.ctx, state, m1, nodes)
+	if !st.IsSuccess() {
 		t.Fatalf("PreFilter: %v", st)
+	}
+	// Only the domain's nodes go on to Filter and Score.
+	if res == nil || res.AllNodes() || !res.NodeNames.Equal(sets.New("small")) {
+		t.Errorf("PreFilter's nodes: %v, want only small, the chosen rack's", res)
 	}
 	if st := h.pl.Filter(h.ctx, state, m1, nodeInfo(small)); !st.IsSuccess() {
 		t.Errorf("Filter on the rack with just room: %v", st)
 	}
-	st := h.pl.Filter(h.ctx, state, m1, nodeInfo(big))
+	st = h.pl.Filter(h.ctx, state, m1, nodeInfo(big))
 	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "outside the pod group's berth.dev/rack domain") {
 		t.Errorf("Filter on the other rack: %v, want unresolvable naming the level", st)
 	}
