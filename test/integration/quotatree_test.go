@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -168,7 +169,14 @@ func TestFairSharePreemptionDoesNotPingPong(t *testing.T) {
 // seconds per second) and ten simulated minutes are run. After the first two minutes, each team's
 // share of the GPU memory in use, averaged over each simulated minute, stays within 5 points of
 // 25/25/50. It logs the evictions per simulated minute.
+//
+// It runs only with BERTH_CHURN=1: it takes about two minutes, and on a 2-core machine under other
+// load its per-minute samples thin out and a minute can stray past 5 points (2 of 6 runs at a load
+// average near 21), so it would make `make test` fail by the machine's load, not by berth.
 func TestFairShareChurn(t *testing.T) {
+	if os.Getenv("BERTH_CHURN") == "" {
+		t.Skip("the fair-share churn runs with BERTH_CHURN=1 (about two minutes; timing-sensitive under load)")
+	}
 	const (
 		speed     = 6
 		simulated = 10 * time.Minute
