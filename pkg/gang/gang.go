@@ -148,6 +148,7 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1alpha1.PodGroup, groupView) (parkReason, string)) (*v1alpha1.PodGroup, parkReason, *fwk.Status, bool) {
 	var pg *v1alpha1.PodGroup
 	var msg string
+	var passOnce bool
 	reason, ok, firstTime := pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
 		var err error
 		if pg, err = pl.podGroups.Get(key); err != nil {
@@ -160,6 +161,14 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 		}
 		if waits, why := g.WaitsForRoom(pod.UID); waits {
 			msg = waitsForRoom(key, why)
+			if capacity == nil && !toldUnschedulable(pod) {
+				// A member held here before its first try would carry no PodScheduled condition,
+				// so neither its user nor a cluster autoscaler would see it wait. It goes in once;
+				// PreFilter holds it with this message, which the scheduler writes.
+				pl.podGroups.Order.Note(key, pg.CreationTimestamp.Time)
+				passOnce = true
+				return 0, true
+			}
 			return parkedNoRoom, false
 		}
 		minMember := podgroup.MinMember(pg)
@@ -182,10 +191,23 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 		return 0, true
 	})
 	if ok {
-		pl.groups.EndRoomWait(key)
+		if !passOnce {
+			pl.groups.EndRoomWait(key)
+		}
 		return pg, 0, nil, false
 	}
 	return pg, reason, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), firstTime
+}
+
+// toldUnschedulable reports whether the scheduler has written pod's PodScheduled condition as
+// unschedulable, which says why it waits.
+func toldUnschedulable(pod *v1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodScheduled {
+			return c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable
+		}
+	}
+	return false
 }
 
 // standsAside is what a member of a group that stands aside is told, in PreFilter and Permit
