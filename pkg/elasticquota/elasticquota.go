@@ -47,10 +47,19 @@ type ElasticQuota struct {
 	*shared
 }
 
-// New builds the plugin. It takes no args: GPU memory is counted under the memoryResource of the
-// profile's GPUShare (see shared.gpuMemory).
-func New(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	return newPlugin(ctx, h, nil, statusPeriod)
+// New builds the plugin. GPU memory of gpushare pods is counted under the memoryResource of the
+// profile's GPUShare (see shared.gpuMemory); its args say how DRA claims count (dra.go).
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	args, err := elasticQuotaArgs(obj)
+	if err != nil {
+		return nil, err
+	}
+	pl, err := newPlugin(ctx, h, nil, statusPeriod)
+	if err != nil {
+		return nil, err
+	}
+	pl.useDRAArgs(args)
+	return pl, nil
 }
 
 func newPlugin(ctx context.Context, h fwk.Handle, client versioned.Interface, period time.Duration) (*ElasticQuota, error) {
@@ -119,7 +128,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	request, err := quota.RequestOf(pod, pl.gpuMemory())
+	request, err := pl.requestOf(pod)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
@@ -179,7 +188,7 @@ func (s *shared) groupNeed(pod *v1.Pod, group string, request quota.Vector, othe
 		if held, _ := s.ledger.Holds(p.UID); held {
 			continue
 		}
-		if r, err := quota.RequestOf(p, s.gpuMemory()); err == nil {
+		if r, err := s.requestOf(p); err == nil {
 			waiting = append(waiting, r)
 		}
 	}
@@ -248,7 +257,7 @@ func (pl *ElasticQuota) adjust(state fwk.CycleState, pod, other *v1.Pod, sign in
 		// never victims.
 		return nil
 	}
-	req, err := quota.RequestOf(other, pl.gpuMemory())
+	req, err := pl.requestOf(other)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
@@ -303,11 +312,12 @@ func (pl *ElasticQuota) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.P
 var _ fwk.EnqueueExtensions = &ElasticQuota{}
 
 // EventsToRegister: a pod turned away for quota can be let in when a pod of its namespace ends or
-// shrinks. Those are the only cluster events that give quota back; a quota's own change reaches
+// shrinks, or a claim of its namespace is freed or released. Those are the only cluster events that give quota back; a quota's own change reaches
 // parked pods through the ledger (see shared.wake), as do the releases these events stand for.
 func (pl *ElasticQuota) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: isSchedulableAfterPodChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Update | fwk.Delete}, QueueingHintFn: isSchedulableAfterClaimChange},
 	}, nil
 }
 
@@ -336,7 +346,7 @@ func (pl *ElasticQuota) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragm
 	if _, ok := pl.ledger.ViewOf(pod.Namespace, ""); !ok {
 		return nil, nil
 	}
-	request, err := quota.RequestOf(pod, pl.gpuMemory())
+	request, err := pl.requestOf(pod)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}

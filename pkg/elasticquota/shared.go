@@ -56,6 +56,8 @@ type shared struct {
 	// informer has handed every ElasticQuota that existed at start-up to quotaHandler.
 	treeMu   sync.Mutex
 	eqSynced cache.InformerSynced
+	// dra is how DRA claims count (dra.go).
+	dra draState
 }
 
 var processState process.Shared[informers.SharedInformerFactory, *shared]
@@ -100,6 +102,13 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 	eqReg, err := eqInformer.Informer().AddEventHandler(s.quotaHandler())
 	if err != nil {
 		return nil, err
+	}
+	if h.SharedDRAManager() != nil {
+		pods := h.SharedInformerFactory().Core().V1().Pods().Lister()
+		claims := h.SharedInformerFactory().Resource().V1().ResourceClaims().Informer()
+		if _, err := claims.AddEventHandler(s.claimHandler(func(ns, name string) (*v1.Pod, error) { return pods.Pods(ns).Get(name) })); err != nil {
+			return nil, err
+		}
 	}
 	s.hasSynced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced}
 	s.eqSynced = eqReg.HasSynced
@@ -154,11 +163,10 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 			s.wake(s.ledger.Forget(pod.UID))
 			return
 		}
-		gpuMemory := s.gpuMemory()
-		req, err := quota.RequestOf(pod, gpuMemory)
+		req, err := s.requestOf(pod)
 		if err != nil {
 			// GPUShare reports the malformed request; the pod holds what else it asks for.
-			req, _ = quota.RequestOf(withoutGPU(pod, gpuMemory), gpuMemory)
+			req, _ = s.requestOf(withoutGPU(pod, s.gpuMemory()))
 		}
 		s.wake(s.ledger.Bound(pod, groupOf(pod), req))
 	}

@@ -29,7 +29,7 @@ type victimRule struct{ *shared }
 // it, stays within the quota's min.
 func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victims.Rule {
 	gpuMemory := r.gpuMemory()
-	request, err := quota.RequestOf(preemptor, gpuMemory)
+	request, err := r.requestOf(preemptor)
 	if err != nil {
 		return nil
 	}

@@ -14,7 +14,7 @@ var SchemeGroupVersion = schema.GroupVersion{Group: schedconfig.GroupName, Versi
 // AddToScheme adds them with its own.
 func init() {
 	schedconfig.SchemeBuilder.Register(func(scheme *runtime.Scheme) error {
-		scheme.AddKnownTypes(SchemeGroupVersion, &GPUShareArgs{}, &GangArgs{}, &NodeResourcesAllocatableArgs{})
+		scheme.AddKnownTypes(SchemeGroupVersion, &GPUShareArgs{}, &GangArgs{}, &NodeResourcesAllocatableArgs{}, &ElasticQuotaArgs{})
 		return nil
 	})
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 )
@@ -68,4 +69,37 @@ type NodeResourcesAllocatableArgs struct {
 	Resources []schedconfig.ResourceSpec
 	// Mode is Least or Most.
 	Mode string
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ElasticQuotaArgs are the arguments of the ElasticQuota plugin.
+type ElasticQuotaArgs struct {
+	metav1.TypeMeta
+
+	// DRAResources say what a pod's DRA ResourceClaims count against its namespace's quota.
+	DRAResources []DRAResource
+}
+
+// DRAResource counts the devices of one DRA driver under quota resources.
+type DRAResource struct {
+	// DeviceClassName is the DeviceClass that requests of a claim not yet allocated name.
+	DeviceClassName string
+	// Driver is the driver of the devices an allocated claim holds.
+	Driver string
+	// CountResource, if set, counts one for every device the claim holds or asks for.
+	CountResource string
+	// Capacities count a device's capacities (the share a claim consumes or asks for, or the
+	// whole device's) under quota resources.
+	Capacities []DRACapacity
+}
+
+// DRACapacity counts one capacity of a device under a quota resource.
+type DRACapacity struct {
+	// Name is the capacity's name in the ResourceSlice, such as memory.
+	Name string
+	// Resource is the quota resource it counts under.
+	Resource string
+	// Unit is how much of the capacity counts as one of Resource.
+	Unit resource.Quantity
 }

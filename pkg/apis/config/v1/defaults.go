@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	schedconfigv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
@@ -90,4 +91,39 @@ func DefaultNodeResourcesAllocatableArgs() (*config.NodeResourcesAllocatableArgs
 	SetObjectDefaults_NodeResourcesAllocatableArgs(&v)
 	var args config.NodeResourcesAllocatableArgs
 	return &args, Convert_v1_NodeResourcesAllocatableArgs_To_config_NodeResourcesAllocatableArgs(&v, &args, nil)
+}
+
+// DefaultDRAResources count NVIDIA's DRA GPUs under the gpushare names, so that one quota spans
+// gpushare nodes and DRA nodes: each device one aliyun.com/gpu-count, its memory capacity
+// aliyun.com/gpu-mem in GiB (the gpushare device plugin's default unit).
+func DefaultDRAResources() []DRAResource {
+	return []DRAResource{{
+		DeviceClassName: "gpu.nvidia.com",
+		Driver:          "gpu.nvidia.com",
+		CountResource:   gpu.DefaultCountResource,
+		Capacities:      []DRACapacity{{Name: "memory", Resource: gpu.DefaultMemoryResource, Unit: resource.MustParse("1Gi")}},
+	}}
+}
+
+// SetDefaults_ElasticQuotaArgs fills the unset ElasticQuota args.
+func SetDefaults_ElasticQuotaArgs(obj *ElasticQuotaArgs) {
+	if obj.DRAResources == nil {
+		obj.DRAResources = DefaultDRAResources()
+	}
+	for i := range obj.DRAResources {
+		for j := range obj.DRAResources[i].Capacities {
+			if c := &obj.DRAResources[i].Capacities[j]; c.Unit.IsZero() {
+				c.Unit = resource.MustParse("1")
+			}
+		}
+	}
+}
+
+// DefaultElasticQuotaArgs are the internal ElasticQuota args that v1 defaulting gives an empty
+// pluginConfig entry: what a plugin built with no args (nil) runs with.
+func DefaultElasticQuotaArgs() (*config.ElasticQuotaArgs, error) {
+	var v ElasticQuotaArgs
+	SetObjectDefaults_ElasticQuotaArgs(&v)
+	var args config.ElasticQuotaArgs
+	return &args, Convert_v1_ElasticQuotaArgs_To_config_ElasticQuotaArgs(&v, &args, nil)
 }

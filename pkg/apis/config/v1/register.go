@@ -23,6 +23,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&GPUShareArgs{},
 		&GangArgs{},
 		&NodeResourcesAllocatableArgs{},
+		&ElasticQuotaArgs{},
 	)
 	return nil
 }

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schedconfigv1 "k8s.io/kube-scheduler/config/v1"
 )
@@ -58,4 +59,40 @@ type NodeResourcesAllocatableArgs struct {
 	// Mode is Least (nodes with the least of the resources first) or Most. Default: Least. Not a
 	// pointer: as in scheduler-plugins, an empty mode means the default.
 	Mode string `json:"mode,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ElasticQuotaArgs are the arguments of the ElasticQuota plugin.
+type ElasticQuotaArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// DRAResources say what a pod's DRA ResourceClaims count against its namespace's quota.
+	// Default: devices of DeviceClass and driver gpu.nvidia.com count one aliyun.com/gpu-count
+	// each, and their memory capacity counts under aliyun.com/gpu-mem in GiB. An empty list
+	// counts no claim.
+	DRAResources []DRAResource `json:"draResources,omitempty"`
+}
+
+// DRAResource counts the devices of one DRA driver under quota resources.
+type DRAResource struct {
+	// DeviceClassName is the DeviceClass that requests of a claim not yet allocated name.
+	DeviceClassName string `json:"deviceClassName"`
+	// Driver is the driver of the devices an allocated claim holds.
+	Driver string `json:"driver"`
+	// CountResource, if set, counts one for every device the claim holds or asks for.
+	CountResource string `json:"countResource,omitempty"`
+	// Capacities count a device's capacities (the share a claim consumes or asks for, or the
+	// whole device's) under quota resources.
+	Capacities []DRACapacity `json:"capacities,omitempty"`
+}
+
+// DRACapacity counts one capacity of a device under a quota resource.
+type DRACapacity struct {
+	// Name is the capacity's name in the ResourceSlice, such as memory.
+	Name string `json:"name"`
+	// Resource is the quota resource it counts under.
+	Resource string `json:"resource"`
+	// Unit is how much of the capacity counts as one of Resource. Default: 1.
+	Unit resource.Quantity `json:"unit,omitempty"`
 }

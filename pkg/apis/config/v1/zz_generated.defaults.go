@@ -29,12 +29,17 @@ import (
 // Public to allow building arbitrary schemes.
 // All generated defaulters are covering - they call all nested defaulters.
 func RegisterDefaults(scheme *runtime.Scheme) error {
+	scheme.AddTypeDefaultingFunc(&ElasticQuotaArgs{}, func(obj interface{}) { SetObjectDefaults_ElasticQuotaArgs(obj.(*ElasticQuotaArgs)) })
 	scheme.AddTypeDefaultingFunc(&GPUShareArgs{}, func(obj interface{}) { SetObjectDefaults_GPUShareArgs(obj.(*GPUShareArgs)) })
 	scheme.AddTypeDefaultingFunc(&GangArgs{}, func(obj interface{}) { SetObjectDefaults_GangArgs(obj.(*GangArgs)) })
 	scheme.AddTypeDefaultingFunc(&NodeResourcesAllocatableArgs{}, func(obj interface{}) {
 		SetObjectDefaults_NodeResourcesAllocatableArgs(obj.(*NodeResourcesAllocatableArgs))
 	})
 	return nil
+}
+
+func SetObjectDefaults_ElasticQuotaArgs(in *ElasticQuotaArgs) {
+	SetDefaults_ElasticQuotaArgs(in)
 }
 
 func SetObjectDefaults_GPUShareArgs(in *GPUShareArgs) {

@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
@@ -72,6 +73,54 @@ func ValidateNodeResourcesAllocatableArgs(path *field.Path, args *config.NodeRes
 	case config.Least, config.Most:
 	default:
 		errs = append(errs, field.NotSupported(path.Child("mode"), args.Mode, []string{config.Least, config.Most}))
+	}
+	return errs.ToAggregate()
+}
+
+// ValidateElasticQuotaArgs checks the ElasticQuota args; path is where they sit in the
+// configuration. A claim's devices count under extended resources only: counted as cpu or memory
+// they would be confused with what pods request of the node.
+func ValidateElasticQuotaArgs(path *field.Path, args *config.ElasticQuotaArgs) error {
+	var errs field.ErrorList
+	drivers, classes := sets.New[string](), sets.New[string]()
+	for i, r := range args.DRAResources {
+		p := path.Child("draResources").Index(i)
+		for _, f := range []struct{ name, value string }{{"deviceClassName", r.DeviceClassName}, {"driver", r.Driver}} {
+			for _, msg := range utilvalidation.IsDNS1123Subdomain(f.value) {
+				errs = append(errs, field.Invalid(p.Child(f.name), f.value, msg))
+			}
+		}
+		if drivers.Has(r.Driver) {
+			errs = append(errs, field.Duplicate(p.Child("driver"), r.Driver))
+		}
+		if classes.Has(r.DeviceClassName) {
+			errs = append(errs, field.Duplicate(p.Child("deviceClassName"), r.DeviceClassName))
+		}
+		drivers.Insert(r.Driver)
+		classes.Insert(r.DeviceClassName)
+		counted := sets.New[string]()
+		checkResource := func(fp *field.Path, name string) {
+			if !schedutil.IsScalarResourceName(v1.ResourceName(name)) {
+				errs = append(errs, field.Invalid(fp, name, "must be an extended resource such as aliyun.com/gpu-mem"))
+			}
+			if counted.Has(name) {
+				errs = append(errs, field.Duplicate(fp, name))
+			}
+			counted.Insert(name)
+		}
+		if r.CountResource != "" {
+			checkResource(p.Child("countResource"), r.CountResource)
+		}
+		for j, c := range r.Capacities {
+			cp := p.Child("capacities").Index(j)
+			if c.Name == "" {
+				errs = append(errs, field.Required(cp.Child("name"), "the device capacity to count, such as memory"))
+			}
+			checkResource(cp.Child("resource"), c.Resource)
+			if c.Unit.Sign() <= 0 {
+				errs = append(errs, field.Invalid(cp.Child("unit"), c.Unit.String(), "must be positive"))
+			}
+		}
 	}
 	return errs.ToAggregate()
 }

@@ -1,0 +1,340 @@
+package elasticquota
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
+
+	"github.com/berth-sched/berth/pkg/apis/config"
+	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
+	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/quota"
+)
+
+// One ledger for GPUs served both ways: a pod's DRA ResourceClaims count against its quota under
+// the same names as gpushare pods' GPU memory (ElasticQuotaArgs.DRAResources), so "64 GiB of GPU
+// memory" for a team spans gpushare nodes and DRA nodes.
+//
+// A claim shared by several pods is counted once, against the first pod in its status.reservedFor
+// (the pod it was allocated for: the scheduler reserves a claim for the pod it allocates it for,
+// and later pods are appended), or against the pod being scheduled while no pod has reserved it.
+// Counting it against one pod keeps the ledger a ledger of pods; the first reserver is the only
+// choice every replica and every restart agrees on, and it moves to the next pod once the
+// resourceclaim controller removes a finished first one from reservedFor (claimHandler recounts).
+
+// elasticQuotaArgs returns obj as validated ElasticQuotaArgs, or the defaults when obj is nil.
+func elasticQuotaArgs(obj any) (*config.ElasticQuotaArgs, error) {
+	if obj == nil {
+		return configv1.DefaultElasticQuotaArgs()
+	}
+	args, ok := obj.(*config.ElasticQuotaArgs)
+	if !ok {
+		return nil, fmt.Errorf("want args of type ElasticQuotaArgs, got %T", obj)
+	}
+	if err := validation.ValidateElasticQuotaArgs(nil, args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+// draCounting is what claims count under: DRAResources by DeviceClass (for requests not yet
+// allocated) and by driver (for allocated devices).
+type draCounting struct {
+	byClass, byDriver map[string]*config.DRAResource
+}
+
+func newDRACounting(args *config.ElasticQuotaArgs) *draCounting {
+	c := &draCounting{byClass: map[string]*config.DRAResource{}, byDriver: map[string]*config.DRAResource{}}
+	for i := range args.DRAResources {
+		r := &args.DRAResources[i]
+		c.byClass[r.DeviceClassName], c.byDriver[r.Driver] = r, r
+	}
+	return c
+}
+
+// draState holds the counting of the first profile's args: the ledger is one per process.
+type draState struct {
+	counting atomic.Pointer[draCounting]
+}
+
+// useDRAArgs sets how claims are counted, unless a profile built earlier has.
+func (s *shared) useDRAArgs(args *config.ElasticQuotaArgs) {
+	s.dra.counting.CompareAndSwap(nil, newDRACounting(args))
+}
+
+func (s *shared) draCounting() *draCounting {
+	if c := s.dra.counting.Load(); c != nil {
+		return c
+	}
+	// Only BerthPreemption in the profile, no ElasticQuota plugin: the defaults.
+	args, err := configv1.DefaultElasticQuotaArgs()
+	if err != nil {
+		return &draCounting{}
+	}
+	s.dra.counting.CompareAndSwap(nil, newDRACounting(args))
+	return s.dra.counting.Load()
+}
+
+// requestOf is what pod holds against its quota: quota.RequestOf plus what its DRA claims count.
+func (s *shared) requestOf(pod *v1.Pod) (quota.Vector, error) {
+	return s.requestWith(pod, nil)
+}
+
+// claimSeen is a claim as an event shows it; claim nil: deleted.
+type claimSeen struct {
+	namespace, name string
+	claim           *resourceapi.ResourceClaim
+}
+
+// requestWith is requestOf with seen standing for its claim as the DRA manager shows it (a claim
+// handler runs before or after the manager's own: see claimHandler).
+func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen) (quota.Vector, error) {
+	v, err := quota.RequestOf(pod, s.gpuMemory())
+	if err != nil || len(pod.Spec.ResourceClaims) == 0 {
+		return v, err
+	}
+	c := s.draCounting()
+	if len(c.byDriver) == 0 {
+		return v, nil
+	}
+	dra := s.handle.SharedDRAManager()
+	if dra == nil {
+		return v, nil
+	}
+	for i := range pod.Spec.ResourceClaims {
+		name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		if err != nil || name == nil {
+			// A claim from a template not created yet: DynamicResources keeps the pod waiting
+			// until it is, and the pod is counted with it then.
+			continue
+		}
+		var claim *resourceapi.ResourceClaim
+		if seen != nil && seen.namespace == pod.Namespace && seen.name == *name {
+			claim = seen.claim
+		} else if claim, err = dra.ResourceClaims().Get(pod.Namespace, *name); err != nil {
+			continue
+		}
+		if claim == nil || !chargedTo(claim, pod) {
+			continue
+		}
+		v.Add(c.claimCharge(claim, dra.ResourceSlices()), 1)
+	}
+	return v, nil
+}
+
+// chargedTo reports whether claim counts against pod: it does while no other pod comes first in
+// its reservedFor (see the comment at the top).
+func chargedTo(claim *resourceapi.ResourceClaim, pod *v1.Pod) bool {
+	for _, r := range claim.Status.ReservedFor {
+		if r.APIGroup == "" && r.Resource == "pods" {
+			return r.UID == pod.UID
+		}
+	}
+	return true
+}
+
+// claimCharge is what claim counts: for an allocated claim, per device it holds, the capacity it
+// consumes (or, holding the device whole, the device's own capacity from its ResourceSlice); for
+// one not yet allocated, what its requests ask for (a request of a device whole counts its
+// capacity only once allocated, when the device is known).
+func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, slices fwk.ResourceSliceLister) quota.Vector {
+	v := quota.Vector{}
+	if a := claim.Status.Allocation; a != nil {
+		for _, r := range a.Devices.Results {
+			m := c.byDriver[r.Driver]
+			if m == nil {
+				continue
+			}
+			if m.CountResource != "" {
+				v[v1.ResourceName(m.CountResource)] += 1000
+			}
+			for _, cp := range m.Capacities {
+				q, ok := capacityOf(r.ConsumedCapacity, r.Driver, cp.Name)
+				if !ok {
+					q, ok = deviceCapacity(slices, r.Driver, r.Pool, r.Device, cp.Name)
+				}
+				if ok {
+					v[v1.ResourceName(cp.Resource)] += units(q, cp.Unit)
+				}
+			}
+		}
+		return v
+	}
+	for _, req := range claim.Spec.Devices.Requests {
+		if req.Exactly != nil {
+			v.Add(c.requestCharge(req.Exactly.DeviceClassName, req.Exactly.AllocationMode, req.Exactly.Count, req.Exactly.Capacity), 1)
+			continue
+		}
+		// A list of alternatives counts the least that any of them asks, resource by resource:
+		// admission must not refuse a claim that one of its choices would let in.
+		var least quota.Vector
+		for i, sub := range req.FirstAvailable {
+			w := c.requestCharge(sub.DeviceClassName, sub.AllocationMode, sub.Count, sub.Capacity)
+			if i == 0 {
+				least = w
+				continue
+			}
+			for name, x := range least {
+				least[name] = min(x, w[name])
+			}
+		}
+		v.Add(least, 1)
+	}
+	return v
+}
+
+// requestCharge is what one request (or sub-request) of a claim not yet allocated asks for.
+func (c *draCounting) requestCharge(class string, mode resourceapi.DeviceAllocationMode, count int64, capacity *resourceapi.CapacityRequirements) quota.Vector {
+	v := quota.Vector{}
+	m := c.byClass[class]
+	if m == nil {
+		return v
+	}
+	// "All" devices of a class is as many as the node has: at least one.
+	if mode == resourceapi.DeviceAllocationModeAll || count < 1 {
+		count = 1
+	}
+	if m.CountResource != "" {
+		v[v1.ResourceName(m.CountResource)] = count * 1000
+	}
+	if capacity != nil {
+		for _, cp := range m.Capacities {
+			if q, ok := capacityOf(capacity.Requests, m.Driver, cp.Name); ok {
+				v[v1.ResourceName(cp.Resource)] = units(q, cp.Unit) * count
+			}
+		}
+	}
+	return v
+}
+
+// capacityOf finds a capacity by its name, written bare or with its driver's domain.
+func capacityOf(list map[resourceapi.QualifiedName]resource.Quantity, driver, name string) (resource.Quantity, bool) {
+	if q, ok := list[resourceapi.QualifiedName(name)]; ok {
+		return q, true
+	}
+	q, ok := list[resourceapi.QualifiedName(driver+"/"+name)]
+	return q, ok
+}
+
+// deviceCapacity is a device's capacity as its ResourceSlice publishes it.
+func deviceCapacity(slices fwk.ResourceSliceLister, driver, pool, device, name string) (resource.Quantity, bool) {
+	if slices == nil {
+		return resource.Quantity{}, false
+	}
+	all, err := slices.ListWithDeviceTaintRules()
+	if err != nil {
+		return resource.Quantity{}, false
+	}
+	for _, sl := range all {
+		if sl.Spec.Driver != driver || sl.Spec.Pool.Name != pool {
+			continue
+		}
+		for _, d := range sl.Spec.Devices {
+			if d.Name != device {
+				continue
+			}
+			if c, ok := d.Capacity[resourceapi.QualifiedName(name)]; ok {
+				return c.Value, true
+			}
+			if c, ok := d.Capacity[resourceapi.QualifiedName(driver+"/"+name)]; ok {
+				return c.Value, true
+			}
+		}
+	}
+	return resource.Quantity{}, false
+}
+
+// units is q in units of unit, in the ledger's thousandths, rounded up: a share of a GiB still
+// takes from a quota counted in GiB.
+func units(q, unit resource.Quantity) int64 {
+	x := math.Ceil(q.AsApproximateFloat64() / unit.AsApproximateFloat64() * 1000)
+	if x <= 0 || math.IsNaN(x) {
+		return 0
+	}
+	return int64(min(x, 1<<52))
+}
+
+// claimHandler recounts the bound pods a claim is or was reserved for when its reservation or
+// allocation changes: the claim moves to another pod (the first reserver left), its consumed
+// capacity becomes known, or it is freed. A recount that gives quota back retries the pods waiting
+// for it (Ledger.Bound returns them). It counts the claim as the event shows it, not as the DRA
+// manager does: two handlers on one informer run in no fixed order.
+func (s *shared) claimHandler(pods func(ns, name string) (*v1.Pod, error)) cache.ResourceEventHandler {
+	recount := func(old, cur *resourceapi.ResourceClaim) {
+		for _, claim := range []*resourceapi.ResourceClaim{old, cur} {
+			if claim == nil {
+				continue
+			}
+			for _, r := range claim.Status.ReservedFor {
+				if r.APIGroup != "" || r.Resource != "pods" {
+					continue
+				}
+				pod, err := pods(claim.Namespace, r.Name)
+				if err != nil || pod.UID != r.UID || podutil.IsPodTerminal(pod) {
+					continue
+				}
+				if _, bound := s.ledger.Holds(pod.UID); !bound {
+					continue
+				}
+				req, err := s.requestWith(pod, &claimSeen{namespace: claim.Namespace, name: claim.Name, claim: cur})
+				if err != nil {
+					continue
+				}
+				s.logger.V(5).Info("Recounting a pod after its claim changed", "pod", klog.KObj(pod), "claim", klog.KObj(claim), "request", req.String())
+				s.wake(s.ledger.Bound(pod, groupOf(pod), req))
+			}
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, obj any) {
+			old, ok1 := oldObj.(*resourceapi.ResourceClaim)
+			cur, ok2 := obj.(*resourceapi.ResourceClaim)
+			if !ok1 || !ok2 || claimCountSame(old, cur) {
+				return
+			}
+			recount(old, cur)
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+				recount(claim, nil)
+			}
+		},
+	}
+}
+
+// claimCountSame reports whether an update leaves alone what a claim counts and against whom.
+func claimCountSame(old, cur *resourceapi.ResourceClaim) bool {
+	return apiequality.Semantic.DeepEqual(old.Status.ReservedFor, cur.Status.ReservedFor) &&
+		apiequality.Semantic.DeepEqual(old.Status.Allocation, cur.Status.Allocation)
+}
+
+// isSchedulableAfterClaimChange queues a pod waiting for quota when a claim of its namespace was
+// freed, deleted or released by a pod: what it counted may have gone back to the quota.
+func isSchedulableAfterClaimChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	old, cur, err := schedutil.As[*resourceapi.ResourceClaim](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if old == nil || old.Namespace != pod.Namespace {
+		return fwk.QueueSkip, nil
+	}
+	if cur != nil && (old.Status.Allocation == nil || cur.Status.Allocation != nil) && len(cur.Status.ReservedFor) >= len(old.Status.ReservedFor) {
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("A claim of the same quota was freed", "pod", klog.KObj(pod), "claim", klog.KObj(old))
+	return fwk.Queue, nil
+}
