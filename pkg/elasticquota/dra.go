@@ -9,6 +9,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
@@ -27,11 +28,13 @@ import (
 // memory" for a team spans gpushare nodes and DRA nodes.
 //
 // A claim shared by several pods is counted once, against the first pod in its status.reservedFor
-// (the pod it was allocated for: the scheduler reserves a claim for the pod it allocates it for,
-// and later pods are appended), or against the pod being scheduled while no pod has reserved it.
-// Counting it against one pod keeps the ledger a ledger of pods; the first reserver is the only
-// choice every replica and every restart agrees on, and it moves to the next pod once the
-// resourceclaim controller removes a finished first one from reservedFor (claimHandler recounts).
+// that the ledger holds (the pod it was allocated for, while it runs: the scheduler reserves a
+// claim for the pod it allocates it for, and appends later pods), or against the pod being
+// scheduled while no pod holding quota has reserved it. Counting it against one pod keeps the
+// ledger a ledger of pods, and the first reserver is a choice every replica and every restart
+// agrees on. The claim moves to the next pod when the first goes: recountSharers counts it there
+// before the leaving pod is forgotten, so that for a moment it counts twice, never zero times (a
+// pod waiting for quota must not slip in on a claim that is still held).
 
 // elasticQuotaArgs returns obj as validated ElasticQuotaArgs, or the defaults when obj is nil.
 func elasticQuotaArgs(obj any) (*config.ElasticQuotaArgs, error) {
@@ -88,7 +91,7 @@ func (s *shared) draCounting() *draCounting {
 
 // requestOf is what pod holds against its quota: quota.RequestOf plus what its DRA claims count.
 func (s *shared) requestOf(pod *v1.Pod) (quota.Vector, error) {
-	return s.requestWith(pod, nil)
+	return s.requestWith(pod, nil, "")
 }
 
 // claimSeen is a claim as an event shows it; claim nil: deleted.
@@ -98,8 +101,9 @@ type claimSeen struct {
 }
 
 // requestWith is requestOf with seen standing for its claim as the DRA manager shows it (a claim
-// handler runs before or after the manager's own: see claimHandler).
-func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen) (quota.Vector, error) {
+// handler runs before or after the manager's own: see claimHandler), and departing, a pod on its
+// way out, not counted as holding the claims it shares.
+func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen, departing types.UID) (quota.Vector, error) {
 	v, err := quota.RequestOf(pod, s.gpuMemory())
 	if err != nil || len(pod.Spec.ResourceClaims) == 0 {
 		return v, err
@@ -125,7 +129,10 @@ func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen) (quota.Vector, error)
 		} else if claim, err = dra.ResourceClaims().Get(pod.Namespace, *name); err != nil {
 			continue
 		}
-		if claim == nil || !chargedTo(claim, pod) {
+		if claim == nil || !chargedTo(claim, pod, func(uid types.UID) bool {
+			held, _ := s.ledger.Holds(uid)
+			return held && uid != departing
+		}) {
 			continue
 		}
 		v.Add(c.claimCharge(claim, dra.ResourceSlices()), 1)
@@ -133,15 +140,65 @@ func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen) (quota.Vector, error)
 	return v, nil
 }
 
-// chargedTo reports whether claim counts against pod: it does while no other pod comes first in
-// its reservedFor (see the comment at the top).
-func chargedTo(claim *resourceapi.ResourceClaim, pod *v1.Pod) bool {
+// chargedTo reports whether claim counts against pod: it does while no other pod that holds
+// quota (holds) comes first in its reservedFor (see the comment at the top).
+func chargedTo(claim *resourceapi.ResourceClaim, pod *v1.Pod, holds func(types.UID) bool) bool {
 	for _, r := range claim.Status.ReservedFor {
-		if r.APIGroup == "" && r.Resource == "pods" {
-			return r.UID == pod.UID
+		if r.APIGroup != "" || r.Resource != "pods" {
+			continue
+		}
+		if r.UID == pod.UID {
+			return true
+		}
+		if holds(r.UID) {
+			return false
 		}
 	}
 	return true
+}
+
+// recountSharers recounts the bound pods that share a claim with pod, which was just bound (a
+// restarted scheduler may have counted a later sharer first) or is departing (its claims move to
+// the next sharer). The caller forgets a departing pod after this, so its claims never count zero
+// times.
+func (s *shared) recountSharers(pod *v1.Pod, departing types.UID) {
+	if len(pod.Spec.ResourceClaims) == 0 || s.handle.SharedDRAManager() == nil {
+		return
+	}
+	for i := range pod.Spec.ResourceClaims {
+		name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		if err != nil || name == nil {
+			continue
+		}
+		claim, err := s.handle.SharedDRAManager().ResourceClaims().Get(pod.Namespace, *name)
+		if err != nil {
+			continue
+		}
+		s.recountReservers(claim, nil, pod.UID, departing)
+	}
+}
+
+// recountReservers recounts the bound pods that claim is reserved for, except skip; seen, if not
+// nil, is the claim as an event shows it.
+func (s *shared) recountReservers(claim *resourceapi.ResourceClaim, seen *claimSeen, skip, departing types.UID) {
+	for _, r := range claim.Status.ReservedFor {
+		if r.APIGroup != "" || r.Resource != "pods" || r.UID == skip || r.UID == departing {
+			continue
+		}
+		pod, err := s.pods(claim.Namespace, r.Name)
+		if err != nil || pod.UID != r.UID || podutil.IsPodTerminal(pod) {
+			continue
+		}
+		if _, bound := s.ledger.Holds(pod.UID); !bound {
+			continue
+		}
+		req, err := s.requestWith(pod, seen, departing)
+		if err != nil {
+			continue
+		}
+		s.logger.V(5).Info("Recounting a pod that shares a claim", "pod", klog.KObj(pod), "claim", klog.KObj(claim), "request", req.String())
+		s.wake(s.ledger.Bound(pod, groupOf(pod), req))
+	}
 }
 
 // claimCharge is what claim counts: for an allocated claim, per device it holds, the capacity it
@@ -270,30 +327,12 @@ func units(q, unit resource.Quantity) int64 {
 // capacity becomes known, or it is freed. A recount that gives quota back retries the pods waiting
 // for it (Ledger.Bound returns them). It counts the claim as the event shows it, not as the DRA
 // manager does: two handlers on one informer run in no fixed order.
-func (s *shared) claimHandler(pods func(ns, name string) (*v1.Pod, error)) cache.ResourceEventHandler {
+func (s *shared) claimHandler() cache.ResourceEventHandler {
 	recount := func(old, cur *resourceapi.ResourceClaim) {
-		for _, claim := range []*resourceapi.ResourceClaim{old, cur} {
-			if claim == nil {
-				continue
-			}
-			for _, r := range claim.Status.ReservedFor {
-				if r.APIGroup != "" || r.Resource != "pods" {
-					continue
-				}
-				pod, err := pods(claim.Namespace, r.Name)
-				if err != nil || pod.UID != r.UID || podutil.IsPodTerminal(pod) {
-					continue
-				}
-				if _, bound := s.ledger.Holds(pod.UID); !bound {
-					continue
-				}
-				req, err := s.requestWith(pod, &claimSeen{namespace: claim.Namespace, name: claim.Name, claim: cur})
-				if err != nil {
-					continue
-				}
-				s.logger.V(5).Info("Recounting a pod after its claim changed", "pod", klog.KObj(pod), "claim", klog.KObj(claim), "request", req.String())
-				s.wake(s.ledger.Bound(pod, groupOf(pod), req))
-			}
+		seen := &claimSeen{namespace: old.Namespace, name: old.Name, claim: cur}
+		s.recountReservers(old, seen, "", "")
+		if cur != nil {
+			s.recountReservers(cur, seen, "", "")
 		}
 	}
 	return cache.ResourceEventHandlerFuncs{

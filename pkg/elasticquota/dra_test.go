@@ -83,17 +83,22 @@ func TestSharedClaimChargedToItsFirstReserver(t *testing.T) {
 	ref := func(uid types.UID) resourceapi.ResourceClaimConsumerReference {
 		return resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: string(uid), UID: uid}
 	}
+	both := func(types.UID) bool { return true }
+	onlyB := func(uid types.UID) bool { return uid == "b" }
 	claim := &resourceapi.ResourceClaim{}
-	if !chargedTo(claim, a) || !chargedTo(claim, b) {
+	if !chargedTo(claim, a, both) || !chargedTo(claim, b, both) {
 		t.Errorf("a claim reserved for nobody counts against the pod being scheduled")
 	}
 	claim.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "g", UID: "g"}, ref("a"), ref("b")}
-	if !chargedTo(claim, a) || chargedTo(claim, b) {
-		t.Errorf("reserved for a then b: charged to a %v, to b %v; want a only", chargedTo(claim, a), chargedTo(claim, b))
+	if !chargedTo(claim, a, both) || chargedTo(claim, b, both) {
+		t.Errorf("reserved for a then b: charged to a %v, to b %v; want a only", chargedTo(claim, a, both), chargedTo(claim, b, both))
 	}
-	claim.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{ref("b")}
-	if chargedTo(claim, a) || !chargedTo(claim, b) {
-		t.Errorf("a gone from reservedFor: the claim should count against b alone")
+	if !chargedTo(claim, b, onlyB) {
+		t.Errorf("a departing (no longer held) while still in reservedFor: the claim should count against b")
+	}
+	c := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "c", UID: "c"}}
+	if chargedTo(claim, c, both) {
+		t.Errorf("a pod joining a claim held by others counts it again")
 	}
 }
 

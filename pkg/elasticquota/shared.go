@@ -56,8 +56,9 @@ type shared struct {
 	// informer has handed every ElasticQuota that existed at start-up to quotaHandler.
 	treeMu   sync.Mutex
 	eqSynced cache.InformerSynced
-	// dra is how DRA claims count (dra.go).
-	dra draState
+	// dra is how DRA claims count, pods finds a pod for their recounts (dra.go).
+	dra  draState
+	pods func(ns, name string) (*v1.Pod, error)
 }
 
 var processState process.Shared[informers.SharedInformerFactory, *shared]
@@ -105,8 +106,9 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 	}
 	if h.SharedDRAManager() != nil {
 		pods := h.SharedInformerFactory().Core().V1().Pods().Lister()
+		s.pods = func(ns, name string) (*v1.Pod, error) { return pods.Pods(ns).Get(name) }
 		claims := h.SharedInformerFactory().Resource().V1().ResourceClaims().Informer()
-		if _, err := claims.AddEventHandler(s.claimHandler(func(ns, name string) (*v1.Pod, error) { return pods.Pods(ns).Get(name) })); err != nil {
+		if _, err := claims.AddEventHandler(s.claimHandler()); err != nil {
 			return nil, err
 		}
 	}
@@ -160,6 +162,7 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 			return
 		}
 		if podutil.IsPodTerminal(pod) {
+			s.recountSharers(pod, pod.UID)
 			s.wake(s.ledger.Forget(pod.UID))
 			return
 		}
@@ -169,6 +172,7 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 			req, _ = s.requestOf(withoutGPU(pod, s.gpuMemory()))
 		}
 		s.wake(s.ledger.Bound(pod, groupOf(pod), req))
+		s.recountSharers(pod, "")
 	}
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
@@ -191,6 +195,7 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 				obj = tomb.Obj
 			}
 			if pod, ok := obj.(*v1.Pod); ok {
+				s.recountSharers(pod, pod.UID)
 				s.wake(s.ledger.Forget(pod.UID))
 			}
 		},
