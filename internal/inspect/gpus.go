@@ -30,6 +30,8 @@ type GPUs struct {
 	// devices, a device the node does not have), one sentence each. A GPU whose pods hold more
 	// than it has is not a problem of reading: it shows as Used above Capacity.
 	Problems []string `json:"problems,omitempty"`
+	// DRA is the GPUs DRA drivers publish as ResourceSlices, with the claims holding them.
+	DRA []DRANode `json:"dra,omitempty"`
 }
 
 // Usage sums memory over GPUs.
@@ -198,7 +200,17 @@ func ListGPUs(ctx context.Context, client kubernetes.Interface, res gpu.Resource
 		return nil, fmt.Errorf("listing pods: %w", err)
 	}
 	r := GPUsOf(nodes, pods.Items, res)
-	if node != "" && len(r.Nodes) == 0 {
+	draNodes, problems, err := listDRA(ctx, client, node)
+	if err != nil {
+		return nil, err
+	}
+	gpushare := map[string]bool{}
+	for _, n := range r.Nodes {
+		gpushare[n.Name] = true
+	}
+	r.DRA = DRAGPUsOf(draNodes, gpushare)
+	r.Problems = append(r.Problems, problems...)
+	if node != "" && len(r.Nodes) == 0 && len(r.DRA) == 0 {
 		why := fmt.Sprintf("its capacity has no %s and %s", res.Count, res.Memory)
 		if len(r.Problems) > 0 {
 			why = strings.Join(r.Problems, "; ")
@@ -211,6 +223,13 @@ func ListGPUs(ctx context.Context, client kubernetes.Interface, res gpu.Resource
 // WriteTable prints one row per GPU, a total per node and one for all nodes. Wide adds a bar of
 // each GPU's use and where each node's GPU sizes come from.
 func (r *GPUs) WriteTable(w io.Writer, wide bool) error {
+	if len(r.Nodes) == 0 && len(r.DRA) > 0 {
+		// A cluster (or node) with DRA GPUs only: no empty gpushare table above them.
+		if err := writeDRATable(w, r.DRA); err != nil {
+			return err
+		}
+		return writeProblems(w, r.Problems)
+	}
 	header := []string{"NODE", "GPU", "USED/TOTAL", "FREE", "PODS"}
 	if wide {
 		header = []string{"NODE", "GPU", "USED/TOTAL", "FREE", "USE", "PODS"}
@@ -239,6 +258,12 @@ func (r *GPUs) WriteTable(w io.Writer, wide bool) error {
 	}
 	row("TOTAL", plural(r.Total.GPUs, "GPU"), r.Total.Used, r.Total.Capacity, r.Total.Free, percent(r.Total.Used, r.Total.Capacity))
 	if err := t.flush(); err != nil {
+		return err
+	}
+	if len(r.DRA) > 0 {
+		fmt.Fprintln(w)
+	}
+	if err := writeDRATable(w, r.DRA); err != nil {
 		return err
 	}
 	return writeProblems(w, r.Problems)

@@ -49,6 +49,8 @@ type GPUShare struct {
 	// which the fragmentation scores depend on.
 	signerKey       string
 	demandSignerKey string
+	// dra scores pods whose claims ask for DRA GPUs; nil without DRA.
+	dra *draScoring
 }
 
 // New builds the plugin from its args (nil means the defaults).
@@ -84,7 +86,12 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}); err != nil {
 		return nil, fmt.Errorf("watching nodes: %w", err)
 	}
+	draScores, err := newDRAScoring(ctx, h, views, res)
+	if err != nil {
+		return nil, fmt.Errorf("watching DRA GPUs: %w", err)
+	}
 	return &GPUShare{
+		dra:             draScores,
 		handle:          h,
 		devices:         devices,
 		views:           views,
@@ -236,10 +243,22 @@ func (pl *GPUShare) byFragmentation(req gpu.Request) bool {
 // PreScore skips Score for pods without GPU memory (PreFilter's Skip does not reach Score), unless
 // noGPUPodScoring is LeastGPUHarm. For the fragmentation scores it takes the pod's demand and the
 // mix once for the cycle.
-func (pl *GPUShare) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+func (pl *GPUShare) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
 	s, err := getPreFilterState(state)
 	if err != nil {
 		return fwk.AsStatus(err)
+	}
+	// A pod asking for DRA GPUs (and no gpushare memory) is scored on the DRA devices by the same
+	// strategy; DynamicResources filters and allocates it.
+	if s.req.Total == 0 && pl.dra != nil && len(pod.Spec.ResourceClaims) > 0 {
+		ds, err := pl.dra.preScore(ctx, pod, nodes, pl.views, pl.strategy)
+		if err != nil {
+			return fwk.AsStatus(err)
+		}
+		if ds != nil {
+			state.Write(draStateKey, ds)
+			return nil
+		}
 	}
 	if s.req.Total == 0 && !pl.leastGPUHarm {
 		return fwk.NewStatus(fwk.Skip)
@@ -271,6 +290,9 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 	s, err := getPreFilterState(state)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
+	}
+	if ds := pl.draStateOf(s, state); ds != nil {
+		return ds.scores[nodeInfo.Node().Name], nil
 	}
 	var buf deviceBuf
 	devs := pl.views.devicesOn(nodeInfo, &buf)
@@ -321,13 +343,26 @@ func (pl *GPUShare) NormalizeScore(_ context.Context, state fwk.CycleState, _ *v
 		if err != nil {
 			return fwk.AsStatus(err)
 		}
-		if pl.byFragmentation(s.req) {
+		if pl.byFragmentation(s.req) && pl.draStateOf(s, state) == nil {
 			normalize.Rank(scores)
 			return nil
 		}
 	}
 	normalize.MinMax(scores, fwk.MaxNodeScore)
 	return nil
+}
+
+// draStateOf is the DRA GPU pod's scores, nil for any other pod. Pods with gpushare memory never
+// have them, and skip the read.
+func (pl *GPUShare) draStateOf(s *preFilterState, state fwk.CycleState) *draState {
+	if s.req.Total != 0 || pl.dra == nil {
+		return nil
+	}
+	ds, err := stateOf[*draState](state, draStateKey)
+	if err != nil {
+		return nil
+	}
+	return ds
 }
 
 var _ fwk.ReservePlugin = &GPUShare{}
