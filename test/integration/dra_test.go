@@ -137,6 +137,13 @@ func (e *draEnv) placeAll(t *testing.T, round, prefix string, shares []string) m
 		}
 		e.CreatePod(t, draPod(e.ns, name, name, map[string]string{"round": round}))
 	}
+	return e.waitBound(t, prefix+"-p", len(shares))
+}
+
+// waitBound waits until n pods named with prefix are bound and returns each one's node.
+func (e *draEnv) waitBound(t *testing.T, prefix string, n int) map[string]string {
+	t.Helper()
+	ctx := context.Background()
 	where := map[string]string{}
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		pods, err := e.Client.CoreV1().Pods(e.ns).List(ctx, metav1.ListOptions{})
@@ -145,14 +152,14 @@ func (e *draEnv) placeAll(t *testing.T, round, prefix string, shares []string) m
 		}
 		clear(where)
 		for _, p := range pods.Items {
-			if strings.HasPrefix(p.Name, prefix+"-p") && p.Spec.NodeName != "" {
+			if strings.HasPrefix(p.Name, prefix) && p.Spec.NodeName != "" {
 				where[p.Name] = p.Spec.NodeName
 			}
 		}
-		return len(where) == len(shares), nil
+		return len(where) == n, nil
 	})
 	if err != nil {
-		t.Fatalf("round %s: %d of %d DRA pods bound: %v", round, len(where), len(shares), where)
+		t.Fatalf("%d of %d DRA pods %s* bound: %v", len(where), n, prefix, where)
 	}
 	return where
 }
@@ -358,5 +365,82 @@ func (e *draEnv) waitForNodeEvent(t *testing.T, node, reason, want string) {
 	})
 	if err != nil {
 		t.Fatalf("no Warning %s event on node %s saying %q; events: %v", reason, node, want, seen)
+	}
+}
+
+// draMIGSlices publish a partitionable GPU as NVIDIA's driver does with MIG: a slice with the
+// GPU's counter set (its memory), and a slice with the whole-GPU device and seven 1g.10gb
+// partitions, each consuming 10Gi of the counter set's memory.
+func draMIGSlices(node string) []*resourceapi.ResourceSlice {
+	pool := resourceapi.ResourcePool{Name: node, ResourceSliceCount: 2}
+	counters := &resourceapi.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: node + "-counters"},
+		Spec: resourceapi.ResourceSliceSpec{Driver: dra.DefaultDriver, NodeName: ptr.To(node), Pool: pool,
+			SharedCounters: []resourceapi.CounterSet{{Name: "gpu-0-counter-set", Counters: map[string]resourceapi.Counter{
+				"memory": {Value: resource.MustParse("80Gi")}}}}},
+	}
+	device := func(name, typ, memory string) resourceapi.Device {
+		return resourceapi.Device{
+			Name: name,
+			Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
+				"type": {StringValue: ptr.To(typ)}, dra.ProductNameAttribute: {StringValue: ptr.To("NVIDIA A100-SXM4-80GB")},
+			},
+			ConsumesCounters: []resourceapi.DeviceCounterConsumption{{CounterSet: "gpu-0-counter-set", Counters: map[string]resourceapi.Counter{
+				"memory": {Value: resource.MustParse(memory)}}}},
+		}
+	}
+	devices := &resourceapi.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: node + "-devices"},
+		Spec:       resourceapi.ResourceSliceSpec{Driver: dra.DefaultDriver, NodeName: ptr.To(node), Pool: pool},
+	}
+	devices.Spec.Devices = append(devices.Spec.Devices, device("gpu-0", "gpu", "80Gi"))
+	for i := range 7 {
+		devices.Spec.Devices = append(devices.Spec.Devices, device(fmt.Sprintf("gpu-0-mig-1g10gb-%d", i), "mig", "10Gi"))
+	}
+	return []*resourceapi.ResourceSlice{counters, devices}
+}
+
+// MIG partitions are scored by the memory they take from their GPU: under Binpack, four 1g.10gb
+// partitions asked for at once land on one GPU, not spread over the two nodes' GPUs. No feature
+// gate is set: partitionable devices are on by default in 1.37.
+func TestDRAGPUScoringMIGPartitions(t *testing.T) {
+	e := startDRA(t, "Binpack")
+	ctx := context.Background()
+	mig := &resourceapi.DeviceClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "mig.nvidia.com"},
+		Spec: resourceapi.DeviceClassSpec{Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{
+			Expression: `device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].type == "mig"`}}}},
+	}
+	if _, err := e.Client.ResourceV1().DeviceClasses().Create(ctx, mig, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for r := range rounds() {
+		round := fmt.Sprintf("mig-r%d", r)
+		for i := range 2 {
+			node := harness.Node(fmt.Sprintf("%s-n%d", round, i), "32", "128Gi", nil)
+			node.Labels["round"] = round
+			e.CreateNode(t, node)
+			for _, s := range draMIGSlices(node.Name) {
+				e.createSlice(t, s)
+			}
+		}
+		for i := range 4 {
+			name := fmt.Sprintf("%s-p%d", round, i)
+			c := draClaim(e.ns, name, "")
+			c.Spec.Devices.Requests[0].Exactly.DeviceClassName = mig.Name
+			if _, err := e.Client.ResourceV1().ResourceClaims(e.ns).Create(ctx, c, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			e.CreatePod(t, draPod(e.ns, name, name, map[string]string{"round": round}))
+		}
+		pods := e.waitBound(t, round+"-p", 4)
+		perNode := map[string]int{}
+		for _, n := range pods {
+			perNode[n]++
+		}
+		t.Logf("round %d: MIG pods per node %v", r, perNode)
+		if len(perNode) != 1 {
+			t.Errorf("round %d: Binpack put the MIG partitions on %d GPUs, want 1: %v", r, len(perNode), perNode)
+		}
 	}
 }
