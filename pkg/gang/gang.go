@@ -71,8 +71,8 @@ type Gang struct {
 	*core
 	handle         fwk.Handle
 	defaultTimeout time.Duration
-	// levels are the topology levels a PodGroup may ask for (topology.go).
-	levels topology.Levels
+	// index holds the topology levels a PodGroup may ask for and each node's domains (topology.go).
+	index *topology.Index
 }
 
 // New builds the plugin: it validates its args, and joins the process's core, which the first
@@ -113,7 +113,7 @@ func newGang(ctx context.Context, args *config.GangArgs, h fwk.Handle, client ve
 		core:           c,
 		handle:         h,
 		defaultTimeout: time.Duration(args.DefaultScheduleTimeoutSeconds) * time.Second,
-		levels:         args.TopologyLevels,
+		index:          topology.NewIndex(args.TopologyLevels),
 	}, nil
 }
 
@@ -298,7 +298,7 @@ func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 	// small domain's few feasible nodes among thousands, filters every node of the cluster for each
 	// member (the adaptive share of nodes to score never fills). The others are unresolvable, as
 	// Filter would have them: preemption looks inside the domain only.
-	return &fwk.PreFilterResult{NodeNames: domain.nodesIn(nodes)}, nil
+	return &fwk.PreFilterResult{NodeNames: domain.nodes}, nil
 }
 
 // PreFilterExtensions returns nil: Gang's Filter reads only node labels, which no pod changes.
@@ -344,18 +344,25 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	why := fmt.Sprintf("could not place member %s: %s", pod.Name, pl.noNodeBecause(statuses))
+	domain := topologyStateOf(state)
+	why := fmt.Sprintf("could not place member %s: %s", pod.Name, pl.noNodeBecause(statuses, domain))
 	v := pl.groups.MemberFailed(key, pod, podgroup.MinMember(pg), pl.snapshotCheck(func(node string) bool {
 		return statuses != nil && statuses.Get(node).Code() == fwk.Unschedulable
 	}), why)
+	// The scheduler looked only inside the group's domain: the member is told which and why, or
+	// it would read only that most nodes "didn't satisfy plugin(s) [Gang]".
+	var reasons []string
 	switch v.Verdict {
 	case verdictRetry:
-		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf(
+		reasons = append(reasons, fmt.Sprintf(
 			"pod group %s keeps its waiting members: this attempt saw room held that has been given back since; retrying", key))
 	case verdictFail:
-		return nil, fwk.NewStatus(fwk.Unschedulable, pl.release(key, v.Failure, failedUnschedulable))
+		reasons = append(reasons, pl.release(key, v.Failure, failedUnschedulable))
 	}
-	return nil, fwk.NewStatus(fwk.Unschedulable)
+	if domain != nil {
+		reasons = append(reasons, fmt.Sprintf("pod group %s goes to %s%s; nodes outside it were not considered", key, domain.name, domain.because))
+	}
+	return nil, fwk.NewStatus(fwk.Unschedulable, reasons...)
 }
 
 // noNodeBecause sums up why no node took a member, for the messages of its group: a PreFilter
@@ -363,8 +370,9 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 // their text and without counts. The scheduler writes a pod's condition whenever its message
 // changes, and every member of a waiting group is retried after each backoff: counts, or an order
 // by them, would change with every pod that comes or goes anywhere in the cluster and cost a write
-// per member per retry. The member tried has the scheduler's own message, with the counts.
-func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader) string {
+// per member per retry. The member tried has the scheduler's own message, with the counts. Nodes
+// outside the member's domain, which the scheduler did not look at, give the domain's name.
+func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader, domain *topologyState) string {
 	const none = "no node took it"
 	if statuses == nil {
 		return none
@@ -376,6 +384,10 @@ func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader) string {
 	given := sets.New[string]()
 	var last *fwk.Status
 	for _, n := range nodes {
+		if domain != nil && !domain.nodes.Has(n.Node().Name) {
+			given.Insert(domain.outside)
+			continue
+		}
 		// Nodes in a row share a status after a PreFilter rejection: each is read once.
 		st := statuses.Get(n.Node().Name)
 		if st == last {

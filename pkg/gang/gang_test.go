@@ -695,7 +695,7 @@ func TestNoNodeBecause(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil)
 			h.snapshot.SharedLister = schedcache.NewSnapshot(nil, tc.nodes)
-			if got := h.pl.noNodeBecause(tc.statuses); got != tc.want {
+			if got := h.pl.noNodeBecause(tc.statuses, nil); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})

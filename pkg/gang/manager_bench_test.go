@@ -69,7 +69,7 @@ func BenchmarkNoNodeBecause(b *testing.B) {
 			h.snapshot.SharedLister = schedcache.NewSnapshot(nil, nodes)
 			b.ReportAllocs()
 			for b.Loop() {
-				h.pl.noNodeBecause(tc.statuses)
+				h.pl.noNodeBecause(tc.statuses, nil)
 			}
 		})
 	}

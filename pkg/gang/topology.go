@@ -30,8 +30,13 @@ const topologyStateKey fwk.StateKey = "PreFilter" + Name + "/topology"
 
 // topologyState is a member's domain in one scheduling cycle. It is never changed once written.
 type topologyState struct {
-	levels topology.Levels
 	choice topology.Choice
+	// nodes are the snapshot's nodes in the domain: PreFilter's result and Filter's answer.
+	nodes sets.Set[string]
+	// name is the domain as kubectl berth gangs shows it (berth.dev/rack=z1/b1/r2), outside
+	// Filter's reason for a node outside it, and because why it is the group's: what a member
+	// that fits none of its nodes is told.
+	name, outside, because string
 }
 
 func (s *topologyState) Clone() fwk.StateData { return s }
@@ -48,17 +53,25 @@ func topologyStateOf(state fwk.CycleState) *topologyState {
 	return s
 }
 
-// nodesIn names the nodes of nodes in the domain.
-func (s *topologyState) nodesIn(nodes []fwk.NodeInfo) sets.Set[string] {
+// newTopologyState is the state of a member going to choice, because.
+func (pl *Gang) newTopologyState(choice topology.Choice, nodes []fwk.NodeInfo, because string) *topologyState {
 	in := sets.New[string]()
 	for _, ni := range nodes {
 		if n := ni.Node(); n != nil {
-			if d, ok := s.levels.DomainOf(n.Labels, s.choice.Level); ok && d == s.choice.Domain {
+			if d, ok := pl.index.DomainOf(n, choice.Level); ok && d == choice.Domain {
 				in.Insert(n.Name)
 			}
 		}
 	}
-	return in
+	pl.index.Sweep(len(nodes))
+	name := fmt.Sprintf("%s=%s", pl.index.Levels()[choice.Level], choice.Domain)
+	return &topologyState{
+		choice:  choice,
+		nodes:   in,
+		name:    name,
+		outside: "node(s) outside the pod group's domain " + name,
+		because: because,
+	}
 }
 
 var _ fwk.FilterPlugin = &Gang{}
@@ -69,21 +82,17 @@ var _ fwk.FilterPlugin = &Gang{}
 // dry runs, the extender-style checks of other profiles).
 func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
 	s := topologyStateOf(state)
-	if s == nil || ni.Node() == nil {
+	if s == nil || ni.Node() == nil || s.nodes.Has(ni.Node().Name) {
 		return nil
 	}
-	if d, ok := s.levels.DomainOf(ni.Node().Labels, s.choice.Level); ok && d == s.choice.Domain {
-		return nil
-	}
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
-		fmt.Sprintf("node(s) outside the pod group's %s domain", s.levels[s.choice.Level]))
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.outside)
 }
 
 // chooseDomain is the topology part of PreFilter's admission, run under the manager's lock: the
 // domain pg's members go to (nil: anywhere), or why the group cannot go now and what it is told.
-// It reads the snapshot's nodes and changes nothing.
+// It reads the snapshot's nodes and changes nothing but the domain index.
 func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g groupView, pod *v1.Pod, nodes []fwk.NodeInfo) (*topologyState, parkReason, string) {
-	c, ok, err := pl.levels.ConstraintOf(pg.Annotations)
+	c, ok, err := pl.index.Levels().ConstraintOf(pg.Annotations)
 	if err != nil {
 		return nil, parkedBadTopology, fmt.Sprintf("pod group %s cannot be placed: %v; it waits until that is fixed", key, err)
 	}
@@ -91,14 +100,16 @@ func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g 
 		return nil, 0, ""
 	}
 	if d := g.g.domain; d != nil {
-		return &topologyState{levels: pl.levels, choice: *d}, 0, ""
+		return pl.newTopologyState(*d, nodes, ", where its first members are reserved"), 0, ""
 	}
 	group := pl.topologyGroup(key, pg, g, pod)
-	choice, err := pl.levels.Choose(c, topologyNodes(nodes, group.Member, nil), group)
+	choice, err := pl.index.Choose(c, topologyNodes(nodes, group.Member, nil), group)
+	preempting := false
 	if err != nil && mayPreempt(pod) {
 		// A domain that would hold the group once pods of lower priority than its members go:
 		// Filter keeps the members to it, so preemption makes room for them there and nowhere else.
-		choice, _ = pl.levels.Choose(c, topologyNodes(nodes, group.Member, pod), group)
+		choice, _ = pl.index.Choose(c, topologyNodes(nodes, group.Member, pod), group)
+		preempting = true
 	}
 	if choice == nil && err != nil {
 		return nil, parkedTopology, fmt.Sprintf("pod group %s %v (%s)", key, err, c.Mode())
@@ -106,7 +117,22 @@ func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g 
 	if choice == nil {
 		return nil, 0, ""
 	}
-	return &topologyState{levels: pl.levels, choice: *choice}, 0, ""
+	return pl.newTopologyState(*choice, nodes, chosenBecause(c, *choice, group, preempting)), 0, ""
+}
+
+// chosenBecause says why choice is the group's domain, as a clause after its name, as a member
+// that fits none of its nodes is told: without counts of room, which change with every pod that
+// comes or goes.
+func chosenBecause(c topology.Constraint, choice topology.Choice, g topology.Group, preempting bool) string {
+	switch {
+	case len(g.Placed) > 0:
+		return ", where its placed members are"
+	case preempting:
+		return fmt.Sprintf(": no %s domain has room for its %d members, and this one would once pods of lower priority go", c.Key, g.Count)
+	case choice.Level != c.Level:
+		return fmt.Sprintf(": no %s domain has room for its %d members (%s), and this enclosing one has", c.Key, g.Count, c.Mode())
+	}
+	return fmt.Sprintf(", the %s domain with room for its %d members and the least left over", c.Key, g.Count)
 }
 
 // topologyGroup is what the group still needs placed: each ready member without a place (pod
@@ -140,34 +166,57 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 	return topology.Group{Count: count, Member: member, Placed: sets.List(placedNodes)}
 }
 
-// topologyNodes is what the choice reads of the snapshot's nodes: labels, and what is free of the
-// resources a member asks for; with preemptor, also what the pods of lower priority hold, which
-// preemption could give it.
+// topologyNodes is what the choice reads of the snapshot's nodes: each node and how many members
+// asking member fit on it; with preemptor, counting as free what the pods of lower priority hold,
+// which preemption could give it. It runs for every node of the cluster, so the usual case counts
+// without a map per node.
 func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, preemptor *v1.Pod) []topology.Node {
+	type ask struct {
+		name v1.ResourceName
+		want int64
+	}
+	var asks []ask
+	for name, want := range member {
+		if want > 0 && name != topology.Pods {
+			asks = append(asks, ask{v1.ResourceName(name), want})
+		}
+	}
 	out := make([]topology.Node, 0, len(nodes))
 	for _, n := range nodes {
 		if n.Node() == nil {
 			continue
 		}
-		free := topology.Resources{topology.Pods: freeOn(n, v1.ResourcePods)}
-		for name := range member {
-			free[name] = freeOn(n, v1.ResourceName(name))
-		}
 		if preemptor != nil {
-			for _, pi := range n.GetPods() {
-				if p := pi.GetPod(); corev1helpers.PodPriority(p) < corev1helpers.PodPriority(preemptor) {
-					free[topology.Pods]++
-					for name, v := range topology.Requests(p) {
-						if _, asked := free[name]; asked {
-							free[name] += v
-						}
-					}
+			out = append(out, topology.Node{Node: n.Node(), Room: topology.Fits(freeForPreemptor(n, member, preemptor), member)})
+			continue
+		}
+		room := freeOn(n, v1.ResourcePods)
+		for _, a := range asks {
+			room = min(room, freeOn(n, a.name)/a.want)
+		}
+		out = append(out, topology.Node{Node: n.Node(), Room: int(max(room, 0))})
+	}
+	return out
+}
+
+// freeForPreemptor is what is free on n of the resources member asks for, and pod slots, counting
+// what pods of lower priority than preemptor hold as free.
+func freeForPreemptor(n fwk.NodeInfo, member topology.Resources, preemptor *v1.Pod) topology.Resources {
+	free := topology.Resources{topology.Pods: freeOn(n, v1.ResourcePods)}
+	for name := range member {
+		free[name] = freeOn(n, v1.ResourceName(name))
+	}
+	for _, pi := range n.GetPods() {
+		if p := pi.GetPod(); corev1helpers.PodPriority(p) < corev1helpers.PodPriority(preemptor) {
+			free[topology.Pods]++
+			for name, v := range topology.Requests(p) {
+				if _, asked := free[name]; asked {
+					free[name] += v
 				}
 			}
 		}
-		out = append(out, topology.Node{Name: n.Node().Name, Labels: n.Node().Labels, Free: free})
 	}
-	return out
+	return free
 }
 
 // mayPreempt reports whether pod may evict others at all.

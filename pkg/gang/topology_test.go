@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	fwk "k8s.io/kube-scheduler/framework"
+	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"k8s.io/utils/ptr"
@@ -58,8 +59,8 @@ func TestTopologyDomainChosenFixedAndDropped(t *testing.T) {
 		t.Errorf("Filter on the rack with just room: %v", st)
 	}
 	st = h.pl.Filter(h.ctx, state, m1, nodeInfo(big))
-	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "outside the pod group's berth.dev/rack domain") {
-		t.Errorf("Filter on the other rack: %v, want unresolvable naming the level", st)
+	if st.Code() != fwk.UnschedulableAndUnresolvable || st.Message() != "node(s) outside the pod group's domain berth.dev/rack=/b1/r2" {
+		t.Errorf("Filter on the other rack: %v, want unresolvable naming the domain", st)
 	}
 	if d := h.pl.groups.Domain(key); d != nil {
 		t.Fatalf("a domain %v recorded before Reserve: PreFilter must not change state", d)
@@ -99,7 +100,7 @@ func TestTopologyNoDomainHoldsTheGroup(t *testing.T) {
 		want  topology.Domain
 	}{
 		{"required", topology.RequiredAnnotation, oneBlock, fwk.UnschedulableAndUnresolvable,
-			"pod group ns/a needs one berth.dev/rack domain with room for 3 members; the largest has room for 2 (required)", ""},
+			"pod group ns/a needs one berth.dev/rack domain with room for 3 members (each cpu 1); the largest has room for 2 (required)", ""},
 		{"preferred, the block holds it", topology.PreferredAnnotation, oneBlock, fwk.Success, "", "/b1"},
 		{"preferred, nothing holds it", topology.PreferredAnnotation, twoBlocks, fwk.Skip, "", ""},
 	} {
@@ -184,5 +185,32 @@ func TestTopologyDomainForPreemption(t *testing.T) {
 	h = newHarness(t, []*v1alpha1.PodGroup{pg}, pods...)
 	if _, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), pods[0], nodes); st.Code() != fwk.UnschedulableAndUnresolvable {
 		t.Errorf("PreFilter of a group that may not preempt: %v, want it held", st)
+	}
+}
+
+// A member that fits no node of its group's domain is told which domain the group goes to and why
+// the nodes outside it were not considered; its siblings, held while the group waits for room,
+// read that the other nodes are outside the domain, by name, not "didn't satisfy plugin(s) [Gang]".
+func TestTopologyPostFilterNamesTheDomain(t *testing.T) {
+	m1, m2 := oneCPU(member("a", "a1", "uid-a1")), oneCPU(member("a", "a2", "uid-a2"))
+	h := newHarness(t, []*v1alpha1.PodGroup{annotated(podGroup("a", 2), topology.RequiredAnnotation, topology.RackLabel)}, m1, m2)
+	r1, r2 := rackNode("r1-a", "r1", "2"), rackNode("r2-a", "r2", "1")
+	h.snapshot.SharedLister = schedcache.NewSnapshot(nil, []*v1.Node{r1, r2})
+	state := framework.NewCycleState()
+	if _, st := h.pl.PreFilter(h.ctx, state, m1, []fwk.NodeInfo{nodeInfo(r1), nodeInfo(r2)}); !st.IsSuccess() {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	statuses := framework.NewNodeToStatus(map[string]*fwk.Status{"r1-a": fwk.NewStatus(fwk.Unschedulable, "node(s) had untolerated taint(s)")},
+		fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [Gang]"))
+	_, st := h.pl.PostFilter(h.ctx, state, m1, statuses)
+	want := "pod group ns/a goes to berth.dev/rack=/b1/r1, the berth.dev/rack domain with room for its 2 members and the least left over; nodes outside it were not considered"
+	if st.Code() != fwk.Unschedulable || st.Message() != want {
+		t.Errorf("PostFilter: %v, want Unschedulable %q", st, want)
+	}
+	// The sibling goes in once (it has no condition yet) and PreFilter holds it, with this message.
+	_, st = h.pl.PreFilter(h.ctx, framework.NewCycleState(), m2, []fwk.NodeInfo{nodeInfo(r1), nodeInfo(r2)})
+	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(),
+		"could not place member a1: node(s) had untolerated taint(s), node(s) outside the pod group's domain berth.dev/rack=/b1/r1") {
+		t.Errorf("the sibling's PreFilter: %v, want it held naming the domain", st)
 	}
 }

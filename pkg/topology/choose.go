@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
@@ -13,16 +15,18 @@ import (
 // cpu, a count for pods, the value for anything else).
 type Resources map[string]int64
 
-// Node is what the choice reads of a node: its labels and what is free on it.
+// Node is what the choice reads of a node: the node, for its domains, and Room, how many of the
+// group's members fit on it (Fits of what is free there and what a member asks). The caller counts
+// Room from what it knows of the node, without a map per node: the choice reads every node of the
+// cluster.
 type Node struct {
-	Name   string
-	Labels map[string]string
-	Free   Resources
+	Node *v1.Node
+	Room int
 }
 
 // Group is what a pod group still needs placed: Count members, each asking at most Member (the
-// largest request of each resource among them; "pods" is counted apart), and the nodes its members
-// already hold a place on, which fix the domain.
+// largest request of each resource among them; only messages read it: Node.Room counts it), and
+// the nodes its members already hold a place on, which fix the domain.
 type Group struct {
 	Count  int
 	Member Resources
@@ -38,20 +42,32 @@ type Choice struct {
 }
 
 // NoRoom is why no domain of the level can hold the group: Largest is the most members any of its
-// domains can take (the domain placed members fix, if any), Split that the placed members are
-// already in several domains.
+// domains can take, Split that the placed members are already in several domains. Fixed says that
+// placed members fix the domain, Domain, and then Largest is its room. Each is what each member
+// asks, as a person reads it.
 type NoRoom struct {
 	Key     string
 	Count   int
+	Each    string
 	Largest int
 	Split   bool
+	Fixed   bool
+	Domain  Domain
 }
 
 func (e *NoRoom) Error() string {
-	if e.Split {
-		return fmt.Sprintf("its placed members are in more than one %s domain", e.Key)
+	each := ""
+	if e.Each != "" {
+		each = " (each " + e.Each + ")"
 	}
-	return fmt.Sprintf("needs one %s domain with room for %d members; the largest has room for %d", e.Key, e.Count, e.Largest)
+	switch {
+	case e.Split:
+		return fmt.Sprintf("has placed members in more than one %s domain", e.Key)
+	case e.Fixed:
+		return fmt.Sprintf("needs room for %d more members%s in %s=%s, where its placed members are; it has room for %d",
+			e.Count, each, e.Key, e.Domain, e.Largest)
+	}
+	return fmt.Sprintf("needs one %s domain with room for %d members%s; the largest has room for %d", e.Key, e.Count, each, e.Largest)
 }
 
 // Choose picks the domain for g under c. Among the domains that hold the whole group it takes the
@@ -59,10 +75,10 @@ func (e *NoRoom) Error() string {
 // first name). Nodes where members already hold a place leave only their domain. A preferred
 // constraint that no domain of its level can meet tries each enclosing level in turn, and then
 // takes no domain (ok, with a nil Choice). A required one returns a *NoRoom error.
-func (l Levels) Choose(c Constraint, nodes []Node, g Group) (*Choice, error) {
+func (ix *Index) Choose(c Constraint, nodes []Node, g Group) (*Choice, error) {
 	var first *NoRoom
 	for level := c.Level; level >= 0; level-- {
-		choice, noRoom := l.chooseAt(level, nodes, g)
+		choice, noRoom := ix.chooseAt(level, nodes, g)
 		if noRoom == nil {
 			return choice, nil
 		}
@@ -79,29 +95,37 @@ func (l Levels) Choose(c Constraint, nodes []Node, g Group) (*Choice, error) {
 	return nil, nil
 }
 
-func (l Levels) chooseAt(level int, nodes []Node, g Group) (*Choice, *NoRoom) {
+func (ix *Index) chooseAt(level int, nodes []Node, g Group) (*Choice, *NoRoom) {
 	room := map[Domain]int{}
-	where := map[string]Domain{}
-	for _, n := range nodes {
-		d, ok := l.DomainOf(n.Labels, level)
-		if !ok {
-			continue
-		}
-		where[n.Name] = d
-		room[d] += Fits(n.Free, g.Member)
+	noRoom := &NoRoom{Key: ix.levels[level], Count: g.Count, Each: g.Member.String()}
+	// The placed members' nodes, each with its domain once found; usually none or a few.
+	placed := make(map[string]bool, len(g.Placed))
+	for _, name := range g.Placed {
+		placed[name] = false
 	}
-	noRoom := &NoRoom{Key: l[level], Count: g.Count}
-	if len(g.Placed) > 0 {
-		fixed, ok := where[g.Placed[0]]
-		for _, name := range g.Placed[1:] {
-			if d, in := where[name]; !in || d != fixed {
-				ok = false
+	var fixed Domain
+	haveFixed := false
+	for _, n := range nodes {
+		d, ok := ix.DomainOf(n.Node, level)
+		if found, isPlaced := placed[n.Node.Name]; isPlaced && !found {
+			placed[n.Node.Name] = true
+			if !ok || haveFixed && d != fixed {
+				noRoom.Split = true
 			}
+			fixed, haveFixed = d, true
 		}
-		if !ok {
-			noRoom.Split = true
+		if ok {
+			room[d] += n.Room
+		}
+	}
+	if len(placed) > 0 {
+		for _, found := range placed {
+			noRoom.Split = noRoom.Split || !found
+		}
+		if noRoom.Split {
 			return nil, noRoom
 		}
+		noRoom.Fixed, noRoom.Domain = true, fixed
 		room = map[Domain]int{fixed: room[fixed]}
 	}
 	var best *Choice
@@ -128,6 +152,27 @@ func Fits(free, member Resources) int {
 		}
 	}
 	return int(max(n, 0))
+}
+
+// String is r as a person reads it, by name, in the units of the API (cpu 1500m, memory 1Gi),
+// leaving out pod slots and what is zero.
+func (r Resources) String() string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(r)) {
+		v := r[name]
+		if v == 0 || name == Pods {
+			continue
+		}
+		q := resource.NewQuantity(v, resource.DecimalSI)
+		switch v1.ResourceName(name) {
+		case v1.ResourceCPU:
+			q = resource.NewMilliQuantity(v, resource.DecimalSI)
+		case v1.ResourceMemory, v1.ResourceEphemeralStorage:
+			q = resource.NewQuantity(v, resource.BinarySI)
+		}
+		parts = append(parts, name+" "+q.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Pods names the free pod slots in Resources.

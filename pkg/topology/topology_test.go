@@ -2,14 +2,18 @@ package topology
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var levels = Levels(DefaultLevels())
 
+// node is a node with cpu millicores and pods slots free, and room for members of one core each.
 func node(name, zone, block, rack string, cpu, pods int64) Node {
 	labels := map[string]string{HostLabel: name}
 	for k, v := range map[string]string{ZoneLabel: zone, BlockLabel: block, RackLabel: rack} {
@@ -17,16 +21,17 @@ func node(name, zone, block, rack string, cpu, pods int64) Node {
 			labels[k] = v
 		}
 	}
-	return Node{Name: name, Labels: labels, Free: Resources{"cpu": cpu, Pods: pods}}
+	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	return Node{Node: n, Room: Fits(Resources{"cpu": cpu, Pods: pods}, Resources{"cpu": 1000})}
 }
 
 // A domain is the tuple of values down to its level: same-named racks in two blocks differ; a node
 // without the level's label has no domain there, one without an outer label still has one.
 func TestDomainOf(t *testing.T) {
-	a := node("a", "z1", "b1", "r1", 0, 0).Labels
-	b := node("b", "z1", "b2", "r1", 0, 0).Labels
-	noRack := node("c", "z1", "b1", "", 0, 0).Labels
-	noZone := node("d", "", "b1", "r1", 0, 0).Labels
+	a := node("a", "z1", "b1", "r1", 0, 0).Node.Labels
+	b := node("b", "z1", "b2", "r1", 0, 0).Node.Labels
+	noRack := node("c", "z1", "b1", "", 0, 0).Node.Labels
+	noZone := node("d", "", "b1", "r1", 0, 0).Node.Labels
 	rack := levels.Index(RackLabel)
 	da, _ := levels.DomainOf(a, rack)
 	db, _ := levels.DomainOf(b, rack)
@@ -104,7 +109,6 @@ func cluster() []Node {
 }
 
 func TestChoose(t *testing.T) {
-	one := Resources{"cpu": 1000}
 	rack := Constraint{Level: 2, Key: RackLabel, Required: true}
 	preferRack := Constraint{Level: 2, Key: RackLabel}
 	for _, tt := range []struct {
@@ -114,19 +118,19 @@ func TestChoose(t *testing.T) {
 		want *Choice
 		err  *NoRoom
 	}{
-		{"least room left over", rack, Group{Count: 2, Member: one}, &Choice{Level: 2, Domain: "z/b1/r2", Room: 0}, nil},
-		{"the next smallest that holds it", rack, Group{Count: 3, Member: one}, &Choice{Level: 2, Domain: "z/b1/r1", Room: 1}, nil},
-		{"the only one", rack, Group{Count: 7, Member: one}, &Choice{Level: 2, Domain: "z/b2/r1", Room: 1}, nil},
-		{"required, none holds it", rack, Group{Count: 9, Member: one}, nil, &NoRoom{Key: RackLabel, Count: 9, Largest: 8}},
-		{"preferred falls back to the block", preferRack, Group{Count: 9, Member: one}, &Choice{Level: 1, Domain: "z/b2", Room: 3}, nil},
-		{"preferred falls back to anywhere", preferRack, Group{Count: 30, Member: one}, nil, nil},
-		{"placed members fix the domain", rack, Group{Count: 1, Member: one, Placed: []string{"n4"}}, &Choice{Level: 2, Domain: "z/b2/r1", Room: 7}, nil},
-		{"the fixed domain is full", rack, Group{Count: 3, Member: one, Placed: []string{"n3"}}, nil, &NoRoom{Key: RackLabel, Count: 3, Largest: 2}},
-		{"placed members in two racks", rack, Group{Count: 1, Member: one, Placed: []string{"n1", "n3"}}, nil, &NoRoom{Key: RackLabel, Count: 1, Split: true}},
-		{"a placed member on a node without the level", rack, Group{Count: 1, Member: one, Placed: []string{"n9"}}, nil, &NoRoom{Key: RackLabel, Count: 1, Split: true}},
+		{"least room left over", rack, Group{Count: 2}, &Choice{Level: 2, Domain: "z/b1/r2", Room: 0}, nil},
+		{"the next smallest that holds it", rack, Group{Count: 3}, &Choice{Level: 2, Domain: "z/b1/r1", Room: 1}, nil},
+		{"the only one", rack, Group{Count: 7}, &Choice{Level: 2, Domain: "z/b2/r1", Room: 1}, nil},
+		{"required, none holds it", rack, Group{Count: 9}, nil, &NoRoom{Key: RackLabel, Count: 9, Largest: 8}},
+		{"preferred falls back to the block", preferRack, Group{Count: 9}, &Choice{Level: 1, Domain: "z/b2", Room: 3}, nil},
+		{"preferred falls back to anywhere", preferRack, Group{Count: 30}, nil, nil},
+		{"placed members fix the domain", rack, Group{Count: 1, Placed: []string{"n4"}}, &Choice{Level: 2, Domain: "z/b2/r1", Room: 7}, nil},
+		{"the fixed domain is full", rack, Group{Count: 3, Placed: []string{"n3"}}, nil, &NoRoom{Key: RackLabel, Count: 3, Largest: 2, Fixed: true, Domain: "z/b1/r2"}},
+		{"placed members in two racks", rack, Group{Count: 1, Placed: []string{"n1", "n3"}}, nil, &NoRoom{Key: RackLabel, Count: 1, Split: true}},
+		{"a placed member on a node without the level", rack, Group{Count: 1, Placed: []string{"n9"}}, nil, &NoRoom{Key: RackLabel, Count: 1, Split: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := levels.Choose(tt.c, cluster(), tt.g)
+			got, err := NewIndex(levels).Choose(tt.c, cluster(), tt.g)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("choice (-want +got):\n%s", diff)
 			}
@@ -135,5 +139,45 @@ func TestChoose(t *testing.T) {
 				t.Errorf("error %v, want %v", err, tt.err)
 			}
 		})
+	}
+}
+
+// The index answers as Levels.DomainOf does, computes a node's domains again only when the node
+// is a new object (as an informer delivers a changed node), and a sweep forgets nodes not read
+// since the last one once it holds too many.
+func TestIndex(t *testing.T) {
+	ix := NewIndex(levels)
+	n := node("n1", "z", "b1", "r1", 0, 0).Node
+	for level := range levels {
+		want, wantOK := levels.DomainOf(n.Labels, level)
+		if got, ok := ix.DomainOf(n, level); got != want || ok != wantOK {
+			t.Errorf("level %d: %q %v, want %q %v", level, got, ok, want, wantOK)
+		}
+	}
+	moved := n.DeepCopy()
+	moved.Labels[RackLabel] = "r2"
+	if got, _ := ix.DomainOf(moved, 2); got != "z/b1/r2" {
+		t.Errorf("after the node moved: %q, want z/b1/r2", got)
+	}
+	// Edited in place, which informers never do: the index keeps what it computed.
+	moved.Labels[RackLabel] = "r3"
+	if got, _ := ix.DomainOf(moved, 2); got != "z/b1/r2" {
+		t.Errorf("the same object read again: %q, want the remembered z/b1/r2", got)
+	}
+	if _, ok := ix.DomainOf(moved, len(levels)); ok {
+		t.Error("a level past the last has a domain")
+	}
+
+	for i := range 40 {
+		ix.DomainOf(node(fmt.Sprintf("gone-%d", i), "z", "b1", "r1", 0, 0).Node, 0)
+	}
+	ix.Sweep(41)
+	if len(ix.nodes) != 41 {
+		t.Fatalf("swept with 41 live nodes of 41: %d left", len(ix.nodes))
+	}
+	ix.DomainOf(moved, 0)
+	ix.Sweep(1)
+	if len(ix.nodes) != 1 || ix.nodes["n1"] == nil {
+		t.Errorf("after a sweep with only n1 read: %d nodes left, want n1 alone", len(ix.nodes))
 	}
 }

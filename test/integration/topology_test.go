@@ -131,7 +131,7 @@ func TestGangTopologyRequiredWaitsWhole(t *testing.T) {
 	if n := boundIn(pods, "train"); n != 0 {
 		t.Fatalf("%d of 3 members bound although no rack holds 3", n)
 	}
-	want := "needs one berth.dev/rack domain with room for 3 members; the largest has room for 2 (required)"
+	want := "needs one berth.dev/rack domain with room for 3 members (each cpu 1, memory 64Mi); the largest has room for 2 (required)"
 	for _, p := range pods {
 		if msg := harness.Unschedulable(&p); !strings.Contains(msg, want) {
 			t.Errorf("%s says %q, want %q", p.Name, msg, want)
@@ -421,4 +421,65 @@ func TestGangTopologyCountsGPUs(t *testing.T) {
 		t.Errorf("the GPU group went to racks %v, want only /b1/r2", got)
 	}
 	harness.CheckNoOvercommit(t, pods, map[string][]int64{"r1-a": {16}, "r2-a": {16}, "r2-b": {16}})
+}
+
+// A member that fits no node of its group's domain says which domain the group goes to and why
+// the nodes outside it were not considered, in its PodScheduled condition and its
+// FailedScheduling event; its held sibling names the domain too. Here the chosen rack's one node
+// has a taint the members do not tolerate (the choice counts room, not taints): once it goes, the
+// group is bound there.
+func TestGangTopologyFailureNamesTheDomain(t *testing.T) {
+	e := startGangEnv(t, "names-domain")
+	tainted := rackedNode("r1-a", "b1", "r1", "2")
+	tainted.Spec.Taints = []v1.Taint{{Key: "maintenance", Effect: v1.TaintEffectNoSchedule}}
+	e.CreateNode(t, tainted)
+	e.CreateNode(t, rackedNode("r2-a", "b1", "r2", "1"))
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.podGroup(t, "train", 2, topologyAnnotation(topology.RequiredAnnotation, topology.RackLabel))
+	e.members(t, "train", 2, "1")
+
+	chosen := "pod group " + e.ns + "/train goes to berth.dev/rack=z1/b1/r1, the berth.dev/rack domain with room for its 2 members and the least left over; nodes outside it were not considered"
+	outside := "node(s) outside the pod group's domain berth.dev/rack=z1/b1/r1"
+	var messages []string
+	e.WaitForPods(t, e.ns, time.Minute, "both members saying why, naming the domain", func(pods []v1.Pod) bool {
+		messages = messages[:0]
+		sawChosen, sawOutside := false, false
+		for _, p := range pods {
+			msg := harness.Unschedulable(&p)
+			messages = append(messages, p.Name+": "+msg)
+			sawChosen = sawChosen || strings.Contains(msg, chosen)
+			sawOutside = sawOutside || !strings.Contains(msg, chosen) && strings.Contains(msg, outside)
+		}
+		return sawChosen && sawOutside
+	})
+	t.Logf("conditions: %q", messages)
+	ctx := context.Background()
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		evs, err := e.Client.EventsV1().Events(e.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, ev := range evs.Items {
+			if ev.Reason == "FailedScheduling" && strings.Contains(ev.Note, chosen) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("no FailedScheduling event saying %q: %v", chosen, err)
+	}
+
+	n, err := e.Client.CoreV1().Nodes().Get(ctx, "r1-a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Spec.Taints = nil
+	if _, err := e.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods := e.WaitForPods(t, e.ns, time.Minute, "train bound", func(p []v1.Pod) bool { return boundIn(p, "train") == 2 })
+	if got := domainsOf(t, e.Cluster, pods, "train", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r1"}) {
+		t.Errorf("the group went to racks %v, want only z1/b1/r1", got)
+	}
 }
