@@ -140,7 +140,12 @@ func (d *dryRun) change(v *victim, add bool) error {
 }
 
 func (d *dryRun) fits(ni fwk.NodeInfo) *fwk.Status {
-	return d.pl.fh.RunFilterPluginsWithNominatedPods(d.ctx, d.state, d.preemptor, ni)
+	status := d.pl.fh.RunFilterPluginsWithNominatedPods(d.ctx, d.state, d.preemptor, ni)
+	if status.IsSuccess() {
+		return status
+	}
+	// DynamicResources cannot see victims' devices freed (dra.go).
+	return d.draFits(ni, status)
 }
 
 // selectOn is DefaultPreemption's choice of victims on one node (nodeInfo, a copy this dry run

@@ -33,6 +33,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
+	"github.com/berth-sched/berth/pkg/dra"
 	"github.com/berth-sched/berth/pkg/victims"
 )
 
@@ -59,6 +60,8 @@ type Preemption struct {
 	evictions *evictions
 	// offset picks where the dry run starts among the candidate nodes; tests fix it.
 	offset func(n int32) int32
+	// draMatcher judges DRA GPU claims in the dry run (dra.go).
+	draMatcher *dra.Matcher
 }
 
 // Factory returns the plugin's factory: in each profile, every one of rules builds its victim rule
@@ -84,9 +87,13 @@ func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rulesFor ...vic
 	if err != nil {
 		return nil, err
 	}
-	pl := &Preemption{fh: h, fts: fts, args: *args, rulesFor: rulesFor, offset: rand.Int31n, evictions: newEvictions()}
+	pl := &Preemption{fh: h, fts: fts, args: *args, rulesFor: rulesFor, offset: rand.Int31n, evictions: newEvictions(),
+		draMatcher: dra.NewMatcher(dra.DefaultConfig())}
 	pl.executor = preemption.NewExecutor(h, fts)
 	pl.evaluator = preemption.NewEvaluator(Name, h, pl, pl.executor)
+	if err := pl.retryOnClaimRelease(klog.LoggerWithName(klog.Background(), Name)); err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 
@@ -129,7 +136,7 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	defer metrics.PreemptionAttempts.Inc()
 	a := pl.newAttempt(pod)
 	state.Write(attemptKey, a)
-	result, status := pl.evaluator.Preempt(ctx, state, pod, m)
+	result, status := pl.evaluator.Preempt(ctx, state, pod, pl.withDRAResolvable(pod, m))
 	var victims []*v1.Pod
 	if status.IsSuccess() && result != nil && result.NominatedNodeName != "" {
 		if chosen, ok := a.chosen.Load(result.NominatedNodeName); ok {
