@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
@@ -145,5 +146,37 @@ func TestElasticQuotaArgs(t *testing.T) {
 	d, err := elasticQuotaArgs(nil)
 	if err != nil || len(d.DRAResources) != 1 || d.DRAResources[0].Driver != "gpu.nvidia.com" || d.DRAResources[0].Capacities[0].Unit.String() != "1Gi" {
 		t.Errorf("defaults: %+v, %v", d, err)
+	}
+}
+
+func TestIsSchedulableAfterClaimChange(t *testing.T) {
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "w"}}
+	held := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "c"}, Status: resourceapi.ResourceClaimStatus{
+		Allocation:  &resourceapi.AllocationResult{},
+		ReservedFor: []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "a", UID: "a"}, {Resource: "pods", Name: "b", UID: "b"}}}}
+	released := held.DeepCopy()
+	released.Status.ReservedFor = released.Status.ReservedFor[1:]
+	freed := held.DeepCopy()
+	freed.Status = resourceapi.ResourceClaimStatus{}
+	elsewhere := held.DeepCopy()
+	elsewhere.Namespace = "other"
+	for _, tc := range []struct {
+		name     string
+		old, cur any
+		want     fwk.QueueingHint
+	}{
+		{name: "freed", old: held, cur: freed, want: fwk.Queue},
+		{name: "released by one pod", old: held, cur: released, want: fwk.Queue},
+		{name: "deleted", old: held, cur: nil, want: fwk.Queue},
+		{name: "reserved by one more", old: released, cur: held, want: fwk.QueueSkip},
+		{name: "allocated", old: freed, cur: held, want: fwk.QueueSkip},
+		{name: "another namespace", old: elsewhere, cur: freed, want: fwk.QueueSkip},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := isSchedulableAfterClaimChange(klog.Background(), pod, tc.old, tc.cur)
+			if err != nil || got != tc.want {
+				t.Errorf("hint = %v, %v; want %v", got, err, tc.want)
+			}
+		})
 	}
 }

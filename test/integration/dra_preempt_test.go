@@ -87,10 +87,10 @@ func TestDRAPreemptionFreesADevice(t *testing.T) {
 // one claim shared by a low-priority pod and a high-priority one; a mid-priority pod asking for
 // a GPU may not evict the high one, and evicting the low one alone frees nothing, so nothing is
 // evicted and the pod waits. Then the high holder finishes, and the low one is preempted for
-// real. Three tries.
+// real. Ten tries.
 func TestDRAPreemptionNeverEvictsForAClaimStillHeld(t *testing.T) {
 	e, ns := draPreemptEnv(t)
-	for try := range 3 {
+	for try := range 10 {
 		shared, lo, hi, mid := fmt.Sprint("shared-", try), fmt.Sprint("lo-", try), fmt.Sprint("hi-", try), fmt.Sprint("mid-", try)
 		quotaClaim(t, e.Cluster, ns, shared, "")
 		e.CreatePod(t, priorityDRAPod(ns, lo, shared, "low"))
