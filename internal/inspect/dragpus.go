@@ -66,16 +66,23 @@ func DRAGPUsOf(nodes map[string]*dra.NodeGPUs, gpushare map[string]bool) []DRANo
 }
 
 // listDRA reads the DRA GPUs of every node, or of node's only; a cluster that does not serve
-// resource.k8s.io/v1 has none.
+// resource.k8s.io/v1 has none, and a user who may not list slices and claims sees the gpushare
+// GPUs with a problem saying so.
 func listDRA(ctx context.Context, client kubernetes.Interface, node string) (map[string]*dra.NodeGPUs, []string, error) {
 	slices, err := client.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil, nil
 	}
+	if apierrors.IsForbidden(err) {
+		return nil, []string{"DRA GPUs not shown: " + err.Error()}, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing ResourceSlices: %w", err)
 	}
 	claims, err := client.ResourceV1().ResourceClaims(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if apierrors.IsForbidden(err) {
+		return nil, []string{"DRA GPUs not shown: " + err.Error()}, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing ResourceClaims: %w", err)
 	}

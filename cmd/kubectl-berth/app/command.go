@@ -59,7 +59,9 @@ func (o *options) gpusCommand() *cobra.Command {
 		Short: "Per node and GPU: memory used and free, and the pods sharing it",
 		Long: `Per node and GPU: memory used and free, and the pods sharing it, with totals per node and for the
 cluster. A pod's GPUs are read from its annotations: berth.dev/gpu-devices, or the gpushare extender's
-ALIYUN_COM_GPU_MEM_IDX and ALIYUN_COM_GPU_MEM_POD. Memory is in the unit the nodes report it in.`,
+ALIYUN_COM_GPU_MEM_IDX and ALIYUN_COM_GPU_MEM_POD. Memory is in the unit the nodes report it in.
+GPUs a DRA driver publishes (gpu.nvidia.com ResourceSlices) follow in their own table, with the
+allocated ResourceClaims on each and the pods they are reserved for.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: o.run(func(ctx context.Context, c *clients, args []string) (inspect.Report, error) {
 			node := ""
