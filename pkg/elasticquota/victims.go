@@ -43,6 +43,7 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victi
 	if reclaim == nil {
 		return nil
 	}
+	reclaim.UseRequests(r.requestOf)
 	q := quotaRule{r: reclaim, ledger: r.ledger, preemptor: preemptor, need: need}
 	return &victims.Rule{Verdict: q.Verdict, Tally: q.Tally, Evicting: q.Evicting, InProgress: reclaim.InProgress}
 }

@@ -32,6 +32,8 @@ type Reclaim struct {
 	// quota is the preemptor's ElasticQuota, as messages name it.
 	quota     string
 	gpuMemory v1.ResourceName
+	// requestOf reads a victim's request; nil: RequestOf (see UseRequests).
+	requestOf func(*v1.Pod) (Vector, error)
 	// asks is what the preemptor asks for.
 	asks Vector
 	// named is, per namespace of a quota that may lend, that quota, and quotaOf its name in the tree.
@@ -348,7 +350,7 @@ func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
 	if !ok {
 		return Priority
 	}
-	reqs := requestsOf(pods, r.gpuMemory)
+	reqs := r.victimRequests(pods)
 	if !holdsAny(reqs, spec.names) {
 		// Holding nothing its quota counts.
 		return Priority
@@ -440,7 +442,7 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 		return true
 	}
 	quota := t.r.quotaOf[ns]
-	reqs := requestsOf(pods, t.r.gpuMemory)
+	reqs := t.r.victimRequests(pods)
 	if !t.r.allowed[quota] || !t.r.lendsTo(ns, reqs) {
 		return false
 	}

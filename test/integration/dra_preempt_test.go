@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berth-sched/berth/test/harness"
@@ -184,4 +185,44 @@ func TestGangOfDRAPods(t *testing.T) {
 		}
 		stop()
 	}
+}
+
+// Reclaim frees a DRA GPU: team-b borrows the only GPU (gpu-count min 0, max 1); team-a, whose min
+// guarantees it one GPU, gets it back from team-b's pod of the same priority, which plain
+// preemption would never evict. The quota rule and the DRA judgment together. Ten tries.
+func TestQuotaReclaimFreesADRAGPU(t *testing.T) {
+	e := startQuotaEnv(t, harness.Node("dra", "32", "128Gi", nil))
+	ctx := context.Background()
+	if _, err := e.Client.ResourceV1().DeviceClasses().Create(ctx, draGPUClass(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Client.ResourceV1().ResourceSlices().Create(ctx, draGPUSlice("dra", 1, "80Gi", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := e.Namespace(t, "team-a"), e.Namespace(t, "team-b")
+	one := v1.ResourceList{harness.GPUCount: resource.MustParse("1")}
+	e.quota(t, a, one, one)
+	e.quota(t, b, v1.ResourceList{harness.GPUCount: resource.MustParse("0")}, one)
+	startClaimController(t, e.Cluster)
+	e.ActAsKubelet(t)
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	var took []time.Duration
+	for try := range 10 {
+		name := fmt.Sprint("p", try)
+		quotaClaim(t, e.Cluster, b, name, "")
+		e.CreatePod(t, draPod(b, name, name, nil))
+		e.waitBound(t, b, name, time.Minute)
+		quotaClaim(t, e.Cluster, a, name, "")
+		start := time.Now()
+		e.CreatePod(t, draPod(a, name, name, nil))
+		e.waitBound(t, a, name, time.Minute)
+		took = append(took, time.Since(start))
+		if e.podExists(t, b, name) {
+			t.Fatalf("try %d: team-a's pod bound while team-b's still exists", try)
+		}
+		e.deletePod(t, a, name)
+		e.deleteClaims(t, a)
+		e.deleteClaims(t, b)
+	}
+	t.Logf("from team-a's pod created to bound, 10 tries: %v", took)
 }
