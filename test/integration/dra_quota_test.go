@@ -220,3 +220,23 @@ func TestQuotaCountsASharedClaimOnce(t *testing.T) {
 		e.deleteClaims(t, ns)
 	}
 }
+
+// ElasticQuota's DRA args are checked at start-up, in-process and by the berth-scheduler binary,
+// with the field named.
+func TestElasticQuotaDRAArgsCheckedAtStartUp(t *testing.T) {
+	c := harness.StartCluster(t)
+	config := berthConfig(c, `pluginConfig:
+- name: ElasticQuota
+  args:
+    draResources:
+    - {deviceClassName: gpu.nvidia.com, driver: gpu.nvidia.com, countResource: cpu}
+`)
+	failsStartUp(t, c, config, "initializing plugin", "ElasticQuota", "draResources[0].countResource: Invalid value:", "must be an extended resource")
+	config = berthConfig(c, `pluginConfig:
+- name: ElasticQuota
+  args:
+    draResources:
+    - {deviceClassName: gpu.nvidia.com, driver: gpu.nvidia.com, capacites: []}
+`)
+	failsStartUp(t, c, config, "ElasticQuota", "unknown field", "draResources[0].capacites")
+}
