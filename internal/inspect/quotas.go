@@ -51,6 +51,11 @@ type QuotaResource struct {
 	// Borrowed is what is used above min: capacity lent by other quotas' unused min, which they
 	// may take back by preemption.
 	Borrowed resource.Quantity `json:"borrowed"`
+	// LendingLimit and BorrowingLimit are the quota's berth.dev/lending-limit and
+	// berth.dev/borrowing-limit of the resource; nil: no limit (or an annotation the scheduler
+	// refuses, with a Warning event on the quota).
+	LendingLimit   *resource.Quantity `json:"lendingLimit,omitempty"`
+	BorrowingLimit *resource.Quantity `json:"borrowingLimit,omitempty"`
 }
 
 // QuotasOf builds the report from ElasticQuota objects.
@@ -59,7 +64,8 @@ func QuotasOf(quotas []v1alpha1.ElasticQuota) *Quotas {
 	for i := range quotas {
 		q := &quotas[i]
 		names := map[v1.ResourceName]bool{}
-		for _, l := range []v1.ResourceList{q.Spec.Min, q.Spec.Max, q.Status.Used} {
+		lending, borrowing := limitOf(q, quota.LendingLimitAnnotation), limitOf(q, quota.BorrowingLimitAnnotation)
+		for _, l := range []v1.ResourceList{q.Spec.Min, q.Spec.Max, q.Status.Used, lending, borrowing} {
 			for name := range l {
 				names[name] = true
 			}
@@ -71,7 +77,8 @@ func QuotasOf(quotas []v1alpha1.ElasticQuota) *Quotas {
 		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 		out := Quota{Namespace: q.Namespace, Name: q.Name, Resources: []QuotaResource{}}
 		for _, name := range sorted {
-			res := QuotaResource{Name: name, Min: quantity(q.Spec.Min, name), Max: quantity(q.Spec.Max, name), Used: quantity(q.Status.Used, name)}
+			res := QuotaResource{Name: name, Min: quantity(q.Spec.Min, name), Max: quantity(q.Spec.Max, name), Used: quantity(q.Status.Used, name),
+				LendingLimit: quantity(lending, name), BorrowingLimit: quantity(borrowing, name)}
 			if res.Used != nil {
 				res.Borrowed = res.Used.DeepCopy()
 				if res.Min != nil {
@@ -159,6 +166,19 @@ func asTree(sorted []Quota, objects []v1alpha1.ElasticQuota) []Quota {
 	return out
 }
 
+// limitOf reads a lending or borrowing limit annotation of q; nil if it has none or cannot be read.
+func limitOf(q *v1alpha1.ElasticQuota, annotation string) v1.ResourceList {
+	text, ok := q.Annotations[annotation]
+	if !ok {
+		return nil
+	}
+	v, err := quota.ParseResourceList(text)
+	if err != nil {
+		return nil
+	}
+	return v.ResourceList()
+}
+
 func quantity(l v1.ResourceList, name v1.ResourceName) *resource.Quantity {
 	q, ok := l[name]
 	if !ok {
@@ -185,6 +205,16 @@ func (r *Quotas) WriteTable(w io.Writer, wide bool) error {
 		return err
 	}
 	header := []string{"NAME", "RESOURCE", "MIN", "MAX", "USED", "BORROWED", "FAIR-SHARE", "WEIGHT"}
+	// The limits' columns only when some quota has one: most clusters set none.
+	limits := false
+	for _, q := range r.Quotas {
+		for _, res := range q.Resources {
+			limits = limits || res.LendingLimit != nil || res.BorrowingLimit != nil
+		}
+	}
+	if limits {
+		header = append(header, "LENDING-LIMIT", "BORROWING-LIMIT")
+	}
 	if wide {
 		header = append(header, "USED/MIN")
 	}
@@ -199,6 +229,9 @@ func (r *Quotas) WriteTable(w io.Writer, wide bool) error {
 				name, ns, share, weight = strings.Repeat("  ", q.Depth)+q.Name, q.Namespace, orNone(q.FairShare), orNone(q.Weight)
 			}
 			cells := []string{name, string(res.Name), quantityText(res.Min), quantityText(res.Max), quantityText(res.Used), res.Borrowed.String(), share, weight}
+			if limits {
+				cells = append(cells, quantityText(res.LendingLimit), quantityText(res.BorrowingLimit))
+			}
 			if wide {
 				cells = append(cells, usedOfMin(res))
 			}
@@ -209,6 +242,9 @@ func (r *Quotas) WriteTable(w io.Writer, wide bool) error {
 		}
 		if len(q.Resources) == 0 {
 			cells := []string{strings.Repeat("  ", q.Depth) + q.Name, "<none>", "", "", "", "", orNone(q.FairShare), orNone(q.Weight)}
+			if limits {
+				cells = append(cells, "", "")
+			}
 			if r.AllNamespaces {
 				cells = append([]string{q.Namespace}, cells...)
 			}

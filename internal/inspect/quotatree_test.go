@@ -48,3 +48,26 @@ team-c        quota    cpu        2     <none>   3      1          50%          
 		t.Errorf("the table:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// Lending and borrowing limits get their columns once some quota has one.
+func TestQuotaLimitsColumns(t *testing.T) {
+	q := v1alpha1.ElasticQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "quota", Annotations: map[string]string{
+		"berth.dev/lending-limit": "{cpu: 1}", "berth.dev/borrowing-limit": `{"memory": "2Gi"}`}},
+		Spec:   v1alpha1.ElasticQuotaSpec{Min: v1.ResourceList{"cpu": resource.MustParse("2"), "memory": resource.MustParse("4Gi")}},
+		Status: v1alpha1.ElasticQuotaStatus{Used: v1.ResourceList{"cpu": resource.MustParse("1")}}}
+	bad := q.DeepCopy()
+	bad.Namespace, bad.Annotations = "team-b", map[string]string{"berth.dev/lending-limit": "cpu"}
+	var out bytes.Buffer
+	if err := QuotasOf([]v1alpha1.ElasticQuota{q, *bad}).WriteTable(&out, false); err != nil {
+		t.Fatal(err)
+	}
+	want := `NAME    RESOURCE   MIN   MAX      USED     BORROWED   FAIR-SHARE   WEIGHT   LENDING-LIMIT   BORROWING-LIMIT
+quota   cpu        2     <none>   1        0          <none>       <none>   1               <none>
+        memory     4Gi   <none>   <none>   0                                <none>          2Gi
+quota   cpu        2     <none>   1        0          <none>       <none>   <none>          <none>
+        memory     4Gi   <none>   <none>   0                                <none>          <none>
+`
+	if out.String() != want {
+		t.Errorf("the table:\n%s\nwant:\n%s", out.String(), want)
+	}
+}

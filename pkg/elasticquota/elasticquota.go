@@ -135,6 +135,14 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	s := &preFilterState{request: request, need: pl.needOf(pod, group, request, view), group: group, view: view}
 	s.exceeded = s.check()
 	state.Write(preFilterStateKey, s)
+	if view.InFairSharing() {
+		pl.ledger.Waiting(pod, s.need)
+	}
+	if s.exceeded == nil {
+		if st := pl.admitFromPool(ctx, pod, view, s.need); st != nil {
+			return nil, st
+		}
+	}
 	if e := s.exceeded; e != nil {
 		code := fwk.Unschedulable
 		if view.FitsAlone(s.need) != nil {
@@ -149,6 +157,38 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 		return nil, fwk.NewStatus(code, e.Error())
 	}
 	return nil, nil
+}
+
+// admitFromPool refuses a pod that would borrow what others are owed: capacity kept by a lending
+// limit, or capacity a quota below its fair share waits for while the pod's quota is at its own.
+// Either way the pod is parked until a pod ends or binds or the tree changes; preemption cannot
+// help it (its quota's side is not short), so it is UnschedulableAndUnresolvable.
+func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *quota.View, need quota.Vector) *fwk.Status {
+	lending, fair := pl.ledger.LendingLimits(), view.FairBorrows(need)
+	if !lending && !fair {
+		return nil
+	}
+	capacity := pl.capacity()
+	var refusal error
+	var clock uint64
+	if lending {
+		if u, c := pl.ledger.LendingAdmits(pod, need, capacity); u != nil {
+			refusal, clock = u, c
+		}
+	}
+	if refusal == nil && fair {
+		if u, c := pl.ledger.FairAdmits(pod, need, capacity); u != nil {
+			refusal, clock = u, c
+		}
+	}
+	if refusal == nil {
+		return nil
+	}
+	if !pl.ledger.ParkFair(pod, clock) {
+		pl.wake([]*v1.Pod{pod})
+	}
+	klog.FromContext(ctx).V(4).Info("Pod waits for capacity others are owed", "pod", klog.KObj(pod), "reason", refusal.Error())
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, refusal.Error())
 }
 
 // needOf is what admitting pod, asking request, takes from its quota (view): the request, or for
@@ -351,4 +391,28 @@ func (pl *ElasticQuota) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragm
 		return nil, fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}
 	return []fwk.SignFragment{{Key: signerKey, Value: pod.Namespace + request.String() + groupOf(pod)}}, nil
+}
+
+// capacity is the allocatable of the nodes in this cycle's snapshot: less what pods hold, plus
+// what quotas borrow, the pool fair shares divide.
+func (s *shared) capacity() quota.Vector {
+	lister := s.handle.SnapshotSharedLister()
+	if lister == nil {
+		return nil
+	}
+	nodes, err := lister.NodeInfos().List()
+	if err != nil {
+		return nil
+	}
+	capacity := quota.Vector{}
+	for _, ni := range nodes {
+		a := ni.GetAllocatable()
+		capacity[v1.ResourceCPU] += a.GetMilliCPU()
+		capacity[v1.ResourceMemory] += a.GetMemory() * 1000
+		capacity[v1.ResourcePods] += int64(a.GetAllowedPodNumber()) * 1000
+		for name, x := range a.GetScalarResources() {
+			capacity[name] += x * 1000
+		}
+	}
+	return capacity
 }

@@ -48,30 +48,6 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victi
 	return &victims.Rule{Verdict: q.Verdict, Tally: q.Tally, Evicting: q.Evicting, InProgress: reclaim.InProgress}
 }
 
-// capacity is the allocatable of the nodes in this cycle's snapshot: less what pods hold, plus
-// what quotas borrow, the pool fair shares divide.
-func (r *victimRule) capacity() quota.Vector {
-	lister := r.handle.SnapshotSharedLister()
-	if lister == nil {
-		return nil
-	}
-	nodes, err := lister.NodeInfos().List()
-	if err != nil {
-		return nil
-	}
-	capacity := quota.Vector{}
-	for _, ni := range nodes {
-		a := ni.GetAllocatable()
-		capacity[v1.ResourceCPU] += a.GetMilliCPU()
-		capacity[v1.ResourceMemory] += a.GetMemory() * 1000
-		capacity[v1.ResourcePods] += int64(a.GetAllowedPodNumber()) * 1000
-		for name, x := range a.GetScalarResources() {
-			capacity[name] += x * 1000
-		}
-	}
-	return capacity
-}
-
 // quotaRule is the rule's say in one preemption attempt.
 type quotaRule struct {
 	r         *quota.Reclaim

@@ -31,6 +31,14 @@ type Ledger struct {
 	// incoming are preemptors whose victims are being evicted, until they hold resources
 	// themselves: fair sharing counts them on their quota's side (see Incoming).
 	incoming map[types.UID]arrival
+	// pending are the pods waiting to be scheduled in fair-sharing quotas, their demand;
+	// fairParked the pods refused for fair sharing, and fairClock counts the changes that can
+	// admit them (see FairAdmits).
+	pending    map[types.UID]pendingPod
+	fairParked map[types.UID]*v1.Pod
+	fairClock  uint64
+	// lendingLimits is set when a quota in force has a lending limit (see LendingAdmits).
+	lendingLimits bool
 }
 
 // arrival is a preemptor on its way in: its namespace, what it will hold, and since when.
@@ -86,7 +94,8 @@ type account struct {
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
 	return &Ledger{pods: map[types.UID]*holding{}, namespaces: map[string]*account{},
-		quotas: map[string]*node{}, parked: map[types.UID][]*node{}, incoming: map[types.UID]arrival{}}
+		quotas: map[string]*node{}, parked: map[types.UID][]*node{}, incoming: map[types.UID]arrival{},
+		pending: map[types.UID]pendingPod{}, fairParked: map[types.UID]*v1.Pod{}}
 }
 
 // Incoming records that pod's preemption has started evicting its victims for request: until it
@@ -206,13 +215,17 @@ func (l *Ledger) setTree(tree *Tree) []*v1.Pod {
 		}
 	}
 	l.tree, l.quotas = tree, nodes
+	l.lendingLimits = false
+	for _, n := range nodes {
+		l.lendingLimits = l.lendingLimits || len(n.spec.LendingLimit) > 0
+	}
 	for ns, a := range l.namespaces {
 		for n := l.nodeOf(ns); n != nil; n = n.parent {
 			n.used.Add(a.used, 1)
 			n.leaving.Add(a.leaving, 1)
 		}
 	}
-	return woken
+	return append(woken, l.drainFair()...)
 }
 
 // drain hands back the pods parked at n, and unparks them everywhere. Callers hold mu.
@@ -513,7 +526,12 @@ func (l *Ledger) Bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 		h = &holding{namespace: pod.Namespace, group: group, request: request, bound: true}
 		l.hold(pod.UID, h, l.account(pod.Namespace))
 		l.markLeaving(h, pod)
-		return nil
+		return l.drainFair()
+	}
+	var woken []*v1.Pod
+	if !h.bound {
+		// A pod that took capacity refused to others for fairness is in: they may be next.
+		woken = l.drainFair()
 	}
 	h.bound = true
 	a := l.account(h.namespace)
@@ -532,9 +550,9 @@ func (l *Ledger) Bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 	l.count(h.namespace, a, request, 1, false)
 	h.request = request
 	if shrank {
-		return l.wake(l.nodeOf(h.namespace))
+		return append(woken, l.wake(l.nodeOf(h.namespace))...)
 	}
-	return nil
+	return woken
 }
 
 // Forget gives back everything pod holds: it finished or was deleted. It returns the waiters of
@@ -544,7 +562,11 @@ func (l *Ledger) Forget(uid types.UID) []*v1.Pod {
 	defer l.mu.Unlock()
 	delete(l.incoming, uid)
 	h, ok := l.pods[uid]
+	delete(l.fairParked, uid)
 	if !ok {
+		if l.unpend(uid) {
+			return l.drainFair()
+		}
 		return nil
 	}
 	return l.release(uid, h)
@@ -606,6 +628,7 @@ func dropZeros(v Vector) {
 
 func (l *Ledger) hold(uid types.UID, h *holding, a *account) {
 	delete(l.incoming, uid)
+	l.unpend(uid)
 	l.pods[uid] = h
 	l.count(h.namespace, a, h.request, 1, false)
 	a.holds++
@@ -630,7 +653,7 @@ func (l *Ledger) release(uid types.UID, h *holding) []*v1.Pod {
 			delete(a.groups, h.group)
 		}
 	}
-	woken := l.wake(l.nodeOf(h.namespace))
+	woken := append(l.wake(l.nodeOf(h.namespace)), l.drainFair()...)
 	l.dropIfIdle(h.namespace, a)
 	return woken
 }

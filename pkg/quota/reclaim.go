@@ -205,58 +205,18 @@ func (l *Ledger) fairTarget(r *Reclaim, preemptor types.UID, side *node, path []
 	if !side.spec.Fair {
 		return false
 	}
-	// The quotas that share at this level: the children of the quota where the paths meet, or
-	// the tops of every tree.
-	var peers []*node
-	if level < len(path) {
-		for _, c := range l.tree.quotas[path[level].spec.Name].Children {
-			peers = append(peers, l.quotas[c])
-		}
-	} else {
-		for _, n := range l.quotas {
-			if n.parent == nil {
-				peers = append(peers, n)
-			}
-		}
-	}
-	// The pool is the capacity the peers may borrow: what no pod holds, and what they borrow,
-	// their leaving pods included (what leaves is on its way to a preemptor counted below, or
-	// free). What pods hold is the ledger's, read under the same lock as the rest: the
-	// scheduler's snapshot and the ledger each see a deletion at their own moment.
-	// The peers' shares are of what they keep: their staying pods and their preemptors already on
-	// their way in (all peers alike: counted on one side only, what one peer's preemptor was given
-	// would look free to the others).
-	pool := capacity.Clone()
-	if pool == nil {
-		pool = Vector{}
-	}
-	for _, a := range l.namespaces {
-		pool.Add(a.used, -1)
-	}
-	borrowed := map[*node]Vector{}
-	var sideKeeps Vector
-	var claims []Claim
-	for _, p := range peers {
-		if !p.spec.Fair {
-			continue
-		}
-		pool.Add(borrowing(p, p.used, nil), 1)
-		keeps := staying(p)
-		keeps.Add(l.arriving(p, preemptor), 1)
-		b := borrowing(p, keeps, nil)
-		borrowed[p] = b
-		wants := b
+	// Every peer claims what it keeps and what its waiting pods ask (Waiting), as fair admission
+	// counts them: claims of what is held alone would put each peer's fair share next to what it
+	// holds, and a quota far below its share of what everyone wants could take next to nothing.
+	lv := l.fairLevel(path, level, capacity, preemptor, func(p *node, keeps Vector) Vector {
+		d := l.demand(p, preemptor)
 		if p == side {
-			sideKeeps = keeps
-			wants = borrowing(p, keeps, r.asks)
+			d.Add(r.asks, 1)
 		}
-		claims = append(claims, Claim{Name: p.spec.Name, Weight: p.spec.Weight, Wants: wants})
-	}
-	for name, x := range pool {
-		pool[name] = max(x, 0)
-	}
-	fair := FairShares(pool, claims)
-	fairDS := func(p *node) float64 { return DominantShare(fair[p.spec.Name], pool, p.spec.weight()) }
+		return borrowing(p, keeps, d)
+	})
+	pool, borrowed, sideKeeps := lv.pool, lv.borrowed, lv.keeps[side]
+	fairDS := lv.fairDS
 	if DominantShare(borrowed[side], pool, side.spec.weight()) >= fairDS(side) {
 		return false
 	}
