@@ -136,7 +136,8 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	s.exceeded = s.check()
 	state.Write(preFilterStateKey, s)
 	if view.InFairSharing() {
-		pl.ledger.Waiting(pod, s.need)
+		// Each member of a group is counted by itself: need holds the group's other members too.
+		pl.ledger.Waiting(pod, s.request)
 	}
 	if s.exceeded == nil {
 		if st := pl.admitFromPool(ctx, pod, view, s.need); st != nil {
