@@ -410,7 +410,7 @@ func TestQuotaTreeSaysWhichQuotaLimits(t *testing.T) {
 // of its idle min; y has no min. With x using 1, y borrows 4 (7 free, 3 kept for x) and its next
 // pods wait, saying which quota keeps the cpu; x's own pods, within its min, still go in; and
 // what y gets back later is again only what x lends. kubectl berth quotas shows the limit. Three
-// tries.
+// tries; then an invalid limit is refused with an event, and the last valid one stays in force.
 func TestQuotaLendingLimit(t *testing.T) {
 	e := startQuotaEnv(t, harness.Node("n1", "8", "64Gi", nil))
 	x, y := e.Namespace(t, "x"), e.Namespace(t, "y")
@@ -468,5 +468,44 @@ func TestQuotaLendingLimit(t *testing.T) {
 			t.Errorf("try %d: y has %d pods, want 5", try, len(pods))
 		}
 		e.emptyAll(t, x, y)
+	}
+
+	// A lending limit that is not a valid resource list is refused with a Warning event naming
+	// the annotation, and the last valid tree stays in force.
+	q, err := e.eq.SchedulingV1alpha1().ElasticQuotas(x).Get(context.Background(), "quota", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Annotations["berth.dev/lending-limit"] = "{cpu: -1}"
+	if _, err := e.eq.SchedulingV1alpha1().ElasticQuotas(x).Update(context.Background(), q, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "annotation berth.dev/lending-limit: cpu -1 is negative"
+	var notes []string
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		events, err := e.Client.EventsV1().Events(x).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		notes = notes[:0]
+		for _, ev := range events.Items {
+			if ev.Reason == "InvalidElasticQuota" && ev.Type == v1.EventTypeWarning {
+				notes = append(notes, ev.Note)
+				if strings.Contains(ev.Note, want) {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("no Warning event InvalidElasticQuota on x/quota saying %q; events: %q", want, notes)
+	}
+	e.CreatePod(t, cpuPod(x, "x0", "1"))
+	for i := range 5 {
+		e.CreatePod(t, cpuPod(y, fmt.Sprint("z", i), "1"))
+	}
+	if pods := e.Settled(t, y, time.Minute); harness.Bound(pods) != 4 {
+		t.Errorf("with the invalid change refused, y has %d pods bound, want 4: the last valid limit (2) in force", harness.Bound(pods))
 	}
 }
