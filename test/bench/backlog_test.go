@@ -106,7 +106,7 @@ type backlogResult struct {
 	p50, max, settle                      time.Duration
 	// outOfOrder counts the groups bound while an older group waited.
 	outOfOrder int
-	latencies                             []time.Duration
+	latencies  []time.Duration
 }
 
 // runBacklog runs the workload once against a control plane of its own.
