@@ -2,8 +2,6 @@ package gang
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -27,22 +25,6 @@ import (
 // are activated; QOSSort puts them right behind it (a group's members share one sort key), and
 // the oldest groups first, so the oldest group whose need fits takes the room.
 //
-// Room must go to the oldest groups first, and upstream's queue gets in the way: a pod that keeps
-// failing is backed off (1 s doubling to 10 s), so room appearing while a wake's retries are under
-// way went to the younger groups not yet retried, while older ones, turned away a moment before,
-// sat out their backoff (BenchmarkBacklog saw the second freeing of room for 10 groups bind
-// groups 33 to 42 of 300, with 10 to 32 waiting; the first freeing of the short run bound groups
-// 0 to 4 and 34 to 38: room freed node by node met groups turned away by the node before). So
-// when room may have appeared (an assigned pod deleted or ended, a node added, grown or made
-// schedulable), the waiters of the roomHead oldest groups that may sit in backoff (turned away
-// within roomBackoff and not kicked since) are activated past it, at once, before the hints'
-// younger waiters are reached; QOSSort tries them first. A kicked waiter may run its cycle
-// before the scheduler's snapshot shows the room, so the kicks are looked at again roomKickEvery
-// after the last note, and again while that kicks someone. A group is kicked at most once per
-// roomKickEvery, doubling with each kick of its wait up to roomKickMax: a stream of pods ending
-// that never makes room for a big group costs at most roomHead cycles per roomKickMax, not a
-// tight loop. Younger groups keep to the hints and their backoff.
-//
 // A timer stays as a backstop, should the waiter's requeue be lost: it starts at minRoomBackstop,
 // the period at which the queue flushes unschedulable pods anyway (which brings the waiter back
 // too), and doubles with each consecutive wait up to maxRoomBackstop. It started at backoffMax
@@ -58,11 +40,6 @@ type roomWait struct {
 	waits int
 	// why says what the waiter lacked, as a clause after "pod group ns/name".
 	why string
-	// pod is the waiter; failed is when it was last turned away, kicked when RoomAppeared last
-	// activated it, and kicks how often it has since the wait began.
-	pod            *v1.Pod
-	failed, kicked time.Time
-	kicks          int
 }
 
 // minRoomBackstop is a waiting group's first backstop: upstream's queue flushes unschedulable pods
@@ -79,7 +56,7 @@ func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 		backstop *= 2
 	}
 	backstop = min(backstop, maxRoomBackstop)
-	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why, pod: pod, failed: now, kicked: g.room.kicked, kicks: g.room.kicks}
+	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why}
 	m.park(key, g, pod, parkedNoRoom, now)
 }
 
@@ -105,7 +82,7 @@ func (m *manager) endRoomWait(g *group) {
 	if g.room.waiter == "" {
 		return
 	}
-	g.room.waiter, g.room.until, g.room.pod = "", time.Time{}, nil
+	g.room.waiter, g.room.until = "", time.Time{}
 	var pods []*v1.Pod
 	for uid, p := range g.parked {
 		if p.reason == parkedNoRoom {
@@ -122,49 +99,4 @@ func (m *manager) endRoomWait(g *group) {
 // the backstop, which grows, so that the message changes only when the cause does.
 func waitsForRoom(key types.NamespacedName, why string) string {
 	return fmt.Sprintf("pod group %s waits for room because it %s; it is tried again when that member's own check may pass (pods end, nodes join or grow, quota is freed)", key, why)
-}
-
-// The limits of RoomAppeared: how many of the oldest groups it kicks, how long after a waiter
-// was turned away it may sit in backoff (upstream's default podMaxBackoffSeconds), and how often
-// one group is kicked at most, at first and at last.
-const (
-	roomHead      = 16
-	roomBackoff   = 10 * time.Second
-	roomKickEvery = 100 * time.Millisecond
-	roomKickMax   = 1600 * time.Millisecond
-)
-
-// RoomAppeared returns the waiters to kick now, of the n oldest waiting groups by older that may
-// sit in backoff, and notes them kicked. A group waits between kicks roomKickEvery, doubled with
-// each kick of its wait up to roomKickMax.
-func (m *manager) RoomAppeared(n int, older func(a, b *v1.Pod) int) []*v1.Pod {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.clock.Now()
-	var waiting []*group
-	for _, g := range m.groups {
-		if r := g.room; r.waiter != "" && now.Sub(r.failed) < roomBackoff && r.kicked.Before(r.failed) {
-			waiting = append(waiting, g)
-		}
-	}
-	slices.SortFunc(waiting, func(a, b *group) int { return older(a.room.pod, b.room.pod) })
-	var pods []*v1.Pod
-	for _, g := range waiting[:min(n, len(waiting))] {
-		if now.Sub(g.room.kicked) >= min(roomKickEvery<<min(max(g.room.kicks-1, 0), 8), roomKickMax) {
-			g.room.kicked = now
-			g.room.kicks++
-			pods = append(pods, g.room.pod)
-		}
-	}
-	return pods
-}
-
-// olderGroup orders pods by when returns for their groups, then by name.
-func olderGroup(when func(*v1.Pod) time.Time) func(a, b *v1.Pod) int {
-	return func(a, b *v1.Pod) int {
-		if c := when(a).Compare(when(b)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // admitForRoom runs the room check of Gang's admit for pod, and ends the wait when it lets the
@@ -83,72 +82,5 @@ func TestWaitForRoom(t *testing.T) {
 	m.PodChanged(keyA, a1.UID, nil)
 	if diff := cmp.Diff([]string{"a3"}, activated()); diff != "" {
 		t.Errorf("woken when the waiter was deleted (-want +got):\n%s", diff)
-	}
-}
-
-// RoomAppeared kicks the waiters of the oldest waiting groups that may sit in backoff: turned
-// away within roomBackoff and not kicked since, at most n, oldest first, each at most once per
-// roomKickEvery, doubled with each kick. A group whose wait ended is not kicked.
-func TestRoomAppeared(t *testing.T) {
-	m, c, _ := testManager()
-	keyB := types.NamespacedName{Namespace: "ns", Name: "b"}
-	keyC := types.NamespacedName{Namespace: "ns", Name: "c"}
-	c1 := member("c", "c1", "uid-c1")
-	// Groups by age: c, then a, then b.
-	age := map[string]time.Time{"c1": t0, "a1": t0.Add(time.Second), "b1": t0.Add(2 * time.Second)}
-	older := olderGroup(func(p *v1.Pod) time.Time { return age[p.Name] })
-	kick := func() []string {
-		var n []string
-		for _, p := range m.RoomAppeared(2, older) {
-			n = append(n, p.Name)
-		}
-		return n
-	}
-	m.MemberFailed(keyB, b1, 2, noRelease, "could not place member b1")
-	m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1")
-	m.MemberFailed(keyC, c1, 2, noRelease, "could not place member c1")
-	if got := kick(); !cmp.Equal(got, []string{"c1", "a1"}) {
-		t.Errorf("first room: kicked %v, want the two oldest, c1 and a1", got)
-	}
-	// Not turned away since: nothing to kick but b1, now among the two oldest that may wait.
-	c.Step(roomKickEvery / 4)
-	if got := kick(); !cmp.Equal(got, []string{"b1"}) {
-		t.Errorf("room again: kicked %v, want b1 only", got)
-	}
-	// c1 is turned away again soon after its kick: it is kicked when roomKickEvery has passed.
-	c.Step(roomKickEvery / 4)
-	m.MemberFailed(keyC, c1, 2, noRelease, "could not place member c1")
-	if got := kick(); len(got) != 0 {
-		t.Errorf("room within roomKickEvery: kicked %v, want none", got)
-	}
-	c.Step(roomKickEvery / 2)
-	if got := kick(); !cmp.Equal(got, []string{"c1"}) {
-		t.Errorf("after roomKickEvery: kicked %v, want c1", got)
-	}
-	// Its second kick doubles the wait for the third.
-	c.Step(roomKickEvery / 4)
-	m.MemberFailed(keyC, c1, 2, noRelease, "could not place member c1")
-	c.Step(roomKickEvery * 3 / 4)
-	if got := kick(); len(got) != 0 {
-		t.Errorf("a second kick within twice roomKickEvery: %v", got)
-	}
-	c.Step(roomKickEvery)
-	if got := kick(); !cmp.Equal(got, []string{"c1"}) {
-		t.Errorf("after twice roomKickEvery: kicked %v, want c1", got)
-	}
-	// a's wait ends: a is not kicked again, whatever happens.
-	if !admitForRoom(m, a1) {
-		t.Fatal("the waiter was held back")
-	}
-	c.Step(roomKickEvery)
-	m.MemberFailed(keyB, b1, 2, noRelease, "could not place member b1")
-	if got := kick(); !cmp.Equal(got, []string{"b1"}) {
-		t.Errorf("after a's wait ended: kicked %v, want b1", got)
-	}
-	// Past roomBackoff a waiter is out of the queue's backoff: the hints requeue it directly.
-	m.MemberFailed(keyC, c1, 2, noRelease, "could not place member c1")
-	c.Step(roomBackoff)
-	if got := kick(); len(got) != 0 {
-		t.Errorf("kicked past roomBackoff: %v", got)
 	}
 }

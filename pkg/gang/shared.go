@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -41,11 +40,6 @@ type core struct {
 	podEvents cache.ResourceEventHandlerRegistration
 	// rejectMu serializes Rejects of waiting pods (see reject).
 	rejectMu sync.Mutex
-	// clock reads time for roomAppeared; roomNoted is when room was last noted (Unix ns), and
-	// roomPending is set while a second look (lookAgain) is pending.
-	clock       timeSource
-	roomNoted   atomic.Int64
-	roomPending atomic.Bool
 }
 
 // cores holds each scheduler's core, keyed by the informer factory its profiles share.
@@ -77,7 +71,6 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		podGroups: groups,
 		members:   members{indexer: groups.Pods},
 		status:    status,
-		clock:     t.clock,
 	}
 	c.groups = newManager(t.backoffBase, t.backoffMax, t.clock, hooks{
 		activate: c.activate,
@@ -89,9 +82,6 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		return nil, err
 	}
 	if c.podEvents, err = podInformer.AddEventHandler(c.podHandler()); err != nil {
-		return nil, err
-	}
-	if _, err := h.SharedInformerFactory().Core().V1().Nodes().Informer().AddEventHandler(c.nodeHandler()); err != nil {
 		return nil, err
 	}
 	statusFactory.Start(ctx.Done())
@@ -170,9 +160,6 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
-			if cur.Spec.NodeName != "" && !ended(old) && ended(cur) {
-				c.roomAppeared()
-			}
 			oldKey, wasMember := podgroup.KeyOf(old)
 			key, isMember := podgroup.KeyOf(cur)
 			if wasMember && oldKey != key {
@@ -193,73 +180,10 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 				if key, ok := podgroup.KeyOf(pod); ok {
 					c.groups.PodChanged(key, pod.UID, nil)
 				}
-				if pod.Spec.NodeName != "" && !ended(pod) {
-					c.roomAppeared()
-				}
 			}
 		},
 	}
 }
-
-// ended reports whether pod has run to its end: the scheduler no longer counts what it requests,
-// as it does not count a deleted pod's.
-func ended(pod *v1.Pod) bool {
-	return pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
-}
-
-// nodeHandler notes room appearing on nodes: a node added, grown or made schedulable.
-func (c *core) nodeHandler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { c.roomAppeared() },
-		UpdateFunc: func(oldObj, newObj any) {
-			old, ok1 := oldObj.(*v1.Node)
-			cur, ok2 := newObj.(*v1.Node)
-			if ok1 && ok2 && (old.Spec.Unschedulable && !cur.Spec.Unschedulable ||
-				!equality.Semantic.DeepEqual(old.Status.Allocatable, cur.Status.Allocatable)) {
-				c.roomAppeared()
-			}
-		},
-	}
-}
-
-// roomAppeared kicks the oldest waiting groups past their backoff (see roomwait.go). A waiter
-// kicked on the informer's event may run its cycle on a snapshot that does not show the room yet
-// and sit out a backoff for it, so the kicks are looked at again roomKickEvery after the last
-// note, and again while that kicks someone.
-func (c *core) roomAppeared() {
-	c.roomNoted.Store(c.clock.Now().UnixNano())
-	c.kickOldest()
-	if c.roomPending.CompareAndSwap(false, true) {
-		c.clock.AfterFunc(roomKickEvery, c.lookAgain)
-	}
-}
-
-func (c *core) lookAgain() {
-	if since := c.clock.Now().Sub(time.Unix(0, c.roomNoted.Load())); since < roomKickEvery {
-		c.clock.AfterFunc(roomKickEvery-since, c.lookAgain)
-		return
-	}
-	if c.kickOldest() > 0 {
-		c.clock.AfterFunc(roomKickEvery, c.lookAgain)
-		return
-	}
-	c.roomPending.Store(false)
-}
-
-// kickOldest activates what RoomAppeared returns and says how many.
-func (c *core) kickOldest() int {
-	pods := c.groups.RoomAppeared(roomHead, olderGroup(func(p *v1.Pod) time.Time {
-		if _, at, ok := c.podGroups.Order.Of(p); ok {
-			return at
-		}
-		return maxTime
-	}))
-	c.activate(pods)
-	return len(pods)
-}
-
-// maxTime sorts after every real time.
-var maxTime = time.Unix(1<<62, 0)
 
 // wokenByPodGroup are the reasons a PodGroup appearing or changing may lift. A group that
 // stands aside waits for its timer whatever changes.
