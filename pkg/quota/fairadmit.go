@@ -20,13 +20,6 @@ import (
 // unseen (an informer miss) stops holding its peers back after that.
 const pendingTimeout = 6 * time.Minute
 
-// pendingPod is a pod waiting to be admitted: its namespace, what it asks, and its last attempt.
-type pendingPod struct {
-	namespace string
-	request   Vector
-	at        time.Time
-}
-
 // Waiting records that pod, asking request, waits to be scheduled: its quota's demand in fair
 // sharing, until it holds resources, is forgotten, or is not tried again for pendingTimeout.
 func (l *Ledger) Waiting(pod *v1.Pod, request Vector) {
@@ -35,7 +28,7 @@ func (l *Ledger) Waiting(pod *v1.Pod, request Vector) {
 	if _, ok := l.pods[pod.UID]; ok {
 		return
 	}
-	l.pending[pod.UID] = pendingPod{namespace: pod.Namespace, request: request, at: time.Now()}
+	l.pending[pod.UID] = arrival{namespace: pod.Namespace, request: request, at: time.Now()}
 }
 
 // unpend forgets a waiting pod, and reports whether it was one: a peer's demand changed, which can

@@ -34,14 +34,15 @@ type Ledger struct {
 	// pending are the pods waiting to be scheduled in fair-sharing quotas, their demand;
 	// fairParked the pods refused for fair sharing, and fairClock counts the changes that can
 	// admit them (see FairAdmits).
-	pending    map[types.UID]pendingPod
+	pending    map[types.UID]arrival
 	fairParked map[types.UID]*v1.Pod
 	fairClock  uint64
 	// lendingLimits is set when a quota in force has a lending limit (see LendingAdmits).
 	lendingLimits bool
 }
 
-// arrival is a preemptor on its way in: its namespace, what it will hold, and since when.
+// arrival is a pod on its way in, a preemptor (incoming) or a pod waiting to be admitted
+// (pending): its namespace, what it asks, and since when (for pending, its last attempt).
 type arrival struct {
 	namespace string
 	request   Vector
@@ -95,7 +96,7 @@ type account struct {
 func NewLedger() *Ledger {
 	return &Ledger{pods: map[types.UID]*holding{}, namespaces: map[string]*account{},
 		quotas: map[string]*node{}, parked: map[types.UID][]*node{}, incoming: map[types.UID]arrival{},
-		pending: map[types.UID]pendingPod{}, fairParked: map[types.UID]*v1.Pod{}}
+		pending: map[types.UID]arrival{}, fairParked: map[types.UID]*v1.Pod{}}
 }
 
 // Incoming records that pod's preemption has started evicting its victims for request: until it
