@@ -26,6 +26,7 @@ type driver func(ctx context.Context, tCtx ktesting.TContext, w workloadID) ([]r
 var drivers = map[string]driver{
 	"GPUShare":       churnNodes,
 	"GangContention": driveGangContention,
+	"DRA":            countFreeDRAGPUs,
 }
 
 // workloadID names a workload as the results do.

@@ -134,6 +134,7 @@ func checkDriverResults(t *testing.T, workloads []string, results []report.Resul
 	want := map[string][]string{
 		"GangContention": {report.GangTimeToFull, report.GangRefillDelay, report.GangPartialSeen},
 		"GPUShare":       {report.NodeUpdates},
+		"DRA":            {report.DRAGPUsFree},
 	}
 	for _, w := range workloads {
 		testCase, workload, _ := strings.Cut(w, "/")
@@ -154,6 +155,12 @@ func checkDriverResults(t *testing.T, workloads []string, results []report.Resul
 			case report.NodeUpdates:
 				if r.Data["Value"] <= 0 {
 					t.Errorf("%s: %v node updates per second, want some", w, r.Data["Value"])
+				}
+			case report.DRAGPUsFree:
+				// Every bound pod's claim allocated, and some GPU used.
+				if r.Data["Claims"] == 0 || r.Data["Claims"] != r.Data["Pods"] || r.Data["Value"] >= r.Data["Total"] {
+					t.Errorf("%s: %v of %v GPUs fully free, %v claims allocated for %v pods bound: want a claim allocated per pod, on some GPUs",
+						w, r.Data["Value"], r.Data["Total"], r.Data["Claims"], r.Data["Pods"])
 				}
 			}
 		}

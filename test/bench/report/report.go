@@ -37,6 +37,9 @@ const (
 	// NodeUpdates is the rate of the node status and label updates that run during the GPUShare
 	// workloads (churn_test.go), as achieved: the same for every scheduler, or the comparison is off.
 	NodeUpdates = "NodeUpdates"
+	// DRAGPUsFree is the number of GPUs that no allocated claim consumes at the end of a DRA
+	// workload's fill (dra_test.go): GPUs still free for a pod asking for a whole one.
+	DRAGPUsFree = "DRAGPUsFullyFree"
 )
 
 // A simulation is a metric of a simulation (no cluster), printed as its own block under title.
@@ -244,6 +247,7 @@ var figures = []figure{
 	{title: "refill delay max (ms)", metric: GangRefillDelay, bucket: "Max"},
 	{title: "partial groups seen", metric: GangPartialSeen, bucket: "Value"},
 	{title: "node updates (/s)", metric: NodeUpdates, bucket: "Value"},
+	{title: "GPUs fully free", metric: DRAGPUsFree, bucket: "Value"},
 }
 
 func (f figure) value(results []Result, testCase, workload string) (float64, bool) {
