@@ -81,6 +81,10 @@ var _ fwk.FilterPlugin = &Gang{}
 // scheduler passes Filter no others; Filter stays for callers that filter any node (preemption's
 // dry runs, the extender-style checks of other profiles).
 func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	if r := roomStateOf(state); r != nil {
+		// The group cannot fit the cluster's room at all (roomsum.go).
+		return fwk.NewStatus(fwk.Pending, r.msg)
+	}
 	s := topologyStateOf(state)
 	if s == nil || ni.Node() == nil || s.nodes.Has(ni.Node().Name) {
 		return nil
@@ -108,7 +112,7 @@ func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g 
 	if err != nil && mayPreempt(pod) {
 		// A domain that would hold the group once pods of lower priority than its members go:
 		// Filter keeps the members to it, so preemption makes room for them there and nowhere else.
-		choice, _ = pl.index.Choose(c, topologyNodes(nodes, group.Member, pod), group)
+		choice, _ = pl.index.ChooseToPreempt(c, topologyNodes(nodes, group.Member, pod), group)
 		preempting = true
 	}
 	if choice == nil && err != nil {
@@ -167,9 +171,9 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 }
 
 // topologyNodes is what the choice reads of the snapshot's nodes: each node and how many members
-// asking member fit on it; with preemptor, counting as free what the pods of lower priority hold,
-// which preemption could give it. It runs for every node of the cluster, so the usual case counts
-// without a map per node.
+// asking member fit on it; with preemptor, also how many more would once the pods of lower
+// priority go, which preemption could give it. It runs for every node of the cluster, so the usual
+// case counts without a map per node.
 func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, preemptor *v1.Pod) []topology.Node {
 	type ask struct {
 		name v1.ResourceName
@@ -186,15 +190,15 @@ func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, preemptor *v
 		if n.Node() == nil {
 			continue
 		}
-		if preemptor != nil {
-			out = append(out, topology.Node{Node: n.Node(), Room: topology.Fits(freeForPreemptor(n, member, preemptor), member)})
-			continue
-		}
 		room := freeOn(n, v1.ResourcePods)
 		for _, a := range asks {
 			room = min(room, freeOn(n, a.name)/a.want)
 		}
-		out = append(out, topology.Node{Node: n.Node(), Room: int(max(room, 0))})
+		tn := topology.Node{Node: n.Node(), Room: int(max(room, 0))}
+		if preemptor != nil {
+			tn.Evictable = max(0, topology.Fits(freeForPreemptor(n, member, preemptor), member)-tn.Room)
+		}
+		out = append(out, tn)
 	}
 	return out
 }

@@ -22,6 +22,9 @@ type Resources map[string]int64
 type Node struct {
 	Node *v1.Node
 	Room int
+	// Evictable is how many more members would fit once the pods that the group's members may
+	// preempt go; only ChooseToPreempt reads it.
+	Evictable int
 }
 
 // Group is what a pod group still needs placed: Count members, each asking at most Member (the
@@ -76,9 +79,23 @@ func (e *NoRoom) Error() string {
 // constraint that no domain of its level can meet tries each enclosing level in turn, and then
 // takes no domain (ok, with a nil Choice). A required one returns a *NoRoom error.
 func (ix *Index) Choose(c Constraint, nodes []Node, g Group) (*Choice, error) {
+	return ix.choose(c, nodes, g, false)
+}
+
+// ChooseToPreempt is Choose for a group whose members may evict pods: a domain holds it when its
+// Room and Evictable together do, and among those it takes the one where the fewest members need
+// room that evictions free, then the least room left over. Preemption then looks for victims in that
+// domain only (Gang's Filter keeps the members to it), so the domain fixes how many pods go: a rack
+// that already has room for most of the group loses fewer pods than one that has room for none,
+// whatever the racks are called. The Choice's Room counts what the evictions would free.
+func (ix *Index) ChooseToPreempt(c Constraint, nodes []Node, g Group) (*Choice, error) {
+	return ix.choose(c, nodes, g, true)
+}
+
+func (ix *Index) choose(c Constraint, nodes []Node, g Group, preempt bool) (*Choice, error) {
 	var first *NoRoom
 	for level := c.Level; level >= 0; level-- {
-		choice, noRoom := ix.chooseAt(level, nodes, g)
+		choice, noRoom := ix.chooseAt(level, nodes, g, preempt)
 		if noRoom == nil {
 			return choice, nil
 		}
@@ -95,8 +112,9 @@ func (ix *Index) Choose(c Constraint, nodes []Node, g Group) (*Choice, error) {
 	return nil, nil
 }
 
-func (ix *Index) chooseAt(level int, nodes []Node, g Group) (*Choice, *NoRoom) {
-	room := map[Domain]int{}
+func (ix *Index) chooseAt(level int, nodes []Node, g Group, preempt bool) (*Choice, *NoRoom) {
+	// room counts what a domain could give the group; evict, of that, what evictions would free.
+	room, evict := map[Domain]int{}, map[Domain]int{}
 	noRoom := &NoRoom{Key: ix.levels[level], Count: g.Count, Each: g.Member.String()}
 	// The placed members' nodes, each with its domain once found; usually none or a few.
 	placed := make(map[string]bool, len(g.Placed))
@@ -116,6 +134,10 @@ func (ix *Index) chooseAt(level int, nodes []Node, g Group) (*Choice, *NoRoom) {
 		}
 		if ok {
 			room[d] += n.Room
+			if preempt {
+				room[d] += n.Evictable
+				evict[d] += n.Evictable
+			}
 		}
 	}
 	if len(placed) > 0 {
@@ -129,11 +151,17 @@ func (ix *Index) chooseAt(level int, nodes []Node, g Group) (*Choice, *NoRoom) {
 		room = map[Domain]int{fixed: room[fixed]}
 	}
 	var best *Choice
+	bestNeed := 0
 	for _, d := range slices.Sorted(maps.Keys(room)) {
 		r := room[d]
 		noRoom.Largest = max(noRoom.Largest, r)
-		if r >= g.Count && (best == nil || r-g.Count < best.Room) {
-			best = &Choice{Level: level, Domain: d, Room: r - g.Count}
+		if r < g.Count {
+			continue
+		}
+		// need is how many members only evictions make room for; 0 unless preempting.
+		need := max(0, g.Count-(r-evict[d]))
+		if best == nil || need < bestNeed || need == bestNeed && r-g.Count < best.Room {
+			best, bestNeed = &Choice{Level: level, Domain: d, Room: r - g.Count}, need
 		}
 	}
 	if best == nil {

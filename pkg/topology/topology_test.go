@@ -181,3 +181,42 @@ func TestIndex(t *testing.T) {
 		t.Errorf("after a sweep with only n1 read: %d nodes left, want n1's current object alone", len(ix.nodes))
 	}
 }
+
+// A group that may preempt goes to the domain where evictions must make room for the fewest of its
+// members, whatever the names; then to the one with the least left over; a domain that cannot hold
+// it even after evictions is never taken.
+func TestChooseToPreempt(t *testing.T) {
+	rack := Constraint{Level: 2, Key: RackLabel, Required: true}
+	racks := func(r1Room, r1Evictable, r2Room, r2Evictable int) []Node {
+		a, b := node("a", "z", "b1", "r1", 0, 0), node("b", "z", "b1", "r2", 0, 0)
+		a.Room, a.Evictable, b.Room, b.Evictable = r1Room, r1Evictable, r2Room, r2Evictable
+		return []Node{a, b}
+	}
+	for _, tt := range []struct {
+		name  string
+		nodes []Node
+		want  *Choice
+		err   *NoRoom
+	}{
+		{"the second rack needs fewer evictions", racks(1, 3, 2, 2), &Choice{Level: 2, Domain: "z/b1/r2", Room: 0}, nil},
+		{"the first rack needs fewer evictions", racks(2, 2, 1, 3), &Choice{Level: 2, Domain: "z/b1/r1", Room: 0}, nil},
+		{"equal evictions: the least left over", racks(2, 4, 2, 2), &Choice{Level: 2, Domain: "z/b1/r2", Room: 0}, nil},
+		{"the rack with room for most cannot hold it all", racks(3, 0, 0, 4), &Choice{Level: 2, Domain: "z/b1/r2", Room: 0}, nil},
+		{"no rack holds it even after evictions", racks(1, 2, 2, 1), nil, &NoRoom{Key: RackLabel, Count: 4, Largest: 3}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := NewIndex(levels).ChooseToPreempt(rack, tt.nodes, Group{Count: 4})
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("choice (-want +got):\n%s", diff)
+			}
+			var noRoom *NoRoom
+			if tt.err == nil && err != nil || tt.err != nil && (!errors.As(err, &noRoom) || *noRoom != *tt.err) {
+				t.Errorf("error %v, want %v", err, tt.err)
+			}
+			// Choose reads Room alone: no rack has room for 4 without evictions.
+			if c, err := NewIndex(levels).Choose(rack, tt.nodes, Group{Count: 4}); c != nil || err == nil {
+				t.Errorf("Choose without evictions: %+v, %v; want no room", c, err)
+			}
+		})
+	}
+}
