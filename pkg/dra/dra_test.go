@@ -244,7 +244,8 @@ func TestRequestOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []DeviceRequest{
-		{Claim: types.NamespacedName{Namespace: "ns", Name: "share"}, Request: "gpu", Class: "gpu.nvidia.com", Count: 2, Memory: 20 * gi, Selectors: []string{`device.driver == "gpu.nvidia.com"`}},
+		{Claim: types.NamespacedName{Namespace: "ns", Name: "share"}, Request: "gpu", Class: "gpu.nvidia.com", Count: 2, Memory: 20 * gi,
+			Capacity: map[resourceapi.QualifiedName]resource.Quantity{DefaultMemory: resource.MustParse("20Gi")}, Selectors: []string{`device.driver == "gpu.nvidia.com"`}},
 		{Claim: types.NamespacedName{Namespace: "ns", Name: "nic"}, Request: "gpu", Class: "nic", Count: 1, Selectors: []string{`device.driver == "nic.example.com"`}},
 	}
 	if d := cmp.Diff(want, pr.Requests); d != "" {

@@ -181,7 +181,7 @@ func Inventory(cfg Config, resourceSlices []*resourceapi.ResourceSlice, claims [
 			entry := &Device{ID: id, Shared: d.AllowMultipleAllocations != nil && *d.AllowMultipleAllocations, Slice: d}
 			var g *GPU
 			if len(d.ConsumesCounters) == 0 {
-				c, ok := d.Capacity[cfg.Memory]
+				c, ok := CapacityOf(d.Capacity, cfg.Driver, cfg.Memory)
 				if !ok {
 					fail(fmt.Sprintf("capacity[%s]", cfg.Memory), "missing: a GPU of driver %s must publish its memory", cfg.Driver)
 					continue
@@ -251,7 +251,7 @@ func Inventory(cfg Config, resourceSlices []*resourceapi.ResourceSlice, claims [
 			}
 			dev.Allocated = true
 			memory := dev.Memory
-			if q, ok := r.ConsumedCapacity[cfg.Memory]; ok && dev.Shared {
+			if q, ok := CapacityOf(r.ConsumedCapacity, cfg.Driver, cfg.Memory); ok && dev.Shared {
 				memory = q.Value()
 			}
 			g.Used += memory

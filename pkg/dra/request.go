@@ -24,6 +24,11 @@ type DeviceRequest struct {
 	// Memory is the share of each device's memory capacity asked for, in bytes; 0 asks for no
 	// share, which takes a shareable device's default and any other device whole.
 	Memory int64
+	// Capacity is the share of each device's capacities asked for, by capacity name, as the
+	// request writes it.
+	Capacity map[resourceapi.QualifiedName]resource.Quantity
+	// AdminAccess asks for monitoring access, which consumes nothing.
+	AdminAccess bool
 	// Selectors are the class's CEL selectors, then the request's.
 	Selectors []string
 }
@@ -81,45 +86,67 @@ func RequestOf(pod *v1.Pod, cfg Config,
 	return pr, nil
 }
 
-// ClaimRequests are a claim's requests, each with its class's selectors.
+// ClaimRequests are a claim's requests, each with its class's selectors; a prioritized list
+// (firstAvailable) by its first choice, and requests for monitoring (adminAccess) left out: they
+// consume nothing.
 func ClaimRequests(claim *resourceapi.ResourceClaim, cfg Config, getClass func(name string) (*resourceapi.DeviceClass, error)) ([]DeviceRequest, error) {
 	var out []DeviceRequest
-	for i, r := range claim.Spec.Devices.Requests {
-		field := fmt.Sprintf("resourceclaim %s/%s: spec.devices.requests[%d]", claim.Namespace, claim.Name, i)
-		dr := DeviceRequest{Claim: types.NamespacedName{Namespace: claim.Namespace, Name: claim.Name}, Request: r.Name}
-		var (
-			selectors []resourceapi.DeviceSelector
-			mode      resourceapi.DeviceAllocationMode
-			count     int64
-			capacity  *resourceapi.CapacityRequirements
-		)
-		switch {
-		case r.Exactly != nil:
-			e := r.Exactly
-			if e.AdminAccess != nil && *e.AdminAccess {
-				// Monitoring access consumes nothing.
-				continue
-			}
-			dr.Class, selectors, mode, count, capacity = e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.Capacity
-		case len(r.FirstAvailable) > 0:
-			s := r.FirstAvailable[0]
-			dr.Request = r.Name + "/" + s.Name
-			dr.Class, selectors, mode, count, capacity = s.DeviceClassName, s.Selectors, s.AllocationMode, s.Count, s.Capacity
-		default:
-			return nil, fmt.Errorf("%s: neither exactly nor firstAvailable is set", field)
+	for i := range claim.Spec.Devices.Requests {
+		choices, err := RequestChoices(claim, i, getClass)
+		if err != nil {
+			return nil, err
 		}
-		switch mode {
+		if dr := choices[0]; !dr.AdminAccess {
+			if q, ok := CapacityOf(dr.Capacity, cfg.Driver, cfg.Memory); ok {
+				dr.Memory = q.Value()
+			}
+			out = append(out, dr)
+		}
+	}
+	return out, nil
+}
+
+// RequestChoices are the ways request i of claim can be met, in the claim's order of preference:
+// the request itself (exactly), or each subrequest of a prioritized list (firstAvailable), named
+// "request/subrequest". Each has its class's CEL selectors, then its own. Memory is left 0: what
+// names a GPU's memory is the caller's Config.
+func RequestChoices(claim *resourceapi.ResourceClaim, i int, getClass func(name string) (*resourceapi.DeviceClass, error)) ([]DeviceRequest, error) {
+	r := claim.Spec.Devices.Requests[i]
+	field := fmt.Sprintf("resourceclaim %s/%s: spec.devices.requests[%d]", claim.Namespace, claim.Name, i)
+	type choice struct {
+		name      string
+		class     string
+		selectors []resourceapi.DeviceSelector
+		mode      resourceapi.DeviceAllocationMode
+		count     int64
+		capacity  *resourceapi.CapacityRequirements
+		admin     bool
+	}
+	var choices []choice
+	switch {
+	case r.Exactly != nil:
+		e := r.Exactly
+		choices = append(choices, choice{r.Name, e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.Capacity, e.AdminAccess != nil && *e.AdminAccess})
+	case len(r.FirstAvailable) > 0:
+		for _, s := range r.FirstAvailable {
+			choices = append(choices, choice{r.Name + "/" + s.Name, s.DeviceClassName, s.Selectors, s.AllocationMode, s.Count, s.Capacity, false})
+		}
+	default:
+		return nil, fmt.Errorf("%s: neither exactly nor firstAvailable is set", field)
+	}
+	out := make([]DeviceRequest, 0, len(choices))
+	for _, c := range choices {
+		dr := DeviceRequest{Claim: types.NamespacedName{Namespace: claim.Namespace, Name: claim.Name}, Request: c.name, Class: c.class, AdminAccess: c.admin}
+		switch c.mode {
 		case resourceapi.DeviceAllocationModeAll:
 			dr.All = true
 		case resourceapi.DeviceAllocationModeExactCount, "":
-			dr.Count = max(count, 1)
+			dr.Count = max(c.count, 1)
 		default:
-			return nil, fmt.Errorf("%s: allocationMode %q is not one berth knows", field, mode)
+			return nil, fmt.Errorf("%s: allocationMode %q is not one berth knows", field, c.mode)
 		}
-		if capacity != nil {
-			if q, ok := capacity.Requests[cfg.Memory]; ok {
-				dr.Memory = q.Value()
-			}
+		if c.capacity != nil {
+			dr.Capacity = c.capacity.Requests
 		}
 		class, err := getClass(dr.Class)
 		if err != nil {
@@ -130,7 +157,7 @@ func ClaimRequests(claim *resourceapi.ResourceClaim, cfg Config, getClass func(n
 				dr.Selectors = append(dr.Selectors, s.CEL.Expression)
 			}
 		}
-		for _, s := range selectors {
+		for _, s := range c.selectors {
 			if s.CEL != nil {
 				dr.Selectors = append(dr.Selectors, s.CEL.Expression)
 			}
@@ -140,6 +167,17 @@ func ClaimRequests(claim *resourceapi.ResourceClaim, cfg Config, getClass func(n
 	return out, nil
 }
 
+// CapacityOf finds a capacity by its name, written bare or with the driver's domain: a name
+// without a domain is in the driver's (resource.k8s.io's QualifiedName).
+// It serves requests and consumed capacity (quantities) and slices (DeviceCapacity) alike.
+func CapacityOf[V any](list map[resourceapi.QualifiedName]V, driver string, name resourceapi.QualifiedName) (V, bool) {
+	if v, ok := list[name]; ok {
+		return v, true
+	}
+	v, ok := list[resourceapi.QualifiedName(driver)+"/"+name]
+	return v, ok
+}
+
 // Share is the memory a request for a share of memory (0: none named) takes from dev, as the
 // allocator rounds it by the device's request policy; ok is false if the policy refuses it. A
 // device that is not shareable is taken whole.
@@ -147,7 +185,7 @@ func Share(dev *Device, cfg Config, memory int64) (int64, bool) {
 	if !dev.Shared || dev.Slice == nil {
 		return dev.Memory, true
 	}
-	c, ok := dev.Slice.Capacity[cfg.Memory]
+	c, ok := CapacityOf(dev.Slice.Capacity, cfg.Driver, cfg.Memory)
 	if !ok || c.RequestPolicy == nil {
 		if memory == 0 {
 			return dev.Memory, true

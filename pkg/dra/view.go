@@ -136,3 +136,42 @@ func (m *Matcher) View(ctx context.Context, n *NodeGPUs, r *DeviceRequest) (devs
 	}
 	return devs, gpu.Request{Count: int(count), PerDevice: per, Total: per * count}, true
 }
+
+// LeastTake is the least that r takes of a GPU's memory on any device of nodes that matches it,
+// as the allocator takes it: a share (r.Memory) rounded by the device's request policy, the
+// policy's default share when r names none, a device held whole (or a partition) its memory.
+// ok is false when no device matches r or takes it.
+func (m *Matcher) LeastTake(ctx context.Context, r *DeviceRequest, nodes map[string]*NodeGPUs) (least int64, ok bool) {
+	for _, n := range nodes {
+		for _, g := range n.GPUs {
+			for i := range g.Devices {
+				d := &g.Devices[i]
+				if !m.Matches(ctx, r, d) {
+					continue
+				}
+				if take, fits := Share(d, m.cfg, r.Memory); fits && (!ok || take < least) {
+					least, ok = take, true
+				}
+			}
+		}
+	}
+	return least, ok
+}
+
+// DeviceMemory is what holding device id whole takes of its GPU's memory (the Config's capacity
+// of nodes): its capacity, or a partition's counter. ok is false when nodes do not have it.
+func DeviceMemory(nodes map[string]*NodeGPUs, id DeviceID) (int64, bool) {
+	for _, n := range nodes {
+		for _, g := range n.GPUs {
+			if g.Pool != id.Pool {
+				continue
+			}
+			for _, d := range g.Devices {
+				if d.ID == id {
+					return d.Memory, true
+				}
+			}
+		}
+	}
+	return 0, false
+}

@@ -1,8 +1,10 @@
 package elasticquota
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
@@ -20,6 +22,7 @@ import (
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/dra"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -55,10 +58,14 @@ func elasticQuotaArgs(obj any) (*config.ElasticQuotaArgs, error) {
 // allocated) and by driver (for allocated devices).
 type draCounting struct {
 	byClass, byDriver map[string]*config.DRAResource
+
+	mu sync.Mutex
+	// matchers evaluate requests' selectors, by driver and capacity, their compiled CEL cached.
+	matchers map[dra.Config]*dra.Matcher
 }
 
 func newDRACounting(args *config.ElasticQuotaArgs) *draCounting {
-	c := &draCounting{byClass: map[string]*config.DRAResource{}, byDriver: map[string]*config.DRAResource{}}
+	c := &draCounting{byClass: map[string]*config.DRAResource{}, byDriver: map[string]*config.DRAResource{}, matchers: map[dra.Config]*dra.Matcher{}}
 	for i := range args.DRAResources {
 		r := &args.DRAResources[i]
 		c.byClass[r.DeviceClassName], c.byDriver[r.Driver] = r, r
@@ -112,10 +119,11 @@ func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen, departing types.UID) 
 	if len(c.byDriver) == 0 {
 		return v, nil
 	}
-	dra := s.handle.SharedDRAManager()
-	if dra == nil {
+	manager := s.handle.SharedDRAManager()
+	if manager == nil {
 		return v, nil
 	}
+	objs := &draObjects{slices: manager.ResourceSlices(), classes: manager.DeviceClasses()}
 	for i := range pod.Spec.ResourceClaims {
 		name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
 		if err != nil || name == nil {
@@ -126,7 +134,7 @@ func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen, departing types.UID) 
 		var claim *resourceapi.ResourceClaim
 		if seen != nil && seen.namespace == pod.Namespace && seen.name == *name {
 			claim = seen.claim
-		} else if claim, err = dra.ResourceClaims().Get(pod.Namespace, *name); err != nil {
+		} else if claim, err = manager.ResourceClaims().Get(pod.Namespace, *name); err != nil {
 			continue
 		}
 		if claim == nil || !chargedTo(claim, pod, func(uid types.UID) bool {
@@ -135,7 +143,7 @@ func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen, departing types.UID) 
 		}) {
 			continue
 		}
-		v.Add(c.claimCharge(claim, dra.ResourceSlices()), 1)
+		v.Add(c.claimCharge(claim, objs), 1)
 	}
 	return v, nil
 }
@@ -203,42 +211,42 @@ func (s *shared) recountReservers(claim *resourceapi.ResourceClaim, seen *claimS
 
 // claimCharge is what claim counts: for an allocated claim, per device it holds, the capacity it
 // consumes (or, holding the device whole, the device's own capacity from its ResourceSlice); for
-// one not yet allocated, what its requests ask for (a request of a device whole counts its
-// capacity only once allocated, when the device is known).
-func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, slices fwk.ResourceSliceLister) quota.Vector {
+// one not yet allocated, what its requests ask for: the share named, or, for a device whole (or
+// the default share of a shareable one), the least that any device the request matches takes.
+// Requests for monitoring (adminAccess) consume nothing and count nothing. What a claim asks and
+// what a device holds are read by package dra, as GPUShare's scores read them.
+func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObjects) quota.Vector {
 	v := quota.Vector{}
 	if a := claim.Status.Allocation; a != nil {
 		for _, r := range a.Devices.Results {
 			m := c.byDriver[r.Driver]
-			if m == nil {
+			if m == nil || (r.AdminAccess != nil && *r.AdminAccess) {
 				continue
 			}
 			if m.CountResource != "" {
 				v[v1.ResourceName(m.CountResource)] += 1000
 			}
 			for _, cp := range m.Capacities {
-				q, ok := capacityOf(r.ConsumedCapacity, r.Driver, cp.Name)
-				if !ok {
-					q, ok = deviceCapacity(slices, r.Driver, r.Pool, r.Device, cp.Name)
-				}
-				if ok {
+				if q, ok := dra.CapacityOf(r.ConsumedCapacity, r.Driver, resourceapi.QualifiedName(cp.Name)); ok {
 					v[v1.ResourceName(cp.Resource)] += units(q, cp.Unit)
+				} else if x, ok := dra.DeviceMemory(objs.devices(m.Driver, cp.Name), dra.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}); ok {
+					v[v1.ResourceName(cp.Resource)] += units(*resource.NewQuantity(x, resource.BinarySI), cp.Unit)
 				}
 			}
 		}
 		return v
 	}
-	for _, req := range claim.Spec.Devices.Requests {
-		if req.Exactly != nil {
-			v.Add(c.requestCharge(req.Exactly.DeviceClassName, req.Exactly.AllocationMode, req.Exactly.Count, req.Exactly.Capacity), 1)
+	for i := range claim.Spec.Devices.Requests {
+		choices, err := dra.RequestChoices(claim, i, objs.class)
+		if err != nil {
 			continue
 		}
 		// A list of alternatives counts the least that any of them asks, resource by resource:
 		// admission must not refuse a claim that one of its choices would let in.
 		var least quota.Vector
-		for i, sub := range req.FirstAvailable {
-			w := c.requestCharge(sub.DeviceClassName, sub.AllocationMode, sub.Count, sub.Capacity)
-			if i == 0 {
+		for j := range choices {
+			w := c.requestCharge(&choices[j], objs)
+			if j == 0 {
 				least = w
 				continue
 			}
@@ -251,65 +259,90 @@ func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, slices fwk.R
 	return v
 }
 
-// requestCharge is what one request (or sub-request) of a claim not yet allocated asks for.
-func (c *draCounting) requestCharge(class string, mode resourceapi.DeviceAllocationMode, count int64, capacity *resourceapi.CapacityRequirements) quota.Vector {
+// requestCharge is what one request (or choice of a prioritized list) of a claim not yet
+// allocated asks for.
+func (c *draCounting) requestCharge(r *dra.DeviceRequest, objs *draObjects) quota.Vector {
 	v := quota.Vector{}
-	m := c.byClass[class]
-	if m == nil {
+	m := c.byClass[r.Class]
+	if m == nil || r.AdminAccess {
 		return v
 	}
 	// "All" devices of a class is as many as the node has: at least one.
-	if mode == resourceapi.DeviceAllocationModeAll || count < 1 {
+	count := r.Count
+	if r.All {
 		count = 1
 	}
 	if m.CountResource != "" {
 		v[v1.ResourceName(m.CountResource)] = count * 1000
 	}
-	if capacity != nil {
-		for _, cp := range m.Capacities {
-			if q, ok := capacityOf(capacity.Requests, m.Driver, cp.Name); ok {
-				v[v1.ResourceName(cp.Resource)] = units(q, cp.Unit) * count
-			}
+	for _, cp := range m.Capacities {
+		if q, ok := dra.CapacityOf(r.Capacity, m.Driver, resourceapi.QualifiedName(cp.Name)); ok {
+			v[v1.ResourceName(cp.Resource)] = units(q, cp.Unit) * count
+			continue
+		}
+		// No share named: the device whole, or a shareable device's default share. Which device
+		// is the allocator's choice; the least any matching device takes is what admission can
+		// count without refusing a claim that the smallest device would let in.
+		cfg := dra.Config{Driver: m.Driver, Memory: resourceapi.QualifiedName(cp.Name)}
+		if x, ok := c.matcher(cfg).LeastTake(context.TODO(), r, objs.devices(m.Driver, cp.Name)); ok {
+			v[v1.ResourceName(cp.Resource)] = units(*resource.NewQuantity(x, resource.BinarySI), cp.Unit) * count
 		}
 	}
 	return v
 }
 
-// capacityOf finds a capacity by its name, written bare or with its driver's domain.
-func capacityOf(list map[resourceapi.QualifiedName]resource.Quantity, driver, name string) (resource.Quantity, bool) {
-	if q, ok := list[resourceapi.QualifiedName(name)]; ok {
-		return q, true
+// matcher is the CEL matcher for devices of cfg's driver, measured by cfg's capacity.
+func (c *draCounting) matcher(cfg dra.Config) *dra.Matcher {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.matchers[cfg]
+	if m == nil {
+		if c.matchers == nil {
+			c.matchers = map[dra.Config]*dra.Matcher{}
+		}
+		m = dra.NewMatcher(cfg)
+		c.matchers[cfg] = m
 	}
-	q, ok := list[resourceapi.QualifiedName(driver+"/"+name)]
-	return q, ok
+	return m
 }
 
-// deviceCapacity is a device's capacity as its ResourceSlice publishes it.
-func deviceCapacity(slices fwk.ResourceSliceLister, driver, pool, device, name string) (resource.Quantity, bool) {
-	if slices == nil {
-		return resource.Quantity{}, false
+// draObjects are the DRA objects one count reads, with the devices of each driver and capacity
+// built once per count, when first needed.
+type draObjects struct {
+	slices  fwk.ResourceSliceLister
+	classes fwk.DeviceClassLister
+	built   map[dra.Config]map[string]*dra.NodeGPUs
+}
+
+// devices are the devices of driver with capacity (or, partitions, a counter) name, by node.
+func (o *draObjects) devices(driver, name string) map[string]*dra.NodeGPUs {
+	cfg := dra.Config{Driver: driver, Memory: resourceapi.QualifiedName(name)}
+	if nodes, ok := o.built[cfg]; ok {
+		return nodes
 	}
-	all, err := slices.ListWithDeviceTaintRules()
-	if err != nil {
-		return resource.Quantity{}, false
-	}
-	for _, sl := range all {
-		if sl.Spec.Driver != driver || sl.Spec.Pool.Name != pool {
-			continue
-		}
-		for _, d := range sl.Spec.Devices {
-			if d.Name != device {
-				continue
-			}
-			if c, ok := d.Capacity[resourceapi.QualifiedName(name)]; ok {
-				return c.Value, true
-			}
-			if c, ok := d.Capacity[resourceapi.QualifiedName(driver+"/"+name)]; ok {
-				return c.Value, true
-			}
+	var nodes map[string]*dra.NodeGPUs
+	if o.slices != nil {
+		if all, err := o.slices.ListWithDeviceTaintRules(); err == nil {
+			// Devices without the capacity are reported by GPUShare; here they count nothing.
+			nodes, _ = dra.Inventory(cfg, all, nil)
 		}
 	}
-	return resource.Quantity{}, false
+	if o.built == nil {
+		o.built = map[dra.Config]map[string]*dra.NodeGPUs{}
+	}
+	o.built[cfg] = nodes
+	return nodes
+}
+
+// class is a DeviceClass for its selectors; one not found has none: the claim counts by its
+// class's name all the same, and DynamicResources keeps it waiting until the class exists.
+func (o *draObjects) class(name string) (*resourceapi.DeviceClass, error) {
+	if o.classes != nil {
+		if c, err := o.classes.Get(name); err == nil {
+			return c, nil
+		}
+	}
+	return &resourceapi.DeviceClass{}, nil
 }
 
 // units is q in units of unit, in the ledger's thousandths, rounded up: a share of a GiB still

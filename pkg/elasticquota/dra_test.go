@@ -1,6 +1,7 @@
 package elasticquota
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/ptr"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
 	"github.com/berth-sched/berth/pkg/quota"
@@ -23,6 +25,26 @@ type sliceLister []*resourceapi.ResourceSlice
 func (l sliceLister) ListWithDeviceTaintRules() ([]*resourceapi.ResourceSlice, error) { return l, nil }
 
 var _ fwk.ResourceSliceLister = sliceLister(nil)
+
+// classLister serves fixed DeviceClasses.
+type classLister map[string]*resourceapi.DeviceClass
+
+func (l classLister) List() ([]*resourceapi.DeviceClass, error) {
+	var out []*resourceapi.DeviceClass
+	for _, c := range l {
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
+	if c, ok := l[name]; ok {
+		return c, nil
+	}
+	return nil, fmt.Errorf("deviceclass %q not found", name)
+}
+
+var _ fwk.DeviceClassLister = classLister(nil)
 
 func defaultCounting(t *testing.T) *draCounting {
 	t.Helper()
@@ -43,11 +65,22 @@ func gpuRequest(name string, count int64, memory string) resourceapi.DeviceReque
 }
 
 func TestClaimCharge(t *testing.T) {
-	slices := sliceLister{{Spec: resourceapi.ResourceSliceSpec{Driver: "gpu.nvidia.com", Pool: resourceapi.ResourcePool{Name: "n1"},
-		Devices: []resourceapi.Device{{Name: "gpu-0", Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{"memory": {Value: resource.MustParse("80Gi")}}}}}}}
+	slices := sliceLister{{Spec: resourceapi.ResourceSliceSpec{Driver: "gpu.nvidia.com", Pool: resourceapi.ResourcePool{Name: "n1"}, NodeName: ptr.To("n1"),
+		Devices: []resourceapi.Device{
+			{Name: "gpu-0", Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{"memory": {Value: resource.MustParse("80Gi")}}},
+			{Name: "gpu-1", Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{"memory": {Value: resource.MustParse("40Gi")}},
+				Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"productName": {StringValue: ptr.To("A100-40GB")}}},
+		}}}}
+	classes := classLister{"gpu.nvidia.com": {ObjectMeta: metav1.ObjectMeta{Name: "gpu.nvidia.com"}, Spec: resourceapi.DeviceClassSpec{
+		Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: `device.driver == "gpu.nvidia.com"`}}}}}}
+	bigOnly := gpuRequest("g", 1, "")
+	bigOnly.Exactly.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: `device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("80Gi")) >= 0`}}}
+	admin := gpuRequest("g", 1, "10Gi")
+	admin.Exactly.AdminAccess = ptr.To(true)
 	const mem, count v1.ResourceName = "aliyun.com/gpu-mem", "aliyun.com/gpu-count"
 	for _, tc := range []struct {
 		name  string
+		objs  *draObjects // default: slices and classes
 		claim resourceapi.ResourceClaim
 		want  quota.Vector
 	}{
@@ -55,8 +88,17 @@ func TestClaimCharge(t *testing.T) {
 			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "10Gi")}}}}, want: quota.Vector{mem: 10000, count: 1000}},
 		{name: "pending two devices of 512Mi: half a GiB each, rounded up in thousandths", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
 			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 2, "512Mi")}}}}, want: quota.Vector{mem: 1000, count: 2000}},
-		{name: "pending whole device: memory unknown until allocated", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
+		{name: "pending whole device: the smallest device of its class", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
+			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "")}}}}, want: quota.Vector{mem: 40000, count: 1000}},
+		{name: "pending whole device: the smallest device its selectors match", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
+			Requests: []resourceapi.DeviceRequest{bigOnly}}}}, want: quota.Vector{mem: 80000, count: 1000}},
+		{name: "pending whole device of no device published: its memory unknown until allocated", objs: &draObjects{classes: classes}, claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
 			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "")}}}}, want: quota.Vector{count: 1000}},
+		{name: "monitoring access counts nothing", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
+			Requests: []resourceapi.DeviceRequest{admin}}}}, want: quota.Vector{}},
+		{name: "a share named with the driver's domain", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
+			Requests: []resourceapi.DeviceRequest{{Name: "g", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "gpu.nvidia.com", Count: 1,
+				Capacity: &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{"gpu.nvidia.com/memory": resource.MustParse("12Gi")}}}}}}}}, want: quota.Vector{mem: 12000, count: 1000}},
 		{name: "another class counts nothing", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
 			Requests: []resourceapi.DeviceRequest{{Name: "n", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "nic.example.com", Count: 1}}}}}}, want: quota.Vector{}},
 		{name: "first available: the least of the choices", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
@@ -71,7 +113,11 @@ func TestClaimCharge(t *testing.T) {
 			Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Driver: "gpu.nvidia.com", Pool: "n1", Device: "gpu-0"}}}}}}, want: quota.Vector{mem: 80000, count: 1000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, defaultCounting(t).claimCharge(&tc.claim, slices)); diff != "" {
+			objs := tc.objs
+			if objs == nil {
+				objs = &draObjects{slices: slices, classes: classes}
+			}
+			if diff := cmp.Diff(tc.want, defaultCounting(t).claimCharge(&tc.claim, objs)); diff != "" {
 				t.Errorf("charge (-want +got):\n%s", diff)
 			}
 		})

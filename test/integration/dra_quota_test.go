@@ -175,6 +175,22 @@ func TestQuotaCountsDRAClaimsWithGPUSharePods(t *testing.T) {
 	t.Logf("from the gpushare pod's deletion to the waiting DRA pod bound, %d tries: %v", tries, waits)
 }
 
+// A claim for a whole DRA GPU counts its memory at admission, before the allocator has chosen the
+// device: the least memory of the devices its class matches (here the one GPU, 80Gi). Over the
+// team's 24 units it waits, saying so, where it used to be let in on its device count alone and
+// overrun the quota once allocated. Ten tries.
+func TestQuotaCountsAPendingWholeDRAGPU(t *testing.T) {
+	e, ns := draQuotaEnv(t)
+	for try := range 10 {
+		name := fmt.Sprint("whole-", try)
+		quotaClaim(t, e.Cluster, ns, name, "")
+		e.CreatePod(t, draPod(ns, name, name, nil))
+		e.waitUnschedulable(t, ns, name, "quota team/quota: aliyun.com/gpu-mem used 0, requested 80, max 24")
+		e.deletePod(t, ns, name)
+		e.deleteClaims(t, ns)
+	}
+}
+
 // A claim shared by three pods counts once against the quota (16 of 24), and keeps counting while
 // any of them holds it: when its first holder goes, a pod waiting for 10 more stays out; when the
 // last goes and the claim is freed, it is admitted. Ten tries.
