@@ -460,3 +460,57 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// A lending limit lowered below what is already lent (Kueue's meaning of lendingLimit): nothing is
+// evicted while the lender asks for nothing; when it asks, it reclaims what is now beyond the
+// limit, and up to its min, whatever the borrower's priority; what it frees again is lent only up
+// to the new limit. x guarantees 6 of a node of 8 and lends all 6 at first; y, with no min, takes
+// all 8; x's limit is then lowered to 2.
+var lendingLimitLowered = kqCase{
+	id:         "lending-limit-lowered",
+	peer:       "none: berth's own case, Kueue's meaning",
+	nodes:      []string{"8"},
+	priorities: map[string]int32{"kq-high": 1000},
+	quotas: []kqQuota{
+		{ns: "x", min: "6", max: "8", ann: []string{"berth.dev/lending-limit", "{cpu: 6}"}},
+		{ns: "y", min: "0", max: "8"},
+	},
+	steps: []kqStep{
+		{what: "y borrows all x lends", create: []kqPods{{ns: "y", n: 8, cpu: "1", priority: "kq-high"}}, bound: map[string]int{"y": 8}},
+		{what: "x's lending limit lowered to 2: nothing evicted while x asks for nothing", annotate: []string{"x", "berth.dev/lending-limit", "{cpu: 2}"},
+			bound: map[string]int{"y": 8}},
+		{what: "x asks for 2: reclaimed", create: []kqPods{{ns: "x", n: 2, cpu: "1"}}, bound: map[string]int{"x": 2, "y": 6}},
+		{what: "x asks for 2 more: reclaimed", create: []kqPods{{ns: "x", n: 2, cpu: "1"}}, bound: map[string]int{"x": 4, "y": 4}},
+		{what: "x's pods end: y may borrow only what x now lends", finish: map[string]int{"x": 4},
+			create: []kqPods{{ns: "y", n: 4, cpu: "1", priority: "kq-high"}}, bound: map[string]int{"x": 0, "y": 4},
+			waiting: map[string]string{"y": "of which 4 is kept by lending limits (x/quota: min 6, used 0, lending limit 2)"}},
+		{what: "x takes its whole min", create: []kqPods{{ns: "x", n: 6, cpu: "1"}}, bound: map[string]int{"x": 6, "y": 2}},
+	},
+}
+
+// The same in a tree: the limit is the department's, and the pods that need it back are a team's
+// with no min of its own (it borrows inside the department, which is within its min).
+var lendingLimitLoweredInTree = kqCase{
+	id:         "lending-limit-lowered-in-tree",
+	peer:       lendingLimitLowered.peer,
+	nodes:      lendingLimitLowered.nodes,
+	priorities: lendingLimitLowered.priorities,
+	quotas: []kqQuota{
+		{ns: "x", min: "6", max: "8", node: true, ann: []string{"berth.dev/lending-limit", "{cpu: 6}"}},
+		{ns: "team", parent: "x", min: "0", max: "8"},
+		{ns: "y", min: "0", max: "8"},
+	},
+	steps: []kqStep{
+		lendingLimitLowered.steps[0], lendingLimitLowered.steps[1],
+		{what: "the team asks for 4: reclaimed", create: []kqPods{{ns: "team", n: 4, cpu: "1"}}, bound: map[string]int{"team": 4, "y": 4}},
+	},
+}
+
+// TestQuotaLendingLimitLoweredIsReclaimed runs both cases BERTH_KUEUE_TRIES times (default 1).
+func TestQuotaLendingLimitLoweredIsReclaimed(t *testing.T) {
+	for try := range envInt("BERTH_KUEUE_TRIES", 1) {
+		for _, c := range []kqCase{lendingLimitLowered, lendingLimitLoweredInTree} {
+			t.Run(fmt.Sprint(c.id, "/try-", try), func(t *testing.T) { replayKueue(t, c) })
+		}
+	}
+}
