@@ -84,6 +84,8 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 		labels[n.Name] = n.Labels
 	}
 	biggest := map[types.NamespacedName]topology.Resources{}
+	// tolerations are a waiting member's, which the scheduler's choice reads for the group too.
+	tolerations := map[types.NamespacedName][]v1.Toleration{}
 	for i := range members {
 		p := &members[i]
 		key := types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[v1alpha1.PodGroupLabel]}
@@ -97,6 +99,7 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 			}
 			continue
 		}
+		tolerations[key] = p.Spec.Tolerations
 		b := biggest[key]
 		if b == nil {
 			b = topology.Resources{}
@@ -116,7 +119,8 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 		room := map[topology.Domain]int{}
 		largest := 0
 		for _, n := range nodes {
-			if d, ok := levels.DomainOf(n.Labels, asks[key].Level); ok {
+			// The scheduler's TaintTolerationComparisonOperators gate is alpha and off by default.
+			if d, ok := levels.DomainOf(n.Labels, asks[key].Level); ok && topology.Usable(&n, tolerations[key], false) {
 				room[d] += topology.Fits(free[n.Name], member)
 				largest = max(largest, room[d])
 			}

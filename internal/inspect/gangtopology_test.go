@@ -75,6 +75,16 @@ func TestGangsTopology(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("topology (-want +got):\n%s", diff)
 	}
+	// Cordoned, n1 gives nothing: r1 has room for 1, as r2 has.
+	cordoned := append([]v1.Node(nil), nodes...)
+	cordoned[0].Spec.Unschedulable = true
+	rc := GangsOf(groups, members, nil)
+	rc.addTopology(groups, members, all, cordoned, topology.Levels(topology.DefaultLevels()))
+	for _, g := range rc.Groups {
+		if g.Name == "waiting" && (g.Topology == nil || g.Topology.LargestRoom == nil || *g.Topology.LargestRoom != 1) {
+			t.Errorf("with n1 cordoned the waiting group's topology is %+v, want a largest room of 1", g.Topology)
+		}
+	}
 	var out bytes.Buffer
 	if err := r.WriteTable(&out, false); err != nil {
 		t.Fatal(err)

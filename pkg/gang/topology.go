@@ -8,9 +8,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/podgroup"
@@ -107,12 +109,12 @@ func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g 
 		return pl.newTopologyState(*d, nodes, ", where its first members are reserved"), 0, ""
 	}
 	group := pl.topologyGroup(key, pg, g, pod)
-	choice, err := pl.index.Choose(c, topologyNodes(nodes, group.Member, nil), group)
+	choice, err := pl.index.Choose(c, topologyNodes(nodes, group.Member, pod, false), group)
 	preempting := false
 	if err != nil && mayPreempt(pod) {
 		// A domain that would hold the group once pods of lower priority than its members go:
 		// Filter keeps the members to it, so preemption makes room for them there and nowhere else.
-		choice, _ = pl.index.ChooseToPreempt(c, topologyNodes(nodes, group.Member, pod), group)
+		choice, _ = pl.index.ChooseToPreempt(c, topologyNodes(nodes, group.Member, pod, true), group)
 		preempting = true
 	}
 	if choice == nil && err != nil {
@@ -171,10 +173,11 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 }
 
 // topologyNodes is what the choice reads of the snapshot's nodes: each node and how many members
-// asking member fit on it; with preemptor, also how many more would once the pods of lower
-// priority go, which preemption could give it. It runs for every node of the cluster, so the usual
-// case counts without a map per node.
-func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, preemptor *v1.Pod) []topology.Node {
+// asking member fit on it, none on a node pod cannot use (cordoned, or tainted against it: the
+// group's members share pod's tolerations); with preempt, also how many more would once the pods
+// of lower priority than pod go, which preemption could give it. It runs for every node of the
+// cluster, so the usual case counts without a map per node.
+func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, pod *v1.Pod, preempt bool) []topology.Node {
 	type ask struct {
 		name v1.ResourceName
 		want int64
@@ -185,18 +188,24 @@ func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, preemptor *v
 			asks = append(asks, ask{v1.ResourceName(name), want})
 		}
 	}
+	comparisonOperators := utilfeature.DefaultFeatureGate.Enabled(features.TaintTolerationComparisonOperators)
 	out := make([]topology.Node, 0, len(nodes))
 	for _, n := range nodes {
 		if n.Node() == nil {
+			continue
+		}
+		tn := topology.Node{Node: n.Node()}
+		if !topology.Usable(n.Node(), pod.Spec.Tolerations, comparisonOperators) {
+			out = append(out, tn)
 			continue
 		}
 		room := freeOn(n, v1.ResourcePods)
 		for _, a := range asks {
 			room = min(room, freeOn(n, a.name)/a.want)
 		}
-		tn := topology.Node{Node: n.Node(), Room: int(max(room, 0))}
-		if preemptor != nil {
-			tn.Evictable = max(0, topology.Fits(freeForPreemptor(n, member, preemptor), member)-tn.Room)
+		tn.Room = int(max(room, 0))
+		if preempt {
+			tn.Evictable = max(0, topology.Fits(freeForPreemptor(n, member, pod), member)-tn.Room)
 		}
 		out = append(out, tn)
 	}

@@ -214,3 +214,63 @@ func TestTopologyPostFilterNamesTheDomain(t *testing.T) {
 		t.Errorf("the sibling's PreFilter: %v, want it held naming the domain", st)
 	}
 }
+
+// A rack's room counts only the nodes the members may use: the rack whose free node is cordoned,
+// or tainted against the members, is not chosen; a member that tolerates the taint counts it.
+func TestTopologyRoomSkipsNodesTheMembersCannotUse(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		spoil     func(*v1.Node)
+		tolerate  []v1.Toleration
+		wantNodes sets.Set[string]
+	}{
+		{"cordoned", func(n *v1.Node) { n.Spec.Unschedulable = true }, nil, sets.New("big")},
+		{"tainted NoSchedule", func(n *v1.Node) {
+			n.Spec.Taints = []v1.Taint{{Key: "gpu-maintenance", Effect: v1.TaintEffectNoSchedule}}
+		}, nil, sets.New("big")},
+		{"tainted NoExecute", func(n *v1.Node) {
+			n.Spec.Taints = []v1.Taint{{Key: "gpu-maintenance", Effect: v1.TaintEffectNoExecute}}
+		}, nil, sets.New("big")},
+		{"tainted PreferNoSchedule: still usable", func(n *v1.Node) {
+			n.Spec.Taints = []v1.Taint{{Key: "gpu-maintenance", Effect: v1.TaintEffectPreferNoSchedule}}
+		}, nil, sets.New("small")},
+		{"tainted, tolerated", func(n *v1.Node) {
+			n.Spec.Taints = []v1.Taint{{Key: "gpu-maintenance", Effect: v1.TaintEffectNoSchedule}}
+		}, []v1.Toleration{{Key: "gpu-maintenance", Operator: v1.TolerationOpExists}}, sets.New("small")},
+		{"cordoned, unschedulable tolerated", func(n *v1.Node) { n.Spec.Unschedulable = true },
+			[]v1.Toleration{{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}, sets.New("small")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m1, m2 := oneCPU(member("a", "a1", "uid-a1")), oneCPU(member("a", "a2", "uid-a2"))
+			for _, m := range []*v1.Pod{m1, m2} {
+				m.Spec.Tolerations = tt.tolerate
+			}
+			pg := annotated(podGroup("a", 2), topology.RequiredAnnotation, topology.RackLabel)
+			h := newHarness(t, []*v1alpha1.PodGroup{pg}, m1, m2)
+			// The small rack holds the group with nothing left over and would win, were its node usable.
+			big, small := rackNode("big", "r1", "8"), rackNode("small", "r2", "2")
+			tt.spoil(small)
+			res, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), m1, []fwk.NodeInfo{nodeInfo(big), nodeInfo(small)})
+			if !st.IsSuccess() {
+				t.Fatalf("PreFilter: %v", st)
+			}
+			if res == nil || !res.NodeNames.Equal(tt.wantNodes) {
+				t.Errorf("PreFilter's nodes: %v, want %v", res, sets.List(tt.wantNodes))
+			}
+		})
+	}
+}
+
+// With no usable room anywhere, a required group waits saying the largest room is what usable
+// nodes have.
+func TestTopologyCordonedRoomIsNoRoom(t *testing.T) {
+	m1, m2 := oneCPU(member("a", "a1", "uid-a1")), oneCPU(member("a", "a2", "uid-a2"))
+	pg := annotated(podGroup("a", 2), topology.RequiredAnnotation, topology.RackLabel)
+	h := newHarness(t, []*v1alpha1.PodGroup{pg}, m1, m2)
+	cordoned := rackNode("cordoned", "r1", "8")
+	cordoned.Spec.Unschedulable = true
+	_, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), m1, []fwk.NodeInfo{nodeInfo(cordoned), nodeInfo(rackNode("one", "r2", "1"))})
+	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "the largest has room for 1") {
+		t.Errorf("PreFilter: %v, want unresolvable with the largest room 1 (the cordoned rack's 8 not counted)", st)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
 )
 
 // Resources are amounts by resource name, in the units the scheduler counts them (millicores for
@@ -217,4 +219,28 @@ func Requests(pod *v1.Pod) Resources {
 		out[string(name)] = v
 	}
 	return out
+}
+
+// unschedulableTaint is how the scheduler's NodeUnschedulable filter reads a cordoned node: a pod
+// goes there only if it tolerates this taint.
+var unschedulableTaint = v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}
+
+// Usable reports whether a pod with tolerations may go to node at all, as the scheduler's
+// NodeUnschedulable and TaintToleration filters judge it: not cordoned (spec.unschedulable) unless
+// the pod tolerates node.kubernetes.io/unschedulable, and no NoSchedule or NoExecute taint it does
+// not tolerate. A domain's room counts usable nodes only: a rack whose free room sits on a cordoned
+// node cannot take the group, and choosing it would hold the group there for nothing.
+// comparisonOperators is the scheduler's TaintTolerationComparisonOperators gate.
+func Usable(node *v1.Node, tolerations []v1.Toleration, comparisonOperators bool) bool {
+	logger := klog.Background()
+	if node.Spec.Unschedulable && !corev1helpers.TolerationsTolerateTaint(logger, tolerations, &unschedulableTaint, comparisonOperators) {
+		return false
+	}
+	if len(node.Spec.Taints) == 0 {
+		return true
+	}
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logger, node.Spec.Taints, tolerations, func(t *v1.Taint) bool {
+		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+	}, comparisonOperators)
+	return !untolerated
 }
