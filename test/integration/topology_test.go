@@ -425,18 +425,18 @@ func TestGangTopologyCountsGPUs(t *testing.T) {
 
 // A member that fits no node of its group's domain says which domain the group goes to and why
 // the nodes outside it were not considered, in its PodScheduled condition and its
-// FailedScheduling event; its held sibling names the domain too. Here the chosen rack's one node
-// has a taint the members do not tolerate (the choice counts room, not taints): once it goes, the
-// group is bound there.
+// FailedScheduling event; its held sibling names the domain too. Here the members select nodes
+// by a label the chosen rack's one node lacks (the choice counts room, not node selectors): once
+// the node has it, the group is bound there.
 func TestGangTopologyFailureNamesTheDomain(t *testing.T) {
 	e := startGangEnv(t, "names-domain")
-	tainted := rackedNode("r1-a", "b1", "r1", "2")
-	tainted.Spec.Taints = []v1.Taint{{Key: "maintenance", Effect: v1.TaintEffectNoSchedule}}
-	e.CreateNode(t, tainted)
+	e.CreateNode(t, rackedNode("r1-a", "b1", "r1", "2"))
 	e.CreateNode(t, rackedNode("r2-a", "b1", "r2", "1"))
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	e.podGroup(t, "train", 2, topologyAnnotation(topology.RequiredAnnotation, topology.RackLabel))
-	e.members(t, "train", 2, "1")
+	for i := range 2 {
+		e.member(t, "train", fmt.Sprint("train-", i), "1", func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"example.com/disk": "ssd"} })
+	}
 
 	chosen := "pod group " + e.ns + "/train goes to berth.dev/rack=z1/b1/r1, the berth.dev/rack domain with room for its 2 members and the least left over; nodes outside it were not considered"
 	outside := "node(s) outside the pod group's domain berth.dev/rack=z1/b1/r1"
@@ -474,7 +474,7 @@ func TestGangTopologyFailureNamesTheDomain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.Spec.Taints = nil
+	n.Labels["example.com/disk"] = "ssd"
 	if _, err := e.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
