@@ -66,8 +66,9 @@ const (
 // controls are the families measured against a control family of their own shape rather than
 // against Basic: Quota runs its pods in ten namespaces (ten createPods ops, then a barrier), and
 // NoQuota runs the same ops without the ElasticQuotas, so Quota against NoQuota is what the quotas
-// cost and nothing else. Without the control's results a family falls back to Basic.
-var controls = map[string]string{"Quota": "NoQuota"}
+// cost and nothing else; QuotaTree runs Quota's ops with its quotas in a tree, so QuotaTree against
+// Quota is what the tree costs. Without the control's results a family falls back to Basic.
+var controls = map[string]string{"Quota": "NoQuota", "QuotaTree": "Quota"}
 
 // Result is one data item: a metric of one workload of one test case.
 type Result struct {
