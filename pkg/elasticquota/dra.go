@@ -205,7 +205,7 @@ func (s *shared) recountReservers(claim *resourceapi.ResourceClaim, seen *claimS
 			continue
 		}
 		s.logger.V(5).Info("Recounting a pod that shares a claim", "pod", klog.KObj(pod), "claim", klog.KObj(claim), "request", req.String())
-		s.wake(s.ledger.Bound(pod, groupOf(pod), req))
+		s.wake(s.ledger.Recount(pod, groupOf(pod), req))
 	}
 }
 

@@ -522,6 +522,22 @@ func (l *Ledger) Unreserve(uid types.UID) []*v1.Pod {
 func (l *Ledger) Bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.bound(pod, group, request)
+}
+
+// Recount is Bound for a pod the ledger holds bound, and does nothing for one it does not: a
+// recount (another pod's claim changed) that races the pod's departure must not bring back a
+// pod already forgotten, whose quota would then stay held for good.
+func (l *Ledger) Recount(pod *v1.Pod, group string, request Vector) []*v1.Pod {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h, ok := l.pods[pod.UID]; !ok || !h.bound {
+		return nil
+	}
+	return l.bound(pod, group, request)
+}
+
+func (l *Ledger) bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 	h, ok := l.pods[pod.UID]
 	if !ok {
 		h = &holding{namespace: pod.Namespace, group: group, request: request, bound: true}

@@ -300,3 +300,22 @@ func TestReclaim(t *testing.T) {
 		t.Errorf("a beyond its min: %v, want Forbidden", got)
 	}
 }
+
+// A recount that comes after its pod was forgotten (another pod's claim changed while the pod was
+// leaving) must not hold its quota again; one for a pod still bound changes what it holds.
+func TestLedgerRecountNeverBringsBackAForgottenPod(t *testing.T) {
+	l := NewLedger()
+	l.SetQuota("a", &Spec{Name: "a/q", Max: vec("cpu", "2")})
+	p1, p2 := pod("a", "1"), pod("a", "2")
+	l.Bound(p1, "", vec("cpu", "1"))
+	l.Bound(p2, "", vec("cpu", "1"))
+	l.Forget(p1.UID)
+	l.Recount(p1, "", vec("cpu", "1"))
+	l.Recount(p2, "", vec("cpu", "2"))
+	if held, _ := l.Holds(p1.UID); held {
+		t.Error("a forgotten pod is held again after a recount")
+	}
+	if usage := l.Quotas(); len(usage) != 1 || !cmp.Equal(usage[0].Used, vec("cpu", "2")) {
+		t.Errorf("Quotas = %+v, want a using cpu 2 (p2 recounted, p1 gone)", usage)
+	}
+}
