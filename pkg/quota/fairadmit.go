@@ -25,10 +25,7 @@ const pendingTimeout = 6 * time.Minute
 func (l *Ledger) Waiting(pod *v1.Pod, request Vector) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.pods[pod.UID]; ok {
-		return
-	}
-	l.pending[pod.UID] = arrival{namespace: pod.Namespace, request: request, at: time.Now()}
+	l.record(l.pending, pod, request)
 }
 
 // unpend forgets a waiting pod, and reports whether it was one: a peer's demand changed, which can
@@ -45,17 +42,10 @@ func (l *Ledger) unpend(uid types.UID) bool {
 // demand is what the waiting pods of the namespaces n counts ask, except pod except and
 // preemptors already counted as arriving. Callers hold mu.
 func (l *Ledger) demand(n *node, except types.UID) Vector {
-	v := Vector{}
-	for uid, p := range l.pending {
-		if time.Since(p.at) > pendingTimeout {
-			delete(l.pending, uid)
-			continue
-		}
-		if _, arriving := l.incoming[uid]; uid != except && !arriving && n.counts[p.namespace] {
-			v.Add(p.request, 1)
-		}
-	}
-	return v
+	return l.pending.sum(n, pendingTimeout, func(uid types.UID) bool {
+		_, arriving := l.incoming[uid]
+		return uid == except || arriving
+	})
 }
 
 // fairLevel is one level of fair sharing, as the ledger has it now: the peers (the children of one

@@ -30,11 +30,11 @@ type Ledger struct {
 	clock uint64
 	// incoming are preemptors whose victims are being evicted, until they hold resources
 	// themselves: fair sharing counts them on their quota's side (see Incoming).
-	incoming map[types.UID]arrival
+	incoming arrivals
 	// pending are the pods waiting to be scheduled in fair-sharing quotas, their demand;
 	// fairParked the pods refused for fair sharing, and fairClock counts the changes that can
 	// admit them (see FairAdmits).
-	pending    map[types.UID]arrival
+	pending    arrivals
 	fairParked map[types.UID]*v1.Pod
 	fairClock  uint64
 	// lendingLimits is set when a quota in force has a lending limit (see LendingAdmits).
@@ -95,8 +95,8 @@ type account struct {
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
 	return &Ledger{pods: map[types.UID]*holding{}, namespaces: map[string]*account{},
-		quotas: map[string]*node{}, parked: map[types.UID][]*node{}, incoming: map[types.UID]arrival{},
-		pending: map[types.UID]arrival{}, fairParked: map[types.UID]*v1.Pod{}}
+		quotas: map[string]*node{}, parked: map[types.UID][]*node{}, incoming: arrivals{},
+		pending: arrivals{}, fairParked: map[types.UID]*v1.Pod{}}
 }
 
 // Incoming records that pod's preemption has started evicting its victims for request: until it
@@ -106,22 +106,35 @@ func NewLedger() *Ledger {
 func (l *Ledger) Incoming(pod *v1.Pod, request Vector) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.pods[pod.UID]; ok {
-		return
+	l.record(l.incoming, pod, request)
+}
+
+// record notes in m that pod, which holds nothing yet, asks request. Callers hold mu.
+func (l *Ledger) record(m arrivals, pod *v1.Pod, request Vector) {
+	if _, ok := l.pods[pod.UID]; !ok {
+		m[pod.UID] = arrival{namespace: pod.Namespace, request: request, at: time.Now()}
 	}
-	l.incoming[pod.UID] = arrival{namespace: pod.Namespace, request: request, at: time.Now()}
 }
 
 // arriving is what preemptors on their way in, other than except, will hold in the namespaces n
 // counts. Callers hold mu.
 func (l *Ledger) arriving(n *node, except types.UID) Vector {
+	return l.incoming.sum(n, arrivalTimeout, func(uid types.UID) bool { return uid == except })
+}
+
+// arrivals are pods, by UID, that ask for resources they do not hold yet.
+type arrivals map[types.UID]arrival
+
+// sum is what the arrivals in the namespaces n counts ask, but those skip names; it forgets those
+// recorded longer than timeout ago. Callers hold the ledger's mu.
+func (m arrivals) sum(n *node, timeout time.Duration, skip func(types.UID) bool) Vector {
 	v := Vector{}
-	for uid, a := range l.incoming {
-		if time.Since(a.at) > arrivalTimeout {
-			delete(l.incoming, uid)
+	for uid, a := range m {
+		if time.Since(a.at) > timeout {
+			delete(m, uid)
 			continue
 		}
-		if uid != except && n.counts[a.namespace] {
+		if n.counts[a.namespace] && !skip(uid) {
 			v.Add(a.request, 1)
 		}
 	}
