@@ -107,6 +107,13 @@ func driveGangContention(ctx context.Context, tCtx ktesting.TContext, w workload
 	}
 	c.mu.Lock()
 	partial := c.partialSeen()
+	for _, g := range c.gangs {
+		if g.partialSeen {
+			// Which gangs, and how many members they hold at the end, is where a look into
+			// the scheduler's log starts.
+			tCtx.Logf("gang %s was seen partly bound; at the end %d of %d members bound, released %v", g.name, g.bound, c.podsPerGroup, g.released)
+		}
+	}
 	c.mu.Unlock()
 	var sum, maxDelay float64
 	for _, d := range delays {
