@@ -357,13 +357,17 @@ var _ fwk.EnqueueExtensions = &ElasticQuota{}
 // parked pods through the ledger (see shared.wake), as do the releases these events stand for.
 func (pl *ElasticQuota) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: isSchedulableAfterPodChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: pl.isSchedulableAfterPodChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Update | fwk.Delete}, QueueingHintFn: isSchedulableAfterClaimChange},
 	}, nil
 }
 
-// isSchedulableAfterPodChange queues the pod when the pod that ended or shrank is in its namespace.
-func isSchedulableAfterPodChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+// isSchedulableAfterPodChange queues the pod when the pod that ended or shrank is in its namespace,
+// or in a namespace of the same quota tree: a victim of another team freeing the department is
+// such a release. The ledger's wake stands for these releases too; this hint is the queue's own
+// way, for a preemptor whose victims go while the wake cannot reach it (seen in Kueue's
+// hierarchical preemption replayed: a preemptor of chemistry waited two minutes with a cpu free).
+func (pl *ElasticQuota) isSchedulableAfterPodChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
 	old, cur, err := schedutil.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return fwk.Queue, err
@@ -372,10 +376,10 @@ func isSchedulableAfterPodChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj
 	if changed == nil {
 		changed = cur
 	}
-	if changed.Namespace != pod.Namespace {
+	if changed.Namespace != pod.Namespace && !pl.ledger.ShareATree(pod.Namespace, changed.Namespace) {
 		return fwk.QueueSkip, nil
 	}
-	logger.V(5).Info("A pod of the same quota gave resources back", "pod", klog.KObj(pod), "other", klog.KObj(changed))
+	logger.V(5).Info("A pod of the same quota or quota tree gave resources back", "pod", klog.KObj(pod), "other", klog.KObj(changed))
 	return fwk.Queue, nil
 }
 

@@ -221,17 +221,36 @@ func TestInvalidQuotasAreReported(t *testing.T) {
 	}
 }
 
+// TestQueueingHint: a pod waiting for quota is queued by a deletion in its own namespace, or in a
+// namespace of its quota's tree (dept > a, b), not by one under another flat quota (c) or without a
+// quota (d).
 func TestQueueingHint(t *testing.T) {
 	logger, _ := ktesting.NewTestContext(t)
+	child := func(ns string) *v1alpha1.ElasticQuota {
+		q := elasticQuota(ns, "q", cpu("1"), cpu("8"))
+		q.Annotations = map[string]string{quota.ParentAnnotation: "org/dept"}
+		return q
+	}
+	dept := elasticQuota("org", "dept", cpu("2"), cpu("8"))
+	dept.Annotations = map[string]string{quota.NamespacesAnnotation: ""}
+	tree, _, invalid := quota.TreeOf([]*v1alpha1.ElasticQuota{dept, child("a"), child("b"), elasticQuota("c", "q", cpu("1"), cpu("8"))})
+	if invalid != nil {
+		t.Fatalf("invalid tree: %v", invalid)
+	}
+	ledger := quota.NewLedger()
+	ledger.SetTree(tree)
+	pl := &ElasticQuota{shared: &shared{ledger: ledger}}
 	pod := podOf("a", "p", "1").Obj()
 	for _, tc := range []struct {
 		other *v1.Pod
 		want  fwk.QueueingHint
 	}{
 		{podOf("a", "same", "1").Node("n1").Obj(), fwk.Queue},
-		{podOf("b", "other", "1").Node("n1").Obj(), fwk.QueueSkip},
+		{podOf("b", "sibling", "1").Node("n1").Obj(), fwk.Queue},
+		{podOf("c", "other-tree", "1").Node("n1").Obj(), fwk.QueueSkip},
+		{podOf("d", "no-quota", "1").Node("n1").Obj(), fwk.QueueSkip},
 	} {
-		if got, err := isSchedulableAfterPodChange(logger, pod, tc.other, nil); err != nil || got != tc.want {
+		if got, err := pl.isSchedulableAfterPodChange(logger, pod, tc.other, nil); err != nil || got != tc.want {
 			t.Errorf("pod %s/%s deleted: %v (%v), want %v", tc.other.Namespace, tc.other.Name, got, err, tc.want)
 		}
 	}

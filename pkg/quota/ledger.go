@@ -144,6 +144,21 @@ func (m arrivals) sum(n *node, timeout time.Duration, skip func(types.UID) bool)
 // nodeOf returns the quota that covers namespace ns, nil if none. Callers hold mu.
 func (l *Ledger) nodeOf(ns string) *node { return l.quotas[l.tree.QuotaOf(ns)] }
 
+// ShareATree reports whether namespaces a and b are covered by quotas of one tree (for flat
+// quotas: by the same quota), so that what a pod of b gives back may let a pod of a in.
+func (l *Ledger) ShareATree(a, b string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	top := func(n *node) *node {
+		for n != nil && n.parent != nil {
+			n = n.parent
+		}
+		return n
+	}
+	ta := top(l.nodeOf(a))
+	return ta != nil && ta == top(l.nodeOf(b))
+}
+
 func (l *Ledger) account(ns string) *account {
 	a, ok := l.namespaces[ns]
 	if !ok {
