@@ -66,10 +66,12 @@ const GPUShareWeight = 100
 // DefaultPreemption (it is DefaultPreemption plus the quota and group victim rules; listed first,
 // so that its PostFilter runs before Gang's, where DefaultPreemption's did), and GPUShare binds
 // before DefaultBinder, so that a GPU pod is bound by the one Binding that carries its devices
-// (CheckProfiles enforces it). GPUShare also filters first: it turns a node with no room on its
-// GPUs away in a fraction of the time NodeResourcesFit takes to check any node
-// (docs/gpushare.md). The nodes that pass are the same in any order; a node both would reject is
-// reported as GPUShare's.
+// (CheckProfiles enforces it). Gang filters first, only for a group the cluster's free room cannot
+// hold at all: it turns every node away as Pending, which the queue alone lets skip its backoff
+// when room appears (pkg/gang/roomsum.go); behind NodeResourcesFit it would never be asked. Then
+// GPUShare: it turns a node with no room on its GPUs away in a fraction of the time
+// NodeResourcesFit takes to check any node (docs/gpushare.md). The nodes that pass are the same in
+// any order; a node two would reject is reported as the first's.
 func Plugins(schedulerName string) string {
 	return fmt.Sprintf(`- schedulerName: %s
   plugins:
@@ -80,7 +82,7 @@ func Plugins(schedulerName string) string {
       enabled: [{name: BerthPreemption}, {name: GPUShare}, {name: Gang}, {name: ElasticQuota}]
       disabled: [{name: DefaultPreemption}]
     filter:
-      enabled: [{name: GPUShare}]
+      enabled: [{name: Gang}, {name: GPUShare}]
     bind:
       enabled: [{name: GPUShare}]
 `, schedulerName)

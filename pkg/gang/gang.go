@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
@@ -155,6 +156,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
 			return parkedNotFound, false
 		}
+		g.Place(corev1helpers.PodPriority(pod), pg.CreationTimestamp.Time)
 		if in, d := g.InBackoff(); in {
 			msg = standsAside(key, d, g.Why())
 			return parkedBackoff, false
@@ -237,6 +239,11 @@ func (pl *Gang) isSchedulableAfterCapacityChange(_ klog.Logger, pod *v1.Pod, _, 
 		return fwk.QueueSkip, nil
 	}
 	if reason, parked := pl.groups.ParkedReason(key, pod.UID); parked && !reason.wokenByCapacity() {
+		// A group's waiter is Gang's to requeue when Gang's Filter turned it away for the sum of
+		// room (roomsum.go): the queue asks Gang only then, and skips its backoff.
+		if reason == parkedNoRoom && pl.groups.IsRoomWaiter(key, pod.UID) {
+			return fwk.Queue, nil
+		}
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil
@@ -268,7 +275,9 @@ func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	var domain *topologyState
+	holdsNothing := false
 	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *v1alpha1.PodGroup, g groupView) (parkReason, string) {
+		holdsNothing = len(g.g.placed) == 0 && len(g.g.waiting) == 0
 		if len(pg.Spec.MinResources) > 0 {
 			if short := capacityShortfall(nodes, wantedResources(pg), pl.placed(key, g)); short != "" {
 				return parkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
@@ -281,6 +290,23 @@ func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 	})
 	if pg != nil && pg.Status.ScheduleStartTime.IsZero() {
 		pl.status.noteStarted(key, time.Now())
+	}
+	if st == nil && holdsNothing && domain == nil {
+		// Outside the manager's lock: these read every node.
+		if room := pl.roomShort(key, pod, int(podgroup.MinMember(pg)), nodes); room != nil {
+			pl.groups.TurnTaken(key)
+			state.Write(roomStateKey, room)
+			return nil, nil
+		}
+		if older := pl.olderFits(key, nodes); older != "" {
+			pl.groups.GiveWay(key, pod)
+			state.Write(heldStateKey, heldMark{})
+			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
+				"pod group %s gives way to pod group %s, which came first and waits for the room there is now", key, older))
+		}
+	}
+	if st == nil {
+		pl.groups.TurnTaken(key)
 	}
 	if st != nil {
 		if reason == parkedBadTopology && firstTime {
@@ -349,6 +375,9 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 	v := pl.groups.MemberFailed(key, pod, podgroup.MinMember(pg), pl.snapshotCheck(func(node string) bool {
 		return statuses != nil && statuses.Get(node).Code() == fwk.Unschedulable
 	}), why)
+	if room := roomStateOf(state); room != nil {
+		pl.groups.NoteNeed(key, room.need)
+	}
 	// The scheduler looked only inside the group's domain: the member is told which and why, or
 	// it would read only that most nodes "didn't satisfy plugin(s) [Gang]".
 	var reasons []string
@@ -394,7 +423,7 @@ func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader, domain *topologyS
 			continue
 		}
 		last = st
-		if code := st.Code(); code == fwk.Unschedulable || code == fwk.UnschedulableAndUnresolvable {
+		if st.IsRejected() {
 			given.Insert(st.Reasons()...)
 		}
 	}

@@ -134,6 +134,10 @@ type manager struct {
 	rounds map[types.NamespacedName]time.Time
 	// turnParked holds the groups with pods parked for their turn (parkedTurn).
 	turnParked sets.Set[types.NamespacedName]
+	// turnWoken holds the groups whose pods parked for their turn were woken, with when, until one
+	// of them is admitted by PreFilter (TurnTaken) or parked for another reason: a younger group
+	// gives way to them as to a round in progress (see turnRemaining).
+	turnWoken map[types.NamespacedName]time.Time
 }
 
 // group is one pod group's state.
@@ -174,6 +178,10 @@ type group struct {
 	domain *topology.Choice
 	// room is the group's wait for room, after a member found none while the group held nothing.
 	room roomWait
+	// priority and created place the group among others as QOSSort does (zero created: not
+	// known yet), for the order in which groups take their turns.
+	priority int32
+	created  time.Time
 }
 
 type reservation struct {
@@ -198,6 +206,7 @@ func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks
 		released:    map[types.UID]string{},
 		rounds:      map[types.NamespacedName]time.Time{},
 		turnParked:  sets.New[types.NamespacedName](),
+		turnWoken:   map[types.NamespacedName]time.Time{},
 	}
 }
 
@@ -226,6 +235,7 @@ func (m *manager) gc(key types.NamespacedName, now time.Time) {
 	if ok && len(g.reserved) == 0 && len(g.bound) == 0 && len(g.ready) == 0 && len(g.waiting) == 0 &&
 		len(g.parked) == 0 && g.failures == 0 && !now.Before(g.backoffUntil) && g.wakeAt.IsZero() {
 		delete(m.groups, key)
+		delete(m.turnWoken, key)
 		m.hooks.gone(key)
 	}
 }
@@ -255,7 +265,13 @@ func (m *manager) park(key types.NamespacedName, g *group, pod *v1.Pod, reason p
 // in progress: members of a group are scheduled back to back only if no other group's members
 // come between them, and QOSSort puts an older group's members first. A round normally ends
 // within its members' scheduling cycles; one that lasts longer than turnMax (a member waits for
-// preemption, say) no longer holds the others back. The caller holds the lock.
+// preemption, say) no longer holds the others back.
+//
+// It also gives way to an older group (of higher priority, or created first) parked for its turn
+// or just woken for it. When a round ends, the groups that gave way to it are woken on a timer of
+// their own, and a younger group's waiter requeued by a room event at that moment would otherwise
+// reach the scheduler first and take the room the older one waited for (issue 28). The caller
+// holds the lock.
 func (m *manager) turnRemaining(key types.NamespacedName, g *group, now time.Time) time.Duration {
 	if m.turnMax == 0 || len(g.reserved) > 0 || len(g.waiting) > 0 {
 		return 0
@@ -266,7 +282,56 @@ func (m *manager) turnRemaining(key types.NamespacedName, g *group, now time.Tim
 			left = max(left, start.Add(m.turnMax).Sub(now))
 		}
 	}
+	for other := range m.turnParked {
+		if m.older(other, key, g) {
+			left = max(left, m.turnMax)
+		}
+	}
+	for other, at := range m.turnWoken {
+		if m.older(other, key, g) {
+			left = max(left, at.Add(m.turnMax).Sub(now))
+		}
+	}
 	return left
+}
+
+// older reports whether group other goes before group key (g) in QOSSort's order: higher
+// priority, then created first, then by name. A group whose place is not known yet goes before
+// none and after none. The caller holds the lock.
+func (m *manager) older(other, key types.NamespacedName, g *group) bool {
+	o, ok := m.groups[other]
+	if other == key || !ok || o.created.IsZero() || g.created.IsZero() {
+		return false
+	}
+	if o.priority != g.priority {
+		return o.priority > g.priority
+	}
+	if !o.created.Equal(g.created) {
+		return o.created.Before(g.created)
+	}
+	return other.String() < key.String()
+}
+
+// passTurn records that the group no longer takes its turn now (it is admitted, or turned away
+// for another reason), and wakes the groups that gave way to it unless a round holds them anyway.
+// The caller holds the lock.
+func (m *manager) passTurn(key types.NamespacedName) {
+	if _, ok := m.turnWoken[key]; !ok {
+		return
+	}
+	delete(m.turnWoken, key)
+	if len(m.rounds) == 0 && m.turnParked.Len() > 0 {
+		m.clock.AfterFunc(0, m.wakeTurns)
+	}
+}
+
+// TurnTaken records that a member of the group was admitted by PreFilter: its group's turn has
+// come and its round starts in this scheduling cycle, or it fails and passes the turn on
+// (waitForRoom).
+func (m *manager) TurnTaken(key types.NamespacedName) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.turnWoken, key)
 }
 
 // endRound records that the group's round ended, and wakes the groups that gave way to it. The
@@ -293,6 +358,7 @@ func (m *manager) wakeTurns() {
 				if p.reason == parkedTurn {
 					pods = append(pods, p.pod)
 					delete(g.parked, uid)
+					m.turnWoken[key] = now
 				}
 			}
 			m.gc(key, now)
@@ -393,7 +459,10 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 	defer m.mu.Unlock()
 	now := m.clock.Now()
 	g := m.group(key)
-	reason, ok = check(groupView{g: g, now: now, turn: m.turnRemaining(key, g, now)})
+	reason, ok = check(groupView{m: m, key: key, g: g, now: now})
+	if !ok && reason != parkedTurn {
+		m.passTurn(key)
+	}
 	if ok {
 		delete(g.parked, pod.UID)
 		m.gc(key, now)
@@ -408,13 +477,22 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 
 // groupView lets an admission check read a group's state under the manager's lock.
 type groupView struct {
-	g    *group
-	now  time.Time
-	turn time.Duration
+	m   *manager
+	key types.NamespacedName
+	g   *group
+	now time.Time
 }
 
-// TurnRemaining is how long the group still gives way to another group's round in progress.
-func (v groupView) TurnRemaining() time.Duration { return v.turn }
+// TurnRemaining is how long the group still gives way to another group's round in progress, or
+// to an older group's turn.
+func (v groupView) TurnRemaining() time.Duration { return v.m.turnRemaining(v.key, v.g, v.now) }
+
+// Place records where the group stands in QOSSort's order (see older); the first time counts.
+func (v groupView) Place(priority int32, created time.Time) {
+	if v.g.created.IsZero() {
+		v.g.priority, v.g.created = priority, created
+	}
+}
 
 // InBackoff reports whether the group still stands aside after a failed round, and for how long
 // in all (not what remains: that would change the pods' status message, so cost a write, on
@@ -457,7 +535,7 @@ func (m *manager) Wake(key types.NamespacedName, ready func(groupView) bool, rea
 			taken = append(taken, uid)
 		}
 	}
-	if len(pods) == 0 || (ready != nil && !ready(groupView{g: g, now: now, turn: m.turnRemaining(key, g, now)})) {
+	if len(pods) == 0 || (ready != nil && !ready(groupView{m: m, key: key, g: g, now: now})) {
 		return nil
 	}
 	for _, uid := range taken {
@@ -583,6 +661,7 @@ func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32,
 // lock.
 func (m *manager) allow(key types.NamespacedName, g *group, now time.Time) permitVerdict {
 	m.endRound(key)
+	m.passTurn(key)
 	v := permitVerdict{Allow: sets.List(g.waiting)}
 	if len(g.waiting) > 0 {
 		v.QuorumWait = now.Sub(g.roundStart)

@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // Waiting for room.
@@ -40,6 +42,9 @@ type roomWait struct {
 	waits int
 	// why says what the waiter lacked, as a clause after "pod group ns/name".
 	why string
+	// need is the least the group needs, when the waiter was turned away by the sum of room
+	// (roomsum.go); nil otherwise.
+	need topology.Resources
 }
 
 // minRoomBackstop is a waiting group's first backstop: upstream's queue flushes unschedulable pods
@@ -58,6 +63,9 @@ func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 	backstop = min(backstop, maxRoomBackstop)
 	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why}
 	m.park(key, g, pod, parkedNoRoom, now)
+	// The room is not this group's to take: the groups that gave way to it go on.
+	m.turnWoken[key] = now
+	m.passTurn(key)
 }
 
 // WaitsForRoom reports whether pod is held back because its group waits for room, and what the
@@ -75,6 +83,71 @@ func (m *manager) EndRoomWait(key types.NamespacedName) {
 	if g, ok := m.groups[key]; ok {
 		m.endRoomWait(g)
 	}
+}
+
+// EndRoomWaitsIn ends the waits for room of the groups in namespace.
+func (m *manager) EndRoomWaitsIn(namespace string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for key, g := range m.groups {
+		if key.Namespace == namespace {
+			m.endRoomWait(g)
+		}
+	}
+}
+
+// NoteNeed records that the group's waiter was turned away by the sum of room, and the least its
+// group needs.
+func (m *manager) NoteNeed(key types.NamespacedName, need topology.Resources) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g, ok := m.groups[key]; ok && g.room.waiter != "" {
+		g.room.need = need
+	}
+}
+
+// olderWaiter is a group that waits for room, turned away by the sum, and what it needs.
+type olderWaiter struct {
+	key  types.NamespacedName
+	need topology.Resources
+}
+
+// OlderWaiting lists the groups older than key's (see older) whose waiters the sum of room
+// turned away.
+func (m *manager) OlderWaiting(key types.NamespacedName) []olderWaiter {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.groups[key]
+	if !ok {
+		return nil
+	}
+	var out []olderWaiter
+	for other, o := range m.groups {
+		if o.room.waiter != "" && o.room.need != nil && m.older(other, key, g) {
+			out = append(out, olderWaiter{key: other, need: o.room.need})
+		}
+	}
+	return out
+}
+
+// GiveWay parks pod for its turn, behind an older group (see olderFits): it is woken when that
+// group's round ends or it fails, or after turnMax.
+func (m *manager) GiveWay(key types.NamespacedName, pod *v1.Pod) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.clock.Now()
+	g := m.group(key)
+	g.parked[pod.UID] = parkedPod{pod: pod, reason: parkedTurn}
+	m.turnParked.Insert(key)
+	m.armWake(key, g, now.Add(m.turnMax))
+}
+
+// IsRoomWaiter reports whether pod is the member its group's wait for room hangs on.
+func (m *manager) IsRoomWaiter(key types.NamespacedName, pod types.UID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g, ok := m.groups[key]
+	return ok && g.room.waiter != "" && g.room.waiter == pod
 }
 
 // endRoomWait is EndRoomWait with the lock held; also called when the waiter is deleted.

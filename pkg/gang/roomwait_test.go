@@ -84,3 +84,31 @@ func TestWaitForRoom(t *testing.T) {
 		t.Errorf("woken when the waiter was deleted (-want +got):\n%s", diff)
 	}
 }
+
+// The waiter alone is the group's room waiter, which Gang's hint requeues; a quota appearing in
+// the group's namespace ends the wait, and one elsewhere does not.
+func TestRoomWaiterAndQuota(t *testing.T) {
+	m, c, rec := testManager()
+	m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1")
+	admitForRoom(m, a2)
+	if !m.IsRoomWaiter(keyA, a1.UID) {
+		t.Error("a1 is not its group's room waiter")
+	}
+	if m.IsRoomWaiter(keyA, a2.UID) {
+		t.Error("a2, held for the waiter, is taken for the room waiter")
+	}
+	m.EndRoomWaitsIn(keyA.Namespace + "-other")
+	c.Step(0)
+	if len(rec.activated) != 0 || !m.IsRoomWaiter(keyA, a1.UID) {
+		t.Fatalf("a quota in another namespace ended the wait: activated %v", rec.activated)
+	}
+	m.EndRoomWaitsIn(keyA.Namespace)
+	c.Step(0)
+	sort.Strings(rec.activated)
+	if diff := cmp.Diff([]string{"a1", "a2"}, rec.activated); diff != "" {
+		t.Errorf("activated by a quota in the group's namespace (-want +got):\n%s", diff)
+	}
+	if m.IsRoomWaiter(keyA, a1.UID) {
+		t.Error("the wait did not end")
+	}
+}

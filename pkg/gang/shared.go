@@ -16,6 +16,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/activate"
 	"github.com/berth-sched/berth/pkg/podgroup"
@@ -36,6 +37,8 @@ type core struct {
 	podGroups *podgroup.Groups
 	members   members
 	status    *statusWriter
+	// quotas lists the ElasticQuotas, for the sum of room (roomsum.go).
+	quotas schedlisters.ElasticQuotaLister
 	// podEvents is the pod handler's registration: its counts are complete once it has synced.
 	podEvents cache.ResourceEventHandlerRegistration
 	// rejectMu serializes Rejects of waiting pods (see reject).
@@ -82,6 +85,12 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		return nil, err
 	}
 	if c.podEvents, err = podInformer.AddEventHandler(c.podHandler()); err != nil {
+		return nil, err
+	}
+	// Taken, not started: ElasticQuota starts it when enabled (see quotaIn).
+	quotas := groups.Informers.Scheduling().V1alpha1().ElasticQuotas()
+	c.quotas = quotas.Lister()
+	if _, err := quotas.Informer().AddEventHandler(c.quotaHandler()); err != nil {
 		return nil, err
 	}
 	statusFactory.Start(ctx.Done())
@@ -151,6 +160,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 				if key, ok := podgroup.KeyOf(pod); ok {
 					c.groups.PodChanged(key, pod.UID, pod)
 					c.wakeIfReady(key)
+					c.newCandidate(key, pod)
 				}
 			}
 		},
@@ -169,6 +179,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 				c.groups.PodChanged(key, cur.UID, cur)
 				if oldKey != key || !schedulable(old) {
 					c.wakeIfReady(key)
+					c.newCandidate(key, cur)
 				}
 			}
 		},
@@ -182,6 +193,27 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 				}
 			}
 		},
+	}
+}
+
+// quotaHandler ends the waits for room of a namespace's groups when an ElasticQuota appears
+// there: its reclaim may let them preempt pods of any priority, which the sum of room held them
+// back without counting (roomsum.go).
+func (c *core) quotaHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if q, ok := obj.(*v1alpha1.ElasticQuota); ok {
+				c.groups.EndRoomWaitsIn(q.Namespace)
+			}
+		},
+	}
+}
+
+// newCandidate ends the group's wait for room when pod joins the members it may place: the least
+// its group needs (roomsum.go) may be less with it.
+func (c *core) newCandidate(key types.NamespacedName, pod *v1.Pod) {
+	if pod.Spec.NodeName == "" && schedulable(pod) {
+		c.groups.EndRoomWait(key)
 	}
 }
 

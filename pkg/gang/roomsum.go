@@ -1,0 +1,191 @@
+package gang
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/berth-sched/berth/pkg/topology"
+)
+
+// Room by the sum (see roomwait.go for why).
+//
+// A member of a group that holds nothing is turned away as Pending, on every node, when the
+// cluster's free room summed over the snapshot's nodes cannot hold the least its group still needs,
+// even counting as free what every pod it could preempt holds. The queue then puts it straight
+// into the active queue when Gang's hint accepts an event, skipping its backoff, and QOSSort puts
+// the oldest group first. The sum is an upper bound of the room the group could use and the need
+// a lower bound, so a group that could fit is never held here: packing, selectors and taints stay
+// with the Filter plugins and the queue's usual backoff.
+//
+// The check runs in PreFilter but the rejection is Filter's: kube-scheduler 1.37 takes a Pending
+// status from PreFilter for an error (RunPreFilterPlugins), and records Pending from Filter (and
+// Permit) only. Filter returns it on every node before NodeResourcesFit runs, which is why berth's
+// profiles enable Gang first under filter. Preemption passes nodes that are Pending by (it looks
+// at Unschedulable ones only), which is right: even evicting all it may would not make room.
+
+// roomStateKey marks in a member's CycleState that its group cannot fit the cluster's room.
+const roomStateKey fwk.StateKey = "PreFilter" + Name + "/room"
+
+// roomState is what Filter tells every node's check of a member whose group does not fit, and
+// the least the group needs, which its wait for room keeps (see olderFits).
+type roomState struct {
+	msg  string
+	need topology.Resources
+}
+
+func (s *roomState) Clone() fwk.StateData { return s }
+
+func roomStateOf(state fwk.CycleState) *roomState {
+	if state == nil {
+		return nil
+	}
+	d, err := state.Read(roomStateKey)
+	if err != nil {
+		return nil
+	}
+	s, _ := d.(*roomState)
+	return s
+}
+
+// roomShort says why pod's group, which holds nothing, cannot fit the cluster's room, or "" if
+// it may. minMember members are still to place; candidates are the group's ready, unplaced pods.
+func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, nodes []fwk.NodeInfo) *roomState {
+	preempts := mayPreempt(pod)
+	if preempts && pl.quotaIn(pod.Namespace) {
+		// A quota may reclaim what it lent from pods of any priority (ElasticQuota's victim rule),
+		// which no sum of lower-priority pods bounds.
+		return nil
+	}
+	candidates := []*v1.Pod{pod}
+	for _, p := range pl.members.of(key) {
+		if p.UID != pod.UID && p.Spec.NodeName == "" && schedulable(p) {
+			candidates = append(candidates, p)
+		}
+	}
+	need := leastNeed(candidates, minMember)
+	if need == nil {
+		return nil
+	}
+	short := shortOf(need, roomSum(nodes, need, nil))
+	if len(short) > 0 && preempts {
+		short = shortOf(need, roomSum(nodes, need, pod))
+	}
+	if len(short) == 0 {
+		return nil
+	}
+	counting := "what pods of lower priority hold counted as free"
+	if !preempts {
+		counting = "its members may not preempt"
+	}
+	return &roomState{need: need, msg: fmt.Sprintf("pod group %s needs at least %s for the %d members it still has to place, and the cluster has less %s free (%s); it is tried again at once when room is freed",
+		key, need, minMember, strings.Join(short, ", "), counting)}
+}
+
+// olderFits names an older group (see manager.older) that waits for room, was turned away by the
+// sum, and whose least need the nodes' free room now holds, or returns "". A room event requeues
+// such a group's waiter at once, but the scheduler updates its snapshot before it moves pods from
+// the unschedulable pool, and a younger group's member already in the active queue (requeued by
+// an earlier event) can be tried in between and take the room: it gives way instead.
+func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string {
+	older := pl.groups.OlderWaiting(key)
+	if len(older) == 0 {
+		return ""
+	}
+	all := topology.Resources{}
+	for _, w := range older {
+		for name := range w.need {
+			all[name] = 1
+		}
+	}
+	free := roomSum(nodes, all, nil)
+	for _, w := range older {
+		if len(shortOf(w.need, free)) == 0 {
+			return w.key.String()
+		}
+	}
+	return ""
+}
+
+// leastNeed is the least the group can need to place n of candidates: for each resource the n
+// smallest requests, and n pod slots. It is nil when fewer than n candidates exist, which Gang
+// holds back for its own reason.
+func leastNeed(candidates []*v1.Pod, n int) topology.Resources {
+	if n <= 0 || len(candidates) < n {
+		return nil
+	}
+	requests := make([]topology.Resources, len(candidates))
+	names := map[string]bool{}
+	for i, p := range candidates {
+		requests[i] = topology.Requests(p)
+		for name := range requests[i] {
+			names[name] = true
+		}
+	}
+	need := topology.Resources{topology.Pods: int64(n)}
+	values := make([]int64, len(candidates))
+	for name := range names {
+		for i, r := range requests {
+			values[i] = r[name]
+		}
+		slices.Sort(values)
+		var sum int64
+		for _, v := range values[:n] {
+			sum += v
+		}
+		if sum > 0 {
+			need[name] = sum
+		}
+	}
+	return need
+}
+
+// roomSum is what the nodes have free of need's resources, summed; with preemptor, counting as
+// free what the pods of lower priority than it hold. A node short of a resource (overcommitted)
+// adds nothing rather than take from the others.
+func roomSum(nodes []fwk.NodeInfo, need topology.Resources, preemptor *v1.Pod) topology.Resources {
+	sum := topology.Resources{}
+	for _, n := range nodes {
+		if n.Node() == nil {
+			continue
+		}
+		if preemptor != nil {
+			for name, v := range freeForPreemptor(n, need, preemptor) {
+				sum[name] += max(v, 0)
+			}
+			continue
+		}
+		for name := range need {
+			sum[name] += max(freeOn(n, v1.ResourceName(name)), 0)
+		}
+	}
+	return sum
+}
+
+// shortOf names the resources of need that free does not cover, in order.
+func shortOf(need, free topology.Resources) []string {
+	var short []string
+	for _, name := range slices.Sorted(maps.Keys(need)) {
+		if need[name] > free[name] {
+			short = append(short, name)
+		}
+	}
+	return short
+}
+
+// quotaIn reports whether an ElasticQuota stands in namespace. The lister is the process's
+// ElasticQuota informer's, which ElasticQuota (and BerthPreemption's quota rule) start; without
+// them it stays empty, and no quota rule can let a pod preempt either.
+func (pl *Gang) quotaIn(namespace string) bool {
+	if pl.quotas == nil {
+		return false
+	}
+	qs, err := pl.quotas.ElasticQuotas(namespace).List(labels.Everything())
+	return err != nil || len(qs) > 0
+}
