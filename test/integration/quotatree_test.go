@@ -174,14 +174,24 @@ func TestFairSharePreemptionDoesNotPingPong(t *testing.T) {
 // was above its share.
 //
 // It runs five simulated minutes (about 50 s); with BERTH_CHURN=1, ten (about 100 s).
-func TestFairShareChurn(t *testing.T) {
+func TestFairShareChurn(t *testing.T) { fairShareChurn(t, 1) }
+
+// TestFairShareChurnGangs is the churn with gangs as jobs: every job a PodGroup of two members
+// (minMember 2) of 2 units each. The same shares and bound on evictions, and no partial gang: no
+// job keeps some but not all of its members bound for more than 5 s (a gang binding, or being
+// evicted, is partly bound for a moment: one request per member).
+func TestFairShareChurnGangs(t *testing.T) { fairShareChurn(t, 2) }
+
+// fairShareChurn runs the churn with jobs of size pods each (a PodGroup when size > 1).
+func fairShareChurn(t *testing.T, size int) {
 	const (
 		speed        = 6
-		memory       = 2 // units of GPU memory per job
+		memory       = 2 // units of GPU memory per pod
 		capacity     = 128
 		backlog      = 4
 		tick         = 100 * time.Millisecond
-		maxEvictions = 10 // per simulated minute after the warm-up
+		maxEvictions = 10 // jobs per simulated minute after the warm-up
+		partialAfter = 5 * time.Second
 	)
 	simulated, warmUp := 5*time.Minute, time.Minute
 	if os.Getenv("BERTH_CHURN") != "" {
@@ -197,17 +207,24 @@ func TestFairShareChurn(t *testing.T) {
 	stop := e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// jobOf names the job a pod belongs to: its pod group, or itself.
+	jobOf := func(p *v1.Pod) string {
+		if g := p.Labels[v1alpha1.PodGroupLabel]; g != "" {
+			return p.Namespace + "/" + g
+		}
+		return p.Namespace + "/" + p.Name
+	}
 
 	// Evictions: pods that get a deletion timestamp. Only a graceful deletion (preemption's)
 	// shows as an update; the harness ends jobs at grace 0, which deletes them at once.
 	type eviction struct {
-		at  time.Duration
-		uid types.UID
-		ns  string
+		at      time.Duration
+		uid     types.UID
+		ns, job string
 	}
 	var mu sync.Mutex
 	var evictions []eviction
-	// ended are the jobs the harness ended: their deletion is not an eviction, should it show as
+	// ended are the pods the harness ended: their deletion is not an eviction, should it show as
 	// an update.
 	ended := map[types.UID]bool{}
 	start := time.Now()
@@ -225,7 +242,7 @@ func TestFairShareChurn(t *testing.T) {
 			}
 			seen[p.UID] = true
 			mu.Lock()
-			evictions = append(evictions, eviction{at: time.Since(start) * speed, uid: p.UID, ns: p.Namespace})
+			evictions = append(evictions, eviction{at: time.Since(start) * speed, uid: p.UID, ns: p.Namespace, job: jobOf(p)})
 			mu.Unlock()
 		}
 	}()
@@ -233,14 +250,33 @@ func TestFairShareChurn(t *testing.T) {
 	jobs, finished := 0, 0
 	submit := func(ns string) {
 		jobs++
-		p := harness.GPUPod(ns, fmt.Sprintf("j%d", jobs), memory)
-		p.Annotations = map[string]string{"test/duration": (time.Duration(40+10*(jobs%5)) * time.Second).String()}
-		e.CreatePod(t, p)
+		name := fmt.Sprintf("j%d", jobs)
+		duration := (time.Duration(40+10*(jobs%5)) * time.Second).String()
+		if size == 1 {
+			p := harness.GPUPod(ns, name, memory)
+			p.Annotations = map[string]string{"test/duration": duration}
+			e.CreatePod(t, p)
+			return
+		}
+		pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.PodGroupSpec{MinMember: int32(size)}}
+		if _, err := e.eq.SchedulingV1alpha1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range size {
+			p := harness.GPUPod(ns, fmt.Sprintf("%s-m%d", name, i), memory)
+			p.Annotations = map[string]string{"test/duration": duration}
+			p.Labels = map[string]string{v1alpha1.PodGroupLabel: name}
+			e.CreatePod(t, p)
+		}
 	}
-	// started is when each job was first seen bound, in simulated time; aboveShare the jobs whose
+	// started is when each pod was first seen bound, in simulated time; aboveShare the pods whose
 	// team, with them, held more than its share of the cluster when they were first seen bound.
 	started := map[types.UID]time.Duration{}
 	aboveShare := map[types.UID]bool{}
+	// partialSince is when each job was first seen partly bound (real time), partial the jobs
+	// that stayed so longer than partialAfter.
+	partialSince := map[string]time.Time{}
+	partial := map[string]bool{}
 	type sample struct {
 		at    time.Duration
 		share map[string]float64
@@ -256,12 +292,16 @@ func TestFairShareChurn(t *testing.T) {
 				t.Fatal(err)
 			}
 			waiting := 0
+			bound := map[string]int{}
+			// due are the jobs whose first member has run its duration: all their pods end.
+			due := map[string]bool{}
 			for _, p := range pods.Items {
 				switch {
 				case p.DeletionTimestamp != nil:
 				case p.Spec.NodeName == "":
 					waiting++
 				default:
+					bound[jobOf(&p)]++
 					held[ns] += memory
 					total += memory
 					at, ok := started[p.UID]
@@ -271,17 +311,41 @@ func TestFairShareChurn(t *testing.T) {
 						continue
 					}
 					if d, _ := time.ParseDuration(p.Annotations["test/duration"]); now-at >= d {
-						zero := int64(0)
-						mu.Lock()
-						ended[p.UID] = true
-						mu.Unlock()
-						if e.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}) == nil {
-							finished++
-						}
+						due[jobOf(&p)] = true
 					}
 				}
 			}
-			for range backlog - waiting {
+			for _, p := range pods.Items {
+				job := jobOf(&p)
+				if !due[job] || p.DeletionTimestamp != nil {
+					continue
+				}
+				mu.Lock()
+				ended[p.UID] = true
+				mu.Unlock()
+				zero := int64(0)
+				if e.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}) == nil && p.Spec.NodeName != "" {
+					finished++
+				}
+			}
+			for job, n := range bound {
+				if n == size || due[job] {
+					delete(partialSince, job)
+					continue
+				}
+				if since, ok := partialSince[job]; !ok {
+					partialSince[job] = time.Now()
+				} else if time.Since(since) > partialAfter && !partial[job] {
+					partial[job] = true
+					t.Errorf("job %s has %d of its %d members bound for more than %v", job, n, size, partialAfter)
+				}
+			}
+			for job := range partialSince {
+				if strings.HasPrefix(job, ns+"/") && bound[job] == 0 {
+					delete(partialSince, job)
+				}
+			}
+			for range backlog - waiting/size {
 				submit(ns)
 			}
 		}
@@ -334,10 +398,12 @@ func TestFairShareChurn(t *testing.T) {
 	perMinute := make([]int, int(simulated/time.Minute)+1)
 	byTeam := map[string]int{}
 	admittedAbove, count := 0, 0
+	evictedJobs := map[string]bool{}
 	for _, ev := range evictions {
-		if ended[ev.uid] {
+		if ended[ev.uid] || evictedJobs[ev.job] {
 			continue
 		}
+		evictedJobs[ev.job] = true
 		count++
 		perMinute[min(int(ev.at/time.Minute), len(perMinute)-1)]++
 		byTeam[ev.ns]++
@@ -345,8 +411,8 @@ func TestFairShareChurn(t *testing.T) {
 			admittedAbove++
 		}
 	}
-	t.Logf("%d jobs submitted, %d started, %d finished, %d evicted (by team %v; %d of them admitted while their team was above its share); evictions per simulated minute: %v",
-		jobs, len(started), finished, count, byTeam, admittedAbove, perMinute)
+	t.Logf("%d jobs of %d pods submitted, %d pods started, %d finished, %d jobs evicted (by team %v; %d of them admitted while their team was above its share); evictions per simulated minute: %v; %d partial gangs",
+		jobs, size, len(started), finished, count, byTeam, admittedAbove, perMinute, len(partial))
 	for m := int(warmUp / time.Minute); m < int(simulated/time.Minute); m++ {
 		if perMinute[m] > maxEvictions {
 			t.Errorf("minute %d: %d jobs evicted, want at most %d a simulated minute", m, perMinute[m], maxEvictions)
