@@ -119,7 +119,62 @@ func (e *SliceError) Error() string {
 // allocated claims. Slices of other drivers, of older pool generations, and those not bound to
 // one node (network-attached devices) are ignored. Malformed devices are reported and left out.
 func Inventory(cfg Config, resourceSlices []*resourceapi.ResourceSlice, claims []*resourceapi.ResourceClaim) (map[string]*NodeGPUs, []*SliceError) {
-	type poolKey struct{ node, pool string }
+	nodes, byDevice, errs := build(cfg, resourceSlices)
+	for _, c := range claims {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			ref, memory, ok := consumes(cfg, byDevice, &r)
+			if !ok {
+				continue
+			}
+			ref.gpu.Devices[ref.i].Allocated = true
+			ref.gpu.Used += memory
+			ref.gpu.Holders = append(ref.gpu.Holders, Holder{
+				Claim: types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, UID: c.UID,
+				Request: r.Request, Device: r.Device, Memory: memory, Pods: podsOf(c),
+			})
+		}
+	}
+	for _, n := range nodes {
+		for _, g := range n.GPUs {
+			slices.SortStableFunc(g.Holders, func(a, b Holder) int {
+				return cmp.Or(cmp.Compare(a.Claim.String(), b.Claim.String()), cmp.Compare(a.Device, b.Device))
+			})
+		}
+	}
+	return nodes, errs
+}
+
+// deviceRef is where a device sits: its GPU and its index in the GPU's Devices.
+type deviceRef struct {
+	gpu *GPU
+	i   int
+}
+
+// consumes is the device an allocation result holds and the memory it takes of the device's GPU;
+// ok is false for a result that takes nothing of a GPU the slices publish.
+func consumes(cfg Config, byDevice map[DeviceID]deviceRef, r *resourceapi.DeviceRequestAllocationResult) (ref deviceRef, memory int64, ok bool) {
+	if r.Driver != cfg.Driver || (r.AdminAccess != nil && *r.AdminAccess) {
+		// Admin access (monitoring) consumes nothing.
+		return deviceRef{}, 0, false
+	}
+	ref, ok = byDevice[DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}]
+	if !ok {
+		return deviceRef{}, 0, false
+	}
+	dev := &ref.gpu.Devices[ref.i]
+	memory = dev.Memory
+	if q, ok := CapacityOf(r.ConsumedCapacity, cfg.Driver, cfg.Memory); ok && dev.Shared {
+		memory = q.Value()
+	}
+	return ref, memory, true
+}
+
+// build is the part of the inventory the slices alone decide: every GPU with its devices, none
+// allocated, GPUs in pool then name order.
+func build(cfg Config, resourceSlices []*resourceapi.ResourceSlice) (map[string]*NodeGPUs, map[DeviceID]deviceRef, []*SliceError) {
 	latest := map[string]int64{}
 	for _, s := range resourceSlices {
 		if s.Spec.Driver == cfg.Driver {
@@ -142,9 +197,7 @@ func Inventory(cfg Config, resourceSlices []*resourceapi.ResourceSlice, claims [
 	}
 
 	nodes := map[string]*NodeGPUs{}
-	gpus := map[string]*GPU{}          // pool/name -> GPU
-	byDevice := map[DeviceID]*GPU{}    // device -> its GPU
-	devIndex := map[DeviceID]*Device{} // device -> its entry
+	gpus := map[string]*GPU{} // pool/name -> GPU
 	var errs []*SliceError
 	addGPU := func(node, pool, name string, dev *resourceapi.Device, memory int64) *GPU {
 		key := pool + "/" + name
@@ -225,51 +278,18 @@ func Inventory(cfg Config, resourceSlices []*resourceapi.ResourceSlice, claims [
 				}
 			}
 			g.Devices = append(g.Devices, *entry)
-			byDevice[id] = g
 		}
 	}
-	// Indexed once the Devices slices stop growing.
+	byDevice := map[DeviceID]deviceRef{}
 	for _, g := range gpus {
 		for i := range g.Devices {
-			devIndex[g.Devices[i].ID] = &g.Devices[i]
-		}
-	}
-
-	for _, c := range claims {
-		if c.Status.Allocation == nil {
-			continue
-		}
-		for _, r := range c.Status.Allocation.Devices.Results {
-			if r.Driver != cfg.Driver || (r.AdminAccess != nil && *r.AdminAccess) {
-				// Admin access (monitoring) consumes nothing.
-				continue
-			}
-			id := DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}
-			g, dev := byDevice[id], devIndex[id]
-			if g == nil {
-				continue
-			}
-			dev.Allocated = true
-			memory := dev.Memory
-			if q, ok := CapacityOf(r.ConsumedCapacity, cfg.Driver, cfg.Memory); ok && dev.Shared {
-				memory = q.Value()
-			}
-			g.Used += memory
-			g.Holders = append(g.Holders, Holder{
-				Claim: types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, UID: c.UID,
-				Request: r.Request, Device: r.Device, Memory: memory, Pods: podsOf(c),
-			})
+			byDevice[g.Devices[i].ID] = deviceRef{g, i}
 		}
 	}
 	for _, n := range nodes {
 		slices.SortFunc(n.GPUs, func(a, b *GPU) int { return cmp.Or(cmp.Compare(a.Pool, b.Pool), cmp.Compare(a.Name, b.Name)) })
-		for _, g := range n.GPUs {
-			slices.SortStableFunc(g.Holders, func(a, b Holder) int {
-				return cmp.Or(cmp.Compare(a.Claim.String(), b.Claim.String()), cmp.Compare(a.Device, b.Device))
-			})
-		}
 	}
-	return nodes, errs
+	return nodes, byDevice, errs
 }
 
 // nodeOf is the node a device is local to, "" if it is not local to one node.

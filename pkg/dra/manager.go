@@ -13,6 +13,16 @@ import (
 // memory and is still writing (its tracker's List leaves those out; without them, pods created
 // together were all scored as if none of the others had been placed).
 func Listed(m fwk.SharedDRAManager, cfg Config) (map[string]*NodeGPUs, []*SliceError, error) {
+	slices, claims, err := listed(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	nodes, errs := Inventory(cfg, slices, claims)
+	return nodes, errs, nil
+}
+
+// listed are the manager's slices, and its claims with the allocations in flight in place.
+func listed(m fwk.SharedDRAManager) ([]*resourceapi.ResourceSlice, []*resourceapi.ResourceClaim, error) {
 	slices, err := m.ResourceSlices().ListWithDeviceTaintRules()
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing ResourceSlices: %w", err)
@@ -39,8 +49,7 @@ func Listed(m fwk.SharedDRAManager, cfg Config) (map[string]*NodeGPUs, []*SliceE
 			claims[i] = fresh
 		}
 	}
-	nodes, errs := Inventory(cfg, slices, claims)
-	return nodes, errs, nil
+	return slices, claims, nil
 }
 
 // PodRequestFrom is RequestOf through the scheduler's shared DRA manager.

@@ -67,6 +67,15 @@ func (m *Matcher) AsksForGPUs(ctx context.Context, r *DeviceRequest, nodes map[s
 // devices are all taken, or too full for the share, is shown full. ok is false when no GPU of
 // the node has a device matching r.
 func (m *Matcher) View(ctx context.Context, n *NodeGPUs, r *DeviceRequest) (devs []gpu.Device, req gpu.Request, ok bool) {
+	return view(n, r, m.cfg,
+		func(g *GPU) int64 { return g.Used },
+		func(g *GPU, i int) bool { return g.Devices[i].Allocated },
+		func(g *GPU, i int) bool { return m.Matches(ctx, r, &g.Devices[i]) })
+}
+
+// view is View with what the claims take of each GPU (used, allocated) and which devices match r
+// (matches) read through functions, so that a Snapshot's cached layout is viewed the same way.
+func view(n *NodeGPUs, r *DeviceRequest, cfg Config, used func(g *GPU) int64, allocated, matches func(g *GPU, i int) bool) (devs []gpu.Device, req gpu.Request, ok bool) {
 	type candidate struct {
 		g      *GPU
 		demand int64 // the least the request takes of g, 0 if g cannot take it now
@@ -78,12 +87,12 @@ func (m *Matcher) View(ctx context.Context, n *NodeGPUs, r *DeviceRequest) (devs
 		var demand int64
 		for i := range g.Devices {
 			d := &g.Devices[i]
-			if !m.Matches(ctx, r, d) {
+			if !matches(g, i) {
 				continue
 			}
 			matched = true
-			take, fits := Share(d, m.cfg, r.Memory)
-			if !fits || (d.Allocated && !d.Shared) || take > g.Free() {
+			take, fits := Share(d, cfg, r.Memory)
+			if !fits || (allocated(g, i) && !d.Shared) || take > max(g.Memory-used(g), 0) {
 				continue
 			}
 			if demand == 0 || take < demand {
@@ -109,7 +118,7 @@ func (m *Matcher) View(ctx context.Context, n *NodeGPUs, r *DeviceRequest) (devs
 	if whole {
 		for i, c := range cands {
 			devs[i] = gpu.Device{Capacity: 1, Used: 1}
-			if c.demand != 0 && c.g.Used == 0 {
+			if c.demand != 0 && used(c.g) == 0 {
 				devs[i].Used = 0
 			}
 		}
@@ -122,7 +131,7 @@ func (m *Matcher) View(ctx context.Context, n *NodeGPUs, r *DeviceRequest) (devs
 		}
 	}
 	for i, c := range cands {
-		devs[i] = gpu.Device{Capacity: c.g.Memory, Used: c.g.Used}
+		devs[i] = gpu.Device{Capacity: c.g.Memory, Used: used(c.g)}
 		if c.demand == 0 {
 			devs[i].Used = c.g.Memory
 		}

@@ -23,6 +23,9 @@ const draStateKey = "PreScoreDRA" + Name
 type draScoring struct {
 	manager fwk.SharedDRAManager
 	matcher *dra.Matcher
+	// layouts keeps the GPUs the slices publish and the selectors' results between pods; the
+	// claims are counted anew for each pod, allocations in flight included.
+	layouts *dra.LayoutCache
 }
 
 // draState is a DRA GPU pod's raw score per node name.
@@ -40,7 +43,8 @@ func newDRAScoring(ctx context.Context, h fwk.Handle, views *nodeViews, res gpu.
 		return nil, nil
 	}
 	cfg := dra.DefaultConfig()
-	d := &draScoring{manager: m, matcher: dra.NewMatcher(cfg)}
+	matcher := dra.NewMatcher(cfg)
+	d := &draScoring{manager: m, matcher: matcher, layouts: dra.NewLayoutCache(matcher)}
 	logger := klog.FromContext(ctx).WithName(Name)
 	rep := dra.Reporter{Recorder: h.EventRecorder(), Logger: logger}
 	informers := h.SharedInformerFactory()
@@ -148,13 +152,13 @@ func (d *draScoring) preScore(ctx context.Context, pod *v1.Pod, nodes []fwk.Node
 	if len(pr.Requests) == 0 {
 		return nil, nil
 	}
-	inv, _, err := dra.Listed(d.manager, d.matcher.Config())
+	inv, err := d.layouts.Listed(d.manager)
 	if err != nil {
 		return nil, err
 	}
 	var reqs []*dra.DeviceRequest
 	for i := range pr.Requests {
-		if d.matcher.AsksForGPUs(ctx, &pr.Requests[i], inv) {
+		if inv.AsksForGPUs(ctx, &pr.Requests[i]) {
 			reqs = append(reqs, &pr.Requests[i])
 		}
 	}
@@ -167,14 +171,13 @@ func (d *draScoring) preScore(ctx context.Context, pod *v1.Pod, nodes []fwk.Node
 		if node == nil {
 			continue
 		}
-		gpus := inv[node.Name]
 		// A node that also advertises gpushare GPUs is not counted a second time (Reporter.BothWays).
-		if gpus == nil || len(views.capacity(node)) > 0 {
+		if !inv.Has(node.Name) || len(views.capacity(node)) > 0 {
 			continue
 		}
 		var sum float64
 		for _, r := range reqs {
-			devs, req, ok := d.matcher.View(ctx, gpus, r)
+			devs, req, ok := inv.View(ctx, node.Name, r)
 			if !ok {
 				continue
 			}
