@@ -138,8 +138,8 @@ var kqCases = []kqCase{{
 	// differs; the counts are the same.)
 	nodes:      []string{"12"},
 	priorities: map[string]int32{"kq-low": -1, "kq-high": 100},
-	known: "passes 5 of 8 runs: in the others, after the preemptions, one cpu stays idle for two minutes while a " +
-		"preemptor waits, or llm keeps 3 and physics 3 while llm's pods wait with \"No preemption victims found\" " +
+	known: "passes 13 of 18 runs: in the others llm keeps 3 and physics 3 while llm's pods wait with " +
+		"\"No preemption victims found\", or (before the tree's queueing hint) a cpu stays idle while a preemptor waits " +
 		"(docs/quota.md, Kueue's scenarios replayed)",
 	quotas: []kqQuota{
 		{ns: "root", min: "0", max: "12", node: true},
