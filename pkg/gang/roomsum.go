@@ -84,7 +84,10 @@ func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, 
 	if !preempts {
 		counting = "its members may not preempt"
 	}
-	return &roomState{need: need, msg: fmt.Sprintf("pod group %s needs at least %s for the %d members it still has to place, and the cluster has less %s free (%s); it is tried again at once when room is freed",
+	for i, name := range short {
+		short[i] = "Insufficient " + name
+	}
+	return &roomState{need: need, msg: fmt.Sprintf("pod group %s needs at least %s for the %d members it still has to place: %s in the whole cluster (%s); it is tried again at once when room is freed",
 		key, need, minMember, strings.Join(short, ", "), counting)}
 }
 
