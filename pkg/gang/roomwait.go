@@ -18,14 +18,26 @@ import (
 // first group that fitted when room appeared waited for its timer.
 //
 // Now the member that found no room (the waiter) carries its group. It goes back to the queue's
-// unschedulable pods, rejected by the plugins that turned it away (NodeResourcesFit, GPUShare,
-// ElasticQuota, ...), and their queueing hints requeue it on the events that can change their
-// answer: a pod ending or deleted, a node added or grown, quota freed. The group's other members
-// wait in Gang's PreEnqueue, parked for no room, and Gang's own hints skip them: a room event
-// costs one scheduling cycle per waiting group, its waiter's, not one per member, and nothing
-// while nothing changes. When the waiter passes PreEnqueue again the wait ends and its siblings
-// are activated; QOSSort puts them right behind it (a group's members share one sort key), and
-// the oldest groups first, so the oldest group whose need fits takes the room.
+// unschedulable pods, rejected by the plugins that turned it away, and their queueing hints
+// requeue it on the events that can change their answer: a pod ending or deleted, a node added or
+// grown, quota freed. The group's other members wait in Gang's PreEnqueue, parked for no room, and
+// Gang's own hints skip them: a room event costs one scheduling cycle per waiting group, its
+// waiter's, not one per member, and nothing while nothing changes. When the waiter passes
+// PreEnqueue again the wait ends and its siblings are activated; QOSSort puts them right behind
+// it (a group's members share one sort key), and the oldest groups first.
+//
+// Who turned the waiter away decides when it is tried again. Rejected by NodeResourcesFit,
+// GPUShare or ElasticQuota, it sits out the queue's backoff, which grows with each attempt: when
+// room was freed node by node, the older groups, retried and turned away a moment before, waited
+// while younger ones took the room (issue 28). So when the cluster's free room cannot hold the
+// group at all, Gang turns the waiter away itself, as Pending (roomsum.go): the queue then moves it
+// to the active queue past its backoff as soon as Gang's hint accepts a room event, and the hint
+// accepts every event that can raise the free sum (a bound pod deleted or scaled down, a node
+// added or its allocatable changed); a new member, or an ElasticQuota in the group's namespace,
+// ends the wait. A younger group that holds nothing gives way to an older one that waits for
+// room the free sum now holds, or that is parked or woken for its turn (manager.turnRemaining):
+// the scheduler updates its snapshot before it moves pods out of the unschedulable pool, and a
+// younger group's member already in the active queue could otherwise take the room in between.
 //
 // A timer stays as a backstop, should the waiter's requeue be lost: it starts at minRoomBackstop,
 // the period at which the queue flushes unschedulable pods anyway (which brings the waiter back
