@@ -407,6 +407,9 @@ func isSchedulableAfterClaimChange(logger klog.Logger, pod *v1.Pod, oldObj, newO
 	if cur != nil && (old.Status.Allocation == nil || cur.Status.Allocation != nil) && len(cur.Status.ReservedFor) >= len(old.Status.ReservedFor) {
 		return fwk.QueueSkip, nil
 	}
-	logger.V(5).Info("A claim of the same quota was freed", "pod", klog.KObj(pod), "claim", klog.KObj(old))
+	if v := logger.V(5); v.Enabled() {
+		// Not built when off: the queue asks every waiting pod on every event.
+		v.Info("A claim of the same quota was freed", "pod", klog.KObj(pod), "claim", klog.KObj(old))
+	}
 	return fwk.Queue, nil
 }

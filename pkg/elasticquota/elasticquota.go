@@ -379,7 +379,10 @@ func (pl *ElasticQuota) isSchedulableAfterPodChange(logger klog.Logger, pod *v1.
 	if changed.Namespace != pod.Namespace && !pl.ledger.ShareATree(pod.Namespace, changed.Namespace) {
 		return fwk.QueueSkip, nil
 	}
-	logger.V(5).Info("A pod of the same quota or quota tree gave resources back", "pod", klog.KObj(pod), "other", klog.KObj(changed))
+	if v := logger.V(5); v.Enabled() {
+		// Not built when off: the queue asks every waiting pod on every event.
+		v.Info("A pod of the same quota or quota tree gave resources back", "pod", klog.KObj(pod), "other", klog.KObj(changed))
+	}
 	return fwk.Queue, nil
 }
 

@@ -454,11 +454,16 @@ func (pl *GPUShare) isSchedulableAfterPodDelete(logger klog.Logger, pod *v1.Pod,
 		return fwk.Queue, err
 	}
 	if gpu.HasAssignment(deleted) {
-		logger.V(5).Info("A pod holding GPUs was deleted", "pod", klog.KObj(pod), "deletedPod", klog.KObj(deleted))
+		if v := logger.V(5); v.Enabled() {
+			// Not built when off: the queue asks every waiting pod on every event.
+			v.Info("A pod holding GPUs was deleted", "pod", klog.KObj(pod), "deletedPod", klog.KObj(deleted))
+		}
 		return fwk.Queue, nil
 	}
 	if req, err := gpu.RequestOf(deleted, pl.res.Memory); err == nil && req.Total > 0 {
-		logger.V(5).Info("A pod that asked for GPU memory was deleted", "pod", klog.KObj(pod), "deletedPod", klog.KObj(deleted))
+		if v := logger.V(5); v.Enabled() {
+			v.Info("A pod that asked for GPU memory was deleted", "pod", klog.KObj(pod), "deletedPod", klog.KObj(deleted))
+		}
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil
@@ -470,6 +475,11 @@ func (pl *GPUShare) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod
 	old, cur, err := schedutil.As[*v1.Node](oldObj, newObj)
 	if err != nil {
 		return fwk.Queue, err
+	}
+	if old != nil && sameGPUs(old, cur, pl.res) {
+		// Most node updates the queue asks about change other annotations: answered before
+		// reading the pod's request and both nodes' GPUs, which allocates.
+		return fwk.QueueSkip, nil
 	}
 	req, err := gpu.RequestOf(pod, pl.res.Memory)
 	if err != nil || req.Total == 0 {
@@ -486,8 +496,21 @@ func (pl *GPUShare) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod
 			return fwk.QueueSkip, nil
 		}
 	}
-	logger.V(5).Info("A node has GPUs that could hold the pod", "pod", klog.KObj(pod), "node", klog.KObj(cur))
+	if v := logger.V(5); v.Enabled() {
+		v.Info("A node has GPUs that could hold the pod", "pod", klog.KObj(pod), "node", klog.KObj(cur))
+	}
 	return fwk.Queue, nil
+}
+
+// sameGPUs reports whether the two nodes have the same inputs to gpu.DevicesOf.
+func sameGPUs(old, cur *v1.Node, res gpu.Resources) bool {
+	same := func(name v1.ResourceName) bool {
+		a, okA := old.Status.Allocatable[name]
+		b, okB := cur.Status.Allocatable[name]
+		return okA == okB && a.Cmp(b) == 0
+	}
+	return same(res.Count) && same(res.Memory) &&
+		old.Annotations[gpu.NodeGPUMemoryAnnotation] == cur.Annotations[gpu.NodeGPUMemoryAnnotation]
 }
 
 func grew(old, cur []int64) bool {

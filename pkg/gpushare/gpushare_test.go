@@ -559,6 +559,7 @@ func TestQueueingHints(t *testing.T) {
 		{name: "node's GPU made larger by annotation", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(4, 32), cur: node(4, 32, "8", "8", "8", "16"), want: fwk.Queue},
 		{name: "node gains a GPU", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(1, 16), cur: node(2, 32), want: fwk.Queue},
 		{name: "node update without GPU change", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(2, 32), cur: gpuNode("n", 2, 32).Label("a", "b").Obj(), want: fwk.QueueSkip},
+		{name: "node's other annotation changed", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(2, 32), cur: gpuNode("n", 2, 32).Annotation("example.com/owner", "a").Obj(), want: fwk.QueueSkip},
 		{name: "node's GPUs shrunk", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(2, 64), cur: node(2, 32), want: fwk.QueueSkip},
 		{name: "node change for a malformed request", hint: e.pl.isSchedulableAfterNodeChange,
 			pod: gpuPod("bad", 16).Annotation(gpu.PodGPUCountAnnotation, "3").Obj(), cur: node(2, 32), want: fwk.QueueSkip},
