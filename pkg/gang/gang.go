@@ -232,21 +232,48 @@ func (pl *Gang) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, e
 }
 
 // isSchedulableAfterCapacityChange requeues a pod unless it is parked for a reason capacity
-// cannot help; those are woken by their own triggers.
-func (pl *Gang) isSchedulableAfterCapacityChange(_ klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
+// cannot help; those are woken by their own triggers. A node whose labels alone changed helps
+// only a group looking for a topology domain: it frees no room.
+func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
 	key, ok := podgroup.KeyOf(pod)
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
-	if reason, parked := pl.groups.ParkedReason(key, pod.UID); parked && !reason.wokenByCapacity() {
+	reason, parked := pl.groups.ParkedReason(key, pod.UID)
+	if parked && !reason.wokenByCapacity() {
 		// A group's waiter is Gang's to requeue when Gang's Filter turned it away for the sum of
-		// room (roomsum.go): the queue asks Gang only then, and skips its backoff.
-		if reason == parkedNoRoom && pl.groups.IsRoomWaiter(key, pod.UID) {
+		// room (roomsum.go): the queue asks Gang only then, and skips its backoff. Every waiter
+		// is asked on every event, so an event that adds no room must not move them all.
+		if reason == parkedNoRoom && addsRoom(oldObj, newObj) && pl.groups.IsRoomWaiter(key, pod.UID) {
+			if v := logger.V(5); v.Enabled() {
+				// Not built when off: the queue asks every waiting pod on every event.
+				v.Info("Room may have been freed for a pod group's waiter", "podGroup", key, "pod", klog.KObj(pod))
+			}
 			return fwk.Queue, nil
 		}
 		return fwk.QueueSkip, nil
 	}
+	if parked && reason != parkedTopology && !addsRoom(oldObj, newObj) {
+		return fwk.QueueSkip, nil
+	}
 	return fwk.Queue, nil
+}
+
+// addsRoom reports whether a capacity event can add room: a pod deleted or scaled down, a node
+// added, or a node whose allocatable grew in some resource; not a node update that only shrank
+// it or changed its labels.
+func addsRoom(oldObj, newObj any) bool {
+	old, ok1 := oldObj.(*v1.Node)
+	cur, ok2 := newObj.(*v1.Node)
+	if !ok1 || !ok2 || old == nil || cur == nil {
+		return true
+	}
+	for name, q := range cur.Status.Allocatable {
+		if was, ok := old.Status.Allocatable[name]; !ok || q.Cmp(was) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 var _ fwk.SignPlugin = &Gang{}
@@ -267,7 +294,7 @@ var _ fwk.PreFilterPlugin = &Gang{}
 // cluster may have changed since), or when the group's minResources exceed the cluster's free
 // capacity. The rejections are UnschedulableAndUnresolvable: preempting for one member cannot
 // help the group.
-func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	// Only the leader runs scheduling cycles: any pod's cycle starts the status writer.
 	pl.status.leading.Lead()
 	key, ok := podgroup.KeyOf(pod)
@@ -293,12 +320,17 @@ func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 	}
 	if st == nil && holdsNothing && domain == nil {
 		// Outside the manager's lock: these read every node.
+		logger := klog.FromContext(ctx)
 		if room := pl.roomShort(key, pod, int(podgroup.MinMember(pg)), nodes); room != nil {
+			// Who is turned away by the sum, and who goes, in order, is what tells whether the room
+			// went to the oldest group (issue 28).
+			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need)
 			pl.groups.TurnTaken(key)
 			state.Write(roomStateKey, room)
 			return nil, nil
 		}
 		if older := pl.olderFits(key, nodes); older != "" {
+			logger.V(4).Info("Pod group gives way to an older one the free room holds", "podGroup", key, "pod", klog.KObj(pod), "older", older)
 			pl.groups.GiveWay(key, pod)
 			state.Write(heldStateKey, heldMark{})
 			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
@@ -306,6 +338,9 @@ func (pl *Gang) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 		}
 	}
 	if st == nil {
+		if holdsNothing {
+			klog.FromContext(ctx).V(4).Info("Pod group takes its turn", "podGroup", key, "pod", klog.KObj(pod))
+		}
 		pl.groups.TurnTaken(key)
 	}
 	if st != nil {

@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/berth-sched/berth/pkg/topology"
@@ -320,6 +321,7 @@ func (m *manager) passTurn(key types.NamespacedName) {
 		return
 	}
 	delete(m.turnWoken, key)
+	klog.Background().V(4).Info("Pod group passes its turn", "podGroup", key, "rounds", len(m.rounds), "parkedForTurn", m.turnParked.Len())
 	if len(m.rounds) == 0 && m.turnParked.Len() > 0 {
 		m.clock.AfterFunc(0, m.wakeTurns)
 	}
@@ -341,6 +343,7 @@ func (m *manager) endRound(key types.NamespacedName) {
 		return
 	}
 	delete(m.rounds, key)
+	klog.Background().V(4).Info("Pod group's round ends", "podGroup", key, "parkedForTurn", m.turnParked.Len())
 	if m.turnParked.Len() > 0 {
 		m.clock.AfterFunc(0, m.wakeTurns)
 	}
@@ -366,6 +369,7 @@ func (m *manager) wakeTurns() {
 	}
 	m.turnParked = sets.New[types.NamespacedName]()
 	m.mu.Unlock()
+	klog.Background().V(4).Info("Pod groups parked for their turn are woken", "pods", len(pods))
 	if len(pods) > 0 {
 		m.hooks.activate(pods)
 	}
@@ -644,6 +648,7 @@ func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32,
 		g.roundStart, g.deadline = now, now.Add(timeout)
 		v.FirstWaiter = true
 		m.rounds[key] = now
+		klog.Background().V(4).Info("Pod group's round starts", "podGroup", key, "pod", klog.KObj(pod))
 		round := g.round
 		m.clock.AfterFunc(timeout, func() { m.expire(key, round) })
 	}
