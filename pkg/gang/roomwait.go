@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -74,6 +75,7 @@ func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 	}
 	backstop = min(backstop, maxRoomBackstop)
 	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why}
+	klog.Background().V(4).Info("Pod group waits for room", "podGroup", key, "waiter", klog.KObj(pod), "waits", g.room.waits)
 	m.park(key, g, pod, parkedNoRoom, now)
 	// The room is not this group's to take: the groups that gave way to it go on.
 	m.turnWoken[key] = now
@@ -93,6 +95,17 @@ func (m *manager) EndRoomWait(key types.NamespacedName) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if g, ok := m.groups[key]; ok {
+		if g.room.waiter != "" {
+			klog.Background().V(4).Info("Pod group's wait for room ends", "podGroup", key)
+			// Its turn has come, but it has not taken it: its waiter is on its way to the active
+			// queue, and a younger group's member popped in the meantime would find it neither
+			// waiting (olderFits) nor placing (turnRemaining) and take the room. That was the
+			// hand-over fault of issue 28: one run in ten of TestBacklogShort let a younger
+			// group in, its member popped while the freeing's requeue of the older waiters was
+			// under way. It gives way to the group as to one woken for its turn, until the group
+			// is admitted, turned away again, or turnMax has passed.
+			m.turnWoken[key] = m.clock.Now()
+		}
 		m.endRoomWait(g)
 	}
 }
@@ -125,7 +138,9 @@ type olderWaiter struct {
 }
 
 // OlderWaiting lists the groups older than key's (see older) whose waiters the sum of room
-// turned away.
+// turned away, and which still wait or have just been woken for their turn (see EndRoomWait):
+// PreFilter reads the turn first and this after, and a wait that ends in between must be seen
+// by one of them.
 func (m *manager) OlderWaiting(key types.NamespacedName) []olderWaiter {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -135,7 +150,8 @@ func (m *manager) OlderWaiting(key types.NamespacedName) []olderWaiter {
 	}
 	var out []olderWaiter
 	for other, o := range m.groups {
-		if o.room.waiter != "" && o.room.need != nil && m.older(other, key, g) {
+		_, woken := m.turnWoken[other]
+		if (o.room.waiter != "" || woken) && o.room.need != nil && m.older(other, key, g) {
 			out = append(out, olderWaiter{key: other, need: o.room.need})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // admitForRoom runs the room check of Gang's admit for pod, and ends the wait when it lets the
@@ -110,5 +111,47 @@ func TestRoomWaiterAndQuota(t *testing.T) {
 	}
 	if m.IsRoomWaiter(keyA, a1.UID) {
 		t.Error("the wait did not end")
+	}
+}
+
+// TestTurnHandOver: when an older group's wait for room ends (its waiter passed PreEnqueue on
+// a room event and is on its way to the active queue), a younger group that holds nothing gives
+// way to it until it is tried: its need stays in OlderWaiting and the younger group's turn waits
+// for it. Without that, a younger member popped in between took the room (issue 28, one run in
+// ten of TestBacklogShort). Once the older group takes its turn, neither holds the younger back.
+func TestTurnHandOver(t *testing.T) {
+	pl, groups := waitingGroups(2)
+	m := pl.groups
+	older := types.NamespacedName{Namespace: "ns", Name: "g0000"}
+	younger := types.NamespacedName{Namespace: "ns", Name: "g0001"}
+	turnOf := func(key types.NamespacedName) time.Duration {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return m.turnRemaining(key, m.groups[key], m.clock.Now())
+	}
+	if got := m.OlderWaiting(younger); len(got) != 1 || got[0].key != older {
+		t.Fatalf("while both wait: older waiting %v, want %v", got, older)
+	}
+	// The older waiter passes PreEnqueue: its wait ends, its turn has not been taken.
+	if _, ok, _ := m.Admit(older, groups[0][0], func(groupView) (parkReason, bool) { return 0, true }); !ok {
+		t.Fatal("the older waiter was held")
+	}
+	m.EndRoomWait(older)
+	if got := m.OlderWaiting(younger); len(got) != 1 || got[0].key != older {
+		t.Errorf("after the older wait ended: older waiting %v, want %v", got, older)
+	}
+	if d := turnOf(younger); d <= 0 {
+		t.Errorf("after the older wait ended: the younger group's turn comes at once, want it to give way")
+	}
+	if d := turnOf(older); d != 0 {
+		t.Errorf("the older group gives way for %v, to no one older", d)
+	}
+	// The older group's member is admitted by PreFilter: the hand-over is done.
+	m.TurnTaken(older)
+	if got := m.OlderWaiting(younger); len(got) != 0 {
+		t.Errorf("after the older group took its turn: older waiting %v, want none", got)
+	}
+	if d := turnOf(younger); d != 0 {
+		t.Errorf("after the older group took its turn: the younger gives way for %v, want 0", d)
 	}
 }
