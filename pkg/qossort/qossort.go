@@ -27,17 +27,34 @@
 // sits in the heap (a PodGroup read from an informer cache, which may appear, go or be recreated
 // meanwhile) would silently break the heap's order; the Order's times are set before a group's
 // first member is queued and never change while one is (see there).
+//
+// # Native pod groups
+//
+// With GenericWorkload on, upstream's queue holds a native PodGroup's queued members as one
+// entity, a *framework.QueuedPodGroupInfo, which carries the PodGroup (or CompositePodGroup)
+// object. The queue swaps that object in place on every PodGroup update, while the entity sits in
+// the heap. A PodGroup's creation time does not change with an update, but an update can carry a
+// different object of the same name (one deleted and created again while the informer's watch was
+// down arrives as an update after its relist). So the key is read from the object once per entity
+// and kept, weakly, for as long as the queue keeps the entity: the entity a group's first queued
+// member creates is sorted by the creation time of the PodGroup it was created for, the same in
+// every scheduler process.
 package qossort
 
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
+	"weak"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/podgroup"
 )
@@ -48,12 +65,14 @@ const Name = "QOSSort"
 // QOSSort orders the scheduling queue.
 type QOSSort struct {
 	groups *podgroup.Order
+	// native holds each queued native pod group entity's key, read once: see the package comment.
+	native sync.Map // weak.Pointer[framework.QueuedPodGroupInfo] -> arrivalKey
 }
 
 var _ fwk.QueueSortPlugin = &QOSSort{}
 
 // New builds the plugin; it takes no args.
-func New(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+func New(ctx context.Context, _ k8sruntime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	groups, err := podgroup.OrderOf(ctx, h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
@@ -86,8 +105,8 @@ func (pl *QOSSort) Less(e1, e2 fwk.QueuedEntityInfo) bool {
 
 // arrivalKey places an entity among those of its priority and class: a pod group member at its
 // group's creation time, with the group's name to keep groups created in the same second apart;
-// any other pod at its own creation time, with no group; an entity that is not one pod (a native
-// pod group) at its queue timestamp.
+// any other pod at its own creation time, with no group; a native pod group entity at its PodGroup's
+// creation time, with its namespace/name; anything else at its queue timestamp.
 type arrivalKey struct {
 	at    time.Time
 	group string
@@ -103,7 +122,36 @@ func (pl *QOSSort) arrival(e fwk.QueuedEntityInfo, pod *v1.Pod) arrivalKey {
 			return arrivalKey{at: pod.CreationTimestamp.Time}
 		}
 	}
+	if g, ok := e.(*framework.QueuedPodGroupInfo); ok && g.PodGroupInfo != nil {
+		return pl.nativeArrival(g)
+	}
 	return arrivalKey{at: e.GetTimestamp()}
+}
+
+// nativeArrival is the key of a native pod group entity: the one read when the sort first saw it.
+func (pl *QOSSort) nativeArrival(g *framework.QueuedPodGroupInfo) arrivalKey {
+	wp := weak.Make(g)
+	if k, ok := pl.native.Load(wp); ok {
+		return k.(arrivalKey)
+	}
+	k := arrivalKey{at: g.GetTimestamp()}
+	var created metav1.Time
+	switch {
+	case g.PodGroup != nil:
+		created = g.PodGroup.CreationTimestamp
+	case g.CompositePodGroup != nil:
+		created = g.CompositePodGroup.CreationTimestamp
+	}
+	if !created.IsZero() {
+		// The group's name goes into the key with a prefix a scheduler-plugins group's
+		// namespace/name cannot have, so that a native group and a scheduler-plugins group of the
+		// same name, created in the same second, stay two groups.
+		k = arrivalKey{at: created.Time, group: "native:" + g.GetNamespace() + "/" + g.GetName()}
+	}
+	if _, loaded := pl.native.LoadOrStore(wp, k); !loaded {
+		runtime.AddCleanup(g, func(wp weak.Pointer[framework.QueuedPodGroupInfo]) { pl.native.Delete(wp) }, wp)
+	}
+	return k
 }
 
 // podEntity is what the queue's pod entries offer beyond QueuedEntityInfo.

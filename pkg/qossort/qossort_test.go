@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -338,5 +339,107 @@ func TestGroupsAmongPodsByCreation(t *testing.T) {
 	want := []string{"early", "g-1", "g-0", "late"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// native is a native PodGroup entity for ns/name, the PodGroup created at created, the entity
+// queued at ts.
+func native(name string, created, ts time.Time) *framework.QueuedPodGroupInfo {
+	g := group(0, ts)
+	g.Name = name
+	g.PodGroup.Namespace, g.PodGroup.Name = "ns", name
+	g.PodGroup.CreationTimestamp = metav1.NewTime(created)
+	return g
+}
+
+func names(entities []fwk.QueuedEntityInfo) []string {
+	var got []string
+	for _, e := range entities {
+		switch e := e.(type) {
+		case podEntity:
+			got = append(got, e.GetPodInfo().GetPod().Name)
+		case *framework.QueuedPodGroupInfo:
+			got = append(got, e.GetName())
+		}
+	}
+	return got
+}
+
+// A scheduler that starts queues a backlog of native groups within a second, in the order of its
+// informer's list: their queue timestamps say nothing of which group came first.
+func TestNativeGroupsByCreation(t *testing.T) {
+	start := t0.Add(time.Hour)
+	entities := []fwk.QueuedEntityInfo{
+		native("c", t0.Add(3*time.Second), start),
+		native("a", t0.Add(time.Second), start.Add(time.Millisecond)),
+		native("b2", t0.Add(2*time.Second), start.Add(2*time.Millisecond)),
+		native("b1", t0.Add(2*time.Second), start.Add(3*time.Millisecond)),
+	}
+	pl := &QOSSort{groups: &podgroup.Order{}}
+	sort.SliceStable(entities, func(i, j int) bool { return pl.Less(entities[i], entities[j]) })
+	want := []string{"a", "b1", "b2", "c"}
+	if diff := cmp.Diff(want, names(entities)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// Native groups sit among plain pods and scheduler-plugins groups by creation time.
+func TestNativeGroupsAmongPodsByCreation(t *testing.T) {
+	var order podgroup.Order
+	order.Note(types.NamespacedName{Namespace: "ns", Name: "g"}, t0.Add(4*time.Second))
+	start := t0.Add(time.Hour)
+	entities := []fwk.QueuedEntityInfo{
+		created(t, "late", t0.Add(5*time.Second), start),
+		native("n2", t0.Add(3*time.Second), start.Add(time.Millisecond)),
+		member(t, "g", "g-0", start.Add(2*time.Millisecond)),
+		created(t, "early", t0.Add(time.Second), start.Add(3*time.Millisecond)),
+		native("n1", t0.Add(2*time.Second), start.Add(4*time.Millisecond)),
+	}
+	pl := &QOSSort{groups: &order}
+	sort.SliceStable(entities, func(i, j int) bool { return pl.Less(entities[i], entities[j]) })
+	want := []string{"early", "n1", "n2", "g-0", "late"}
+	if diff := cmp.Diff(want, names(entities)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// The queue swaps a queued group's PodGroup object in place on every update; one of the same name
+// created again arrives that way after a relist. The entity's key must stay what it was.
+func TestNativeGroupKeyStaysWhileQueued(t *testing.T) {
+	pl := &QOSSort{groups: &podgroup.Order{}}
+	old := native("old", t0.Add(time.Second), t0.Add(time.Hour))
+	young := native("young", t0.Add(2*time.Second), t0.Add(time.Hour))
+	if !pl.Less(old, young) {
+		t.Fatal("the older group does not sort first")
+	}
+	recreated := old.PodGroup.DeepCopy()
+	recreated.CreationTimestamp = metav1.NewTime(t0.Add(3 * time.Second))
+	recreated.UID = "other"
+	old.UpdatePodGroup(recreated)
+	if !pl.Less(old, young) || pl.Less(young, old) {
+		t.Error("the queued group's key moved when its PodGroup object was replaced")
+	}
+	// A group queued anew (a new entity) takes its PodGroup's time as it is then.
+	again := native("old", t0.Add(3*time.Second), t0.Add(2*time.Hour))
+	if !pl.Less(young, again) {
+		t.Error("a new entity of the recreated group does not sort by the new PodGroup's creation time")
+	}
+}
+
+// A composite group sorts by its CompositePodGroup's creation time.
+func TestCompositeGroupByCreation(t *testing.T) {
+	pl := &QOSSort{groups: &podgroup.Order{}}
+	comp := &framework.QueuedPodGroupInfo{
+		PodGroupInfo: &framework.PodGroupInfo{
+			Namespace: "ns", Name: "comp", Type: fwk.CompositePodGroupKeyType,
+			CompositePodGroup: &schedulingv1alpha3.CompositePodGroup{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "comp", CreationTimestamp: metav1.NewTime(t0)},
+			},
+		},
+		QueueingParams: framework.QueueingParams{Timestamp: t0.Add(time.Hour)},
+	}
+	leaf := native("leaf", t0.Add(time.Second), t0)
+	if !pl.Less(comp, leaf) || pl.Less(leaf, comp) {
+		t.Error("the composite group created first does not sort first")
 	}
 }
