@@ -116,17 +116,26 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 		if len(t.Domains) > 0 {
 			continue
 		}
-		room := map[topology.Domain]int{}
 		largest := 0
-		for _, n := range nodes {
-			// The scheduler's TaintTolerationComparisonOperators gate is alpha and off by default.
-			if d, ok := levels.DomainOf(n.Labels, asks[key].Level); ok && topology.Usable(&n, tolerations[key], false) {
-				room[d] += topology.Fits(free[n.Name], member)
-				largest = max(largest, room[d])
-			}
+		for _, r := range domainRooms(nodes, free, levels, asks[key].Level, tolerations[key], member) {
+			largest = max(largest, r)
 		}
 		t.LargestRoom = &largest
 	}
+}
+
+// domainRooms is how many members asking member each domain of level has room for, counting only
+// the nodes a member with tolerations may use, as Gang's choice counts them.
+func domainRooms(nodes []v1.Node, free map[string]topology.Resources, levels topology.Levels, level int, tolerations []v1.Toleration, member topology.Resources) map[topology.Domain]int {
+	room := map[topology.Domain]int{}
+	for i := range nodes {
+		n := &nodes[i]
+		// The scheduler's TaintTolerationComparisonOperators gate is alpha and off by default.
+		if d, ok := levels.DomainOf(n.Labels, level); ok && topology.Usable(n, tolerations, false) {
+			room[d] += topology.Fits(free[n.Name], member)
+		}
+	}
+	return room
 }
 
 // freeOnNodes is each node's allocatable less what the live pods bound to it ask for.

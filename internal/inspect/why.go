@@ -25,6 +25,7 @@ import (
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // Causes Why names, one per pod: the first that applies, in this order.
@@ -34,6 +35,7 @@ const (
 	CausePodGroupMissing = "PodGroupMissing" // the pod names a PodGroup that does not exist
 	CauseGangMembers     = "GangMembers"     // fewer pods of the group exist than minMember
 	CauseQuota           = "Quota"           // an ElasticQuota on the namespace's path is full
+	CauseTopology        = "Topology"        // no domain of the level the group requires holds it
 	CauseGang            = "Gang"            // the group's members do not fit together
 	CauseGPUFragmented   = "GPUFragmentation"
 	CauseNodeConstraints = "NodeConstraints" // no node passes selectors, affinity, taints, cordons
@@ -78,13 +80,22 @@ type WhyInput struct {
 	Groups    []v1alpha1.PodGroup
 	Events    []eventsv1.Event
 	Resources gpu.Resources
+	// Levels are the scheduler's topologyLevels, outermost first; nil reads the shipped default.
+	Levels topology.Levels
 }
 
 // ErrPodNotFound is returned by ExplainPod for a pod that does not exist.
 var ErrPodNotFound = errors.New("not found")
 
-// ExplainPod reads what WhyOf needs from the cluster and answers for pod ns/name.
+// ExplainPod reads what WhyOf needs from the cluster and answers for pod ns/name, reading
+// topology domains by the shipped profile's levels.
 func ExplainPod(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, res gpu.Resources, ns, name string) (*Why, error) {
+	return ExplainPodByLevels(ctx, client, groups, res, topology.DefaultLevels(), ns, name)
+}
+
+// ExplainPodByLevels is ExplainPod reading topology domains by levels, the scheduler's
+// topologyLevels (outermost first), as Gang reads them.
+func ExplainPodByLevels(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, res gpu.Resources, levels topology.Levels, ns, name string) (*Why, error) {
 	pod, err := client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("pod %s/%s %w", ns, name, ErrPodNotFound)
@@ -92,7 +103,7 @@ func ExplainPod(ctx context.Context, client kubernetes.Interface, groups version
 	if err != nil {
 		return nil, fmt.Errorf("getting pod %s/%s: %w", ns, name, err)
 	}
-	in := WhyInput{Pod: pod, Resources: res}
+	in := WhyInput{Pod: pod, Resources: res, Levels: levels}
 	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
@@ -185,6 +196,9 @@ func WhyOf(in WhyInput) *Why {
 	}
 
 	if gang != nil {
+		if c.topologyBlocks(w, gang) {
+			return w
+		}
 		c.explainGang(w, gang)
 		return w
 	}

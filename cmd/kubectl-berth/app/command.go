@@ -130,20 +130,23 @@ and borrowed, what is used above min.`,
 
 func (o *options) whyCommand() *cobra.Command {
 	res := gpu.DefaultResources()
+	levels := topologyLevels{levels: topology.DefaultLevels()}
 	cmd := &cobra.Command{
 		Use:   "why POD",
 		Short: "Why a pod is pending: the one thing that blocks it, and what would unblock it",
 		Long: `The one thing that keeps a pod from being placed, with its numbers, and what would let it in: a quota
 on its namespace's path (used and max, and which of the quota's pods would have to end), its pod group
-(members bound, placeable now and missing), GPU fragmentation (which GPU, how much, which pod's end
+(members bound, placeable now and missing), the topology domain a group requires (the level, the
+members to place, and the largest room any domain of the level has, read by --topology-levels), GPU fragmentation (which GPU, how much, which pod's end
 would make room), node constraints (selectors, affinity, taints, cordons, counted), room, and what
 preemption would do. It reads API objects only: the pod and its events and PodScheduled condition,
 nodes, pods, ElasticQuotas and PodGroups. A cause outside berth is named as such.`,
 		Args: cobra.ExactArgs(1),
 		RunE: o.run(func(ctx context.Context, c *clients, args []string) (inspect.Report, error) {
-			return inspect.ExplainPod(ctx, c.core, c.groups, res, c.namespace, args[0])
+			return inspect.ExplainPodByLevels(ctx, c.core, c.groups, res, levels.levels, c.namespace, args[0])
 		}),
 	}
+	cmd.Flags().Var(&levels, "topology-levels", "the node label keys of the topology levels, outermost first, as Gang's topologyLevels in the scheduler's configuration")
 	cmd.Flags().Var(resourceName{&res.Memory}, "memory-resource", "the extended resource that carries GPU memory, as GPUShare's memoryResource")
 	cmd.Flags().Var(resourceName{&res.Count}, "count-resource", "the extended resource that carries the number of GPUs, as GPUShare's countResource")
 	return cmd

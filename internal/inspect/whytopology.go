@@ -1,0 +1,148 @@
+package inspect
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sched/berth/pkg/topology"
+)
+
+// topologyBlocks answers for a member of a group that requires one domain of a level
+// (berth.dev/topology-required) when no domain of that level has room for the members still to
+// place: Gang holds every member until one does, whatever room the cluster has elsewhere. It
+// counts as Gang's choice does (docs/gang.md, "Topology"): the members still to place are every
+// waiting member, at least enough to reach minMember, each asking what the largest asks; a
+// domain's room is summed node by node over the nodes the pod may use; a group with members bound
+// is fixed to their domain. It leaves the answer to explainGang when a domain has the room (the
+// group waits for something else) and for preferred or invalid annotations, which do not hold a
+// group back for want of a domain.
+func (c *cluster) topologyBlocks(w *Why, g *gangState) bool {
+	levels := c.in.Levels
+	if levels == nil {
+		levels = topology.DefaultLevels()
+	}
+	con, ok, err := levels.ConstraintOf(g.pg.Annotations)
+	if err != nil || !ok || !con.Required {
+		return false
+	}
+	member := topology.Resources{}
+	var largest *v1.Pod
+	var largestReq topology.Resources
+	waiting := 0
+	for _, m := range g.waiting {
+		if len(m.Spec.SchedulingGates) > 0 {
+			continue
+		}
+		waiting++
+		r := topology.Requests(m)
+		for name, v := range r {
+			member[name] = max(member[name], v)
+		}
+		if largest == nil || biggerRequest(r, largestReq) {
+			largest, largestReq = m, r
+		}
+	}
+	if waiting == 0 {
+		return false
+	}
+	need := max(waiting, int(g.minMember)-len(g.bound))
+
+	labels := map[string]map[string]string{}
+	for i := range c.in.Nodes {
+		labels[c.in.Nodes[i].Name] = c.in.Nodes[i].Labels
+	}
+	var fixed []topology.Domain
+	for _, b := range g.bound {
+		if d, in := levels.DomainOf(labels[b.Spec.NodeName], con.Level); in && !slices.Contains(fixed, d) {
+			fixed = append(fixed, d)
+		}
+	}
+	if len(fixed) > 1 {
+		// Placed spread (before the annotation was set): Gang no longer chooses one domain.
+		return false
+	}
+	rooms := domainRooms(c.in.Nodes, freeOnNodes(c.in.Nodes, c.in.Pods), levels, con.Level, c.in.Pod.Spec.Tolerations, member)
+	domains := make([]topology.Domain, 0, len(rooms))
+	total := 0
+	for d, r := range rooms {
+		domains = append(domains, d)
+		total += r
+	}
+	// Most room first, then by name, so that the answer is the same on every run.
+	slices.SortFunc(domains, func(a, b topology.Domain) int {
+		if rooms[a] != rooms[b] {
+			return rooms[b] - rooms[a]
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	best, bestRoom := topology.Domain(""), 0
+	switch {
+	case len(fixed) == 1:
+		best, bestRoom = fixed[0], rooms[fixed[0]]
+	case len(domains) > 0:
+		best, bestRoom = domains[0], rooms[domains[0]]
+	}
+	if bestRoom >= need {
+		return false
+	}
+
+	w.Cause, w.Berth = CauseTopology, true
+	like := fmt.Sprintf("like %s (%s)", largest.Name, member.String())
+	switch {
+	case len(domains) == 0:
+		w.Summary = fmt.Sprintf("pod group %s requires one %s (berth.dev/topology-required) for %d %s, and no node it may use has the label %s: the level has no domain",
+			g.key, con.Key, need, pluralWord(need, "member"), con.Key)
+		w.Unblock = []string{
+			fmt.Sprintf("nodes labelled %s (with the outer levels of %v) that the members may use", con.Key, []string(levels[:con.Level])),
+			fmt.Sprintf("or the PodGroup's annotation %s removed or made %s", topology.RequiredAnnotation, topology.PreferredAnnotation),
+		}
+		return true
+	case len(fixed) == 1:
+		w.Summary = fmt.Sprintf("pod group %s requires one %s (berth.dev/topology-required) and its %d bound %s fixed it at %s=%s, which has room for %d of the %d %s still to place",
+			g.key, con.Key, len(g.bound), pluralWord(len(g.bound), "member"), con.Key, best, bestRoom, need, pluralWord(need, "member"))
+	default:
+		w.Summary = fmt.Sprintf("pod group %s requires one %s (berth.dev/topology-required) for its %d %s still to place; the largest room any %s has is %d, at %s=%s",
+			g.key, con.Key, need, pluralWord(need, "member"), con.Key, bestRoom, con.Key, best)
+	}
+	w.Details = append(w.Details,
+		fmt.Sprintf("members: %d bound, %d waiting, minMember %d; each counted %s", len(g.bound), waiting, g.minMember, like),
+		fmt.Sprintf("room in members per %s (usable nodes only): %s", con.Key, roomList(domains, rooms, 5)))
+	if total >= need && len(fixed) == 0 {
+		w.Details = append(w.Details, fmt.Sprintf("the %d %ss together have room for %d: the group would fit spread over them, which the annotation forbids",
+			len(domains), con.Key, total))
+	}
+	w.Unblock = []string{fmt.Sprintf("room for %d more %s %s in %s=%s (the one with the most room): pods there ending, or nodes added to it",
+		need-bestRoom, pluralWord(need-bestRoom, "member"), like, con.Key, best)}
+	if len(fixed) == 0 {
+		w.Unblock = append(w.Unblock, fmt.Sprintf("or another %s with room for all %d", con.Key, need))
+		if total >= need {
+			w.Unblock = append(w.Unblock, fmt.Sprintf("or the PodGroup's annotation made %s: %s, which spreads the group when no %s holds it",
+				topology.PreferredAnnotation, con.Key, con.Key))
+		}
+	}
+	return true
+}
+
+// biggerRequest orders members for naming the largest: more cpu, then more memory.
+func biggerRequest(a, b topology.Resources) bool {
+	if a[string(v1.ResourceCPU)] != b[string(v1.ResourceCPU)] {
+		return a[string(v1.ResourceCPU)] > b[string(v1.ResourceCPU)]
+	}
+	return a[string(v1.ResourceMemory)] > b[string(v1.ResourceMemory)]
+}
+
+// roomList is "z1/b1/r1 2, z1/b1/r2 1, ..." for the first n domains, with a count of the rest.
+func roomList(domains []topology.Domain, rooms map[topology.Domain]int, n int) string {
+	var parts []string
+	for i, d := range domains {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(domains)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", d, rooms[d]))
+	}
+	return strings.Join(parts, ", ")
+}
