@@ -2,8 +2,10 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
+	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -179,5 +182,72 @@ func waitFailed(t *testing.T, c *harness.Cluster, ns, name string) {
 	})
 	if err != nil {
 		t.Fatalf("the scheduler did not fail %s: %v", name, err)
+	}
+}
+
+// `kubectl berth why` names topology for a member of a group that requires one rack when no rack
+// holds it, though the racks together would: the level, the members to place, the largest room any
+// rack has and which, and what would unblock it; room added where it says binds the group there.
+// Each try: racks z1/b1/r1 (two nodes of 2 cpu, one holding a pod of 1) and z1/b2/r1 (one node of
+// 2 cpu), a group of four 1-cpu members, the real scheduler (berth in-process, the shipped
+// profile) failing it.
+func TestKubectlBerthWhyTopology(t *testing.T) {
+	const tries = 10
+	e := startGangEnv(t, "why-topology")
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	ctx := context.Background()
+	zero := int64(0)
+	for try := range tries {
+		ns := e.Namespace(t, fmt.Sprintf("why-topology-%d", try))
+		g := &gangEnv{Cluster: e.Cluster, pg: e.pg, ns: ns}
+		var nodes []string
+		rack := func(name, block, cpu string) string {
+			name = fmt.Sprintf("t%d-%s", try, name)
+			e.CreateNode(t, rackedNode(name, block, "r1", cpu))
+			nodes = append(nodes, name)
+			return name
+		}
+		a := rack("a", "b1", "2")
+		rack("b", "b1", "2")
+		rack("c", "b2", "2")
+		filler := pod(ns, "filler", "", harness.Container("c", "1", "64Mi"))
+		filler.Spec.NodeName = a
+		e.CreatePod(t, filler)
+		g.podGroup(t, "train", 4, topologyAnnotation(topology.RequiredAnnotation, topology.RackLabel))
+		g.members(t, "train", 4, "1")
+		waitFailed(t, e.Cluster, ns, "train-0")
+
+		out := mustKubectlBerth(t, e.Cluster, "-n", ns, "why", "train-0")
+		for _, s := range []string{
+			"pending: Topology (berth)",
+			"requires one berth.dev/rack (berth.dev/topology-required) for its 4 members still to place; the largest room any berth.dev/rack has is 3, at berth.dev/rack=z1/b1/r1",
+			"room in members per berth.dev/rack (usable nodes only): z1/b1/r1 3, z1/b2/r1 2",
+			"room for 1 more member like train-0 (cpu 1, memory 64Mi) in berth.dev/rack=z1/b1/r1",
+		} {
+			if !strings.Contains(out, s) {
+				t.Fatalf("try %d: kubectl berth why train-0 does not say %q:\n%s", try, s, out)
+			}
+		}
+
+		// The room it asks for, where it asks for it.
+		rack("d", "b1", "1")
+		pods := e.WaitForPods(t, ns, time.Minute, "the group bound once its rack has room", func(p []v1.Pod) bool { return boundIn(p, "train") == 4 })
+		if got := domainsOf(t, e.Cluster, pods, "train", topology.RackLabel); !slices.Equal(got, []topology.Domain{"z1/b1/r1"}) {
+			t.Fatalf("try %d: the group bound in %v, want z1/b1/r1", try, got)
+		}
+		if try == 0 {
+			t.Logf("kubectl berth why train-0:\n%s", out)
+		}
+		for _, p := range pods {
+			if err := e.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.WaitForPods(t, ns, time.Minute, "the try's pods gone", func(p []v1.Pod) bool { return len(p) == 0 })
+		for _, n := range nodes {
+			if err := e.Client.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
