@@ -146,62 +146,74 @@ func waitFailedSince(t *testing.T, c *harness.Cluster, ns string, names []string
 // Native 1.37 pod groups (GenericWorkload), which the queue holds as one entity each, are taken in
 // the order their PodGroups were created, not in the order of the scheduler's first list. Each
 // try: a backlog of native groups of two, created a second apart while berth-scheduler is down and
-// named against their creation order, on a node with room for one group; the real binary starts,
-// binds one group, and stops; that group's pods go, and it starts again. Each start must bind the
-// oldest group left. Starting anew each time keeps the test to what the queue's sort decides (the
-// order of a backlog the queue takes in at once), apart from how upstream's queue backs off groups
-// that failed, which decides who is tried first when room appears while the scheduler runs.
+// named against their creation order, on a node of its own with room for one group. The real
+// binary starts, binds one group per try, and stops; those groups' pods go, and it starts again.
+// Each start must bind the oldest group left of every try. Starting anew each time keeps the test
+// to what the queue's sort decides (the order of a backlog the queue takes in at once), apart from
+// how upstream's queue backs off groups that failed, which decides who is tried first when room
+// appears while the scheduler runs. The tries run side by side, each in its namespace and on its
+// node, so that the ten cost one backlog's seconds.
 func TestNativeGroupsFirstComeFirstServedAtStart(t *testing.T) {
 	const tries, backlog, size = 10, 4, 2
 	e := startNativeGangEnv(t, "native-fcfs")
 	ctx := context.Background()
 	zero := int64(0)
+	namespaces := make([]string, tries)
 	for try := range tries {
-		ns := e.Namespace(t, fmt.Sprintf("native-fcfs-%d", try))
-		g := &gangEnv{Cluster: e.Cluster, ns: ns}
-		node := fmt.Sprintf("node-%d", try)
-		e.CreateNode(t, harness.Node(node, "2", "4Gi", nil))
-		// g-3 is created first, g-0 last: a list returns them the other way round.
-		var want []string
-		for i := backlog - 1; i >= 0; i-- {
-			if i < backlog-1 {
-				time.Sleep(1100 * time.Millisecond)
-			}
-			name := fmt.Sprintf("g-%d", i)
-			g.nativeGroup(t, name, size)
+		namespaces[try] = e.Namespace(t, fmt.Sprintf("native-fcfs-%d", try))
+		e.CreateNode(t, harness.Node(fmt.Sprintf("node-%d", try), "2", "4Gi", nil))
+	}
+	// g-3 is created first, g-0 last: a list returns them the other way round.
+	var want []string
+	for i := backlog - 1; i >= 0; i-- {
+		if i < backlog-1 {
+			time.Sleep(1100 * time.Millisecond)
+		}
+		name := fmt.Sprintf("g-%d", i)
+		for try, ns := range namespaces {
+			(&gangEnv{Cluster: e.Cluster, ns: ns}).nativeGroup(t, name, size)
 			for m := range size {
 				p := pod(ns, fmt.Sprintf("%s-%d", name, m), "", harness.Container("c", "1", "64Mi"))
-				p.Spec.NodeSelector = map[string]string{v1.LabelHostname: node}
+				p.Spec.NodeSelector = map[string]string{v1.LabelHostname: fmt.Sprintf("node-%d", try)}
 				inNativeGroup(name)(p)
 				e.CreatePod(t, p)
 			}
-			want = append(want, name)
 		}
+		want = append(want, name)
+	}
 
-		var got, gone []string
-		for range want {
-			sched := e.StartSchedulerBinary(t, berthConfig(e.Cluster, ""), "--feature-gates=GenericWorkload=true")
+	got := make([][]string, tries)
+	gone := make([][]string, tries)
+	for range want {
+		sched := e.StartSchedulerBinary(t, berthConfig(e.Cluster, ""), "--feature-gates=GenericWorkload=true")
+		for try, ns := range namespaces {
 			pods := e.WaitForPods(t, ns, time.Minute, "a group of the backlog bound", func(pods []v1.Pod) bool {
-				return len(boundExcept(pods, gone)) == size
+				return len(boundExcept(pods, gone[try])) == size
 			})
-			sched.Stop(10 * time.Second)
-			bound := boundExcept(pods, gone)
+			bound := boundExcept(pods, gone[try])
 			sort.Strings(bound)
 			group := bound[0][:len(bound[0])-2]
 			if bound[1][:len(bound[1])-2] != group {
 				t.Fatalf("try %d: %v bound together, members of two groups", try, bound)
 			}
-			got = append(got, group)
-			for _, n := range bound {
+			got[try] = append(got[try], group)
+			gone[try] = append(gone[try], bound...)
+		}
+		sched.Stop(10 * time.Second)
+		for try, ns := range namespaces {
+			for _, n := range gone[try][len(gone[try])-size:] {
 				if err := e.Client.CoreV1().Pods(ns).Delete(ctx, n, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 					t.Fatal(err)
 				}
-				gone = append(gone, n)
 			}
 		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("try %d: groups bound in the order %v, want the creation order %v", try, got, want)
-		}
-		t.Logf("try %d: groups bound in creation order %v", try, got)
 	}
+	failed := 0
+	for try := range tries {
+		if fmt.Sprint(got[try]) != fmt.Sprint(want) {
+			t.Errorf("try %d: groups bound in the order %v, want the creation order %v", try, got[try], want)
+			failed++
+		}
+	}
+	t.Logf("%d of %d tries bound in creation order %v", tries-failed, tries, want)
 }
