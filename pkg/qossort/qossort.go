@@ -148,10 +148,11 @@ func (pl *QOSSort) nativeArrival(g *framework.QueuedPodGroupInfo) arrivalKey {
 		// same name, created in the same second, stay two groups.
 		k = arrivalKey{at: created.Time, group: "native:" + g.GetNamespace() + "/" + g.GetName()}
 	}
-	if _, loaded := pl.native.LoadOrStore(wp, k); !loaded {
+	stored, loaded := pl.native.LoadOrStore(wp, k)
+	if !loaded {
 		runtime.AddCleanup(g, func(wp weak.Pointer[framework.QueuedPodGroupInfo]) { pl.native.Delete(wp) }, wp)
 	}
-	return k
+	return stored.(arrivalKey)
 }
 
 // podEntity is what the queue's pod entries offer beyond QueuedEntityInfo.

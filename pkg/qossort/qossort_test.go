@@ -2,6 +2,8 @@ package qossort
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -442,4 +444,28 @@ func TestCompositeGroupByCreation(t *testing.T) {
 	if !pl.Less(comp, leaf) || pl.Less(leaf, comp) {
 		t.Error("the composite group created first does not sort first")
 	}
+}
+
+// A group's key goes when the queue lets go of its entity: a scheduler that sees groups come and
+// go for months keeps no key per group it ever queued.
+func TestNativeGroupKeyGoesWithItsEntity(t *testing.T) {
+	pl := &QOSSort{groups: &podgroup.Order{}}
+	stays := native("stays", t0, t0)
+	for i := range 100 {
+		pl.Less(native(fmt.Sprintf("g-%d", i), t0, t0), stays)
+	}
+	count := func() int {
+		n := 0
+		pl.native.Range(func(_, _ any) bool { n++; return true })
+		return n
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for count() > 1 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("%d keys kept after the entities went, want 1 (the one still held)", n)
+	}
+	runtime.KeepAlive(stays)
 }
