@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,5 +134,118 @@ func TestFairSharePreemptionCountsWaitingPods(t *testing.T) {
 		if taken != c.taken {
 			t.Errorf("b with %d more pods waiting: %d of a's pods taken, want %d", c.waiting, taken, c.taken)
 		}
+	}
+}
+
+// A pod bound into a quota that is then above its fair share hands back the waiting pods of the
+// peers below their own: fair-share preemption may now take for them, and no event of theirs
+// would retry them (they were turned away for room). A bind that leaves its quota within its share,
+// or peers at their share, wakes nobody.
+func TestFairWakeOnBindAboveShare(t *testing.T) {
+	ask := vec(string(gpuMem), "2", "pods", "1")
+	l := ledgerOf(t, teams()...)
+	bindN(l, "c", "c", 4, string(gpuMem), "2") // 8: c's fair share
+	var waiters []*v1.Pod
+	for i := range 3 {
+		w := podOf("b", fmt.Sprint("w", i), string(gpuMem), "2")
+		l.Waiting(w, ask)
+		waiters = append(waiters, w)
+	}
+	// The pool is known once a scheduling cycle has weighed fair shares.
+	if u, _ := l.FairAdmits(waiters[0], ask, pool16); u != nil {
+		t.Fatalf("b's own pod refused: %v", u)
+	}
+	// a up to its fair share of 4 (of 16, a 1 : b 1 : c 2, b wanting 6): nobody is woken.
+	for i := range 2 {
+		p := podOf("a", fmt.Sprint("a", i), string(gpuMem), "2")
+		if err := l.Reserve(p, "", ask); err != nil {
+			t.Fatal(err)
+		}
+		if woken := l.Bound(p, "", ask); len(woken) != 0 {
+			t.Errorf("a at %d of its fair 4: woken %v, want none", 2*(i+1), fullNames(woken))
+		}
+	}
+	// A third pod of a (bound as a pod displacing a's own lower one would be) takes a to 6.
+	p := podOf("a", "a2", string(gpuMem), "2")
+	if err := l.Reserve(p, "", ask); err != nil {
+		t.Fatal(err)
+	}
+	woken := l.Bound(p, "", ask)
+	if got := fullNames(woken); got != "b/w0 b/w1 b/w2" {
+		t.Errorf("a above its fair share with b below its own waiting: woken %q, want b's three waiters", got)
+	}
+	// Bound by another scheduler (no reservation first), the same.
+	if got := fullNames(l.Bound(podOf("a", "y"), "", ask)); got != "b/w0 b/w1 b/w2" {
+		t.Errorf("a bound by another scheduler above its share: woken %q, want b's three waiters", got)
+	}
+	// A bind into b, below its share, wakes nobody: a and c have no waiters, and b is not above.
+	if got := fullNames(l.Bound(podOf("b", "z"), "", ask)); got != "" {
+		t.Errorf("b bound below its share: woken %q, want none", got)
+	}
+}
+
+// fullNames is pods' namespace/name, sorted, in one string.
+func fullNames(pods []*v1.Pod) string {
+	var s []string
+	for _, p := range pods {
+		s = append(s, p.Namespace+"/"+p.Name)
+	}
+	slices.Sort(s)
+	return strings.Join(s, " ")
+}
+
+// A preemptor whose victims are gone is weighed with its request once, not also as its own arrival;
+// refused, it stops counting as on its way in, and waits as any pod does.
+func TestFairAdmissionOfAPreemptor(t *testing.T) {
+	ask := vec(string(gpuMem), "2", "pods", "1")
+	l := ledgerOf(t, teams()...)
+	bindN(l, "a", "a", 1, string(gpuMem), "2") // 2
+	bindN(l, "c", "c", 5, string(gpuMem), "2") // 10, above its fair 8
+	l.Waiting(podOf("c", "w", string(gpuMem), "2"), ask)
+	for i := range 3 {
+		l.Waiting(podOf("b", fmt.Sprint("w", i), string(gpuMem), "2"), ask) // b wants 6: fair 4, 4, 8
+	}
+	p := podOf("a", "p", string(gpuMem), "2")
+	l.Incoming(p, ask) // its victims, a's lower pods, are gone: 4 free
+	if u, _ := l.FairAdmits(p, ask, pool16); u != nil {
+		t.Errorf("a at 2 of its fair 4: its preemptor refused: %v", u)
+	}
+	q := podOf("a", "q", string(gpuMem), "2")
+	bindN(l, "a", "more", 1, string(gpuMem), "2") // a at 4, its fair share
+	l.Incoming(q, ask)
+	if u, _ := l.FairAdmits(q, ask, pool16); u == nil {
+		t.Fatal("a at its fair share with b below its own waiting: a's preemptor admitted")
+	}
+	l.mu.Lock()
+	_, arriving := l.incoming[q.UID]
+	l.mu.Unlock()
+	if arriving {
+		t.Error("a refused preemptor still counts as arriving for its quota")
+	}
+}
+
+// The last free unit, when two quotas are each half a unit short of their fair share, goes to the
+// one that asks first rather than to neither.
+func TestFairAdmissionOfTheLastUnit(t *testing.T) {
+	ask := vec(string(gpuMem), "1", "pods", "1")
+	pool15 := vec(string(gpuMem), "15", "pods", "110")
+	l := ledgerOf(t, teams()...)
+	bindN(l, "a", "a", 7, string(gpuMem), "1")
+	bindN(l, "b", "b", 7, string(gpuMem), "1") // 1 of 15 free; fair 7.5 each (c wants nothing)
+	wa, wb := podOf("a", "w", string(gpuMem), "1"), podOf("b", "w", string(gpuMem), "1")
+	l.Waiting(wa, ask)
+	l.Waiting(wb, ask)
+	if u, _ := l.FairAdmits(wa, ask, pool15); u != nil {
+		t.Errorf("a and b at the same share: a's pod refused for b: %v", u)
+	}
+	if u, _ := l.FairAdmits(wb, ask, pool15); u != nil {
+		t.Errorf("a and b at the same share: b's pod refused for a: %v", u)
+	}
+	l.Bound(wa, "", ask)
+	if u, _ := l.FairAdmits(wb, ask, pool15); u != nil {
+		t.Errorf("a above b: b's pod refused: %v", u)
+	}
+	if u, _ := l.FairAdmits(podOf("a", "x"), ask, pool15); u == nil {
+		t.Error("a above its fair share and above b, which waits below its own: a's next pod admitted")
 	}
 }

@@ -39,11 +39,15 @@ type Ledger struct {
 	fairClock  uint64
 	// lendingLimits is set when a quota in force has a lending limit (see LendingAdmits).
 	lendingLimits bool
+	// capacity is the nodes' allocatable as the last admission or preemption that weighed fair
+	// shares saw it: the pool a bind is weighed against outside a scheduling cycle (fairWake).
+	capacity Vector
 }
 
 // arrival is a pod on its way in, a preemptor (incoming) or a pod waiting to be admitted
 // (pending): its namespace, what it asks, and since when (for pending, its last attempt).
 type arrival struct {
+	pod       *v1.Pod
 	namespace string
 	request   Vector
 	at        time.Time
@@ -112,7 +116,7 @@ func (l *Ledger) Incoming(pod *v1.Pod, request Vector) {
 // record notes in m that pod, which holds nothing yet, asks request. Callers hold mu.
 func (l *Ledger) record(m arrivals, pod *v1.Pod, request Vector) {
 	if _, ok := l.pods[pod.UID]; !ok {
-		m[pod.UID] = arrival{namespace: pod.Namespace, request: request, at: time.Now()}
+		m[pod.UID] = arrival{pod: pod, namespace: pod.Namespace, request: request, at: time.Now()}
 	}
 }
 
@@ -571,12 +575,12 @@ func (l *Ledger) bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 		h = &holding{namespace: pod.Namespace, group: group, request: request, bound: true}
 		l.hold(pod.UID, h, l.account(pod.Namespace))
 		l.markLeaving(h, pod)
-		return l.drainFair()
+		return append(l.drainFair(), l.fairWake(pod.Namespace)...)
 	}
 	var woken []*v1.Pod
 	if !h.bound {
 		// A pod that took capacity refused to others for fairness is in: they may be next.
-		woken = l.drainFair()
+		woken = append(l.drainFair(), l.fairWake(h.namespace)...)
 	}
 	h.bound = true
 	a := l.account(h.namespace)

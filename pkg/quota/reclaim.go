@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -88,6 +89,9 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.R
 	if own == nil {
 		return nil
 	}
+	if capacity != nil {
+		l.capacity = capacity
+	}
 	r := &Reclaim{
 		namespace: preemptor.Namespace,
 		quota:     own.spec.Name,
@@ -154,8 +158,13 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.R
 			continue
 		}
 		side := path[level-1]
-		if side.spec.WithinMin(side.used, request) {
-			for _, name := range lends {
+		// The side's preemptors already on their way in count as its use: five preemptors of a
+		// quota with a min of 3, each seeing only what its quota held, reclaimed five pods
+		// between them before any was bound (Kueue's fair sharing with preemption replayed).
+		used := side.used.Clone()
+		used.Add(l.arriving(side, preemptor.UID), 1)
+		if side.spec.WithinMin(used, request) {
+			for _, name := range l.furthestAbove(r, lends, capacity) {
 				r.allowed[name] = true
 			}
 		} else if !l.fairTarget(r, preemptor.UID, side, path, level, lends, capacity) {
@@ -175,6 +184,40 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.R
 		}
 	}
 	return r
+}
+
+// furthestAbove narrows the lenders a reclaim may take from to those whose level's quota borrows
+// the largest weighted dominant share, when they alone have what the preemptor asks above their
+// mins: reclaim within a min then takes from the quota furthest above its own, as fair sharing
+// does (Kueue's "Admits workloads respecting fair share": c's pod takes from a, which borrows 2,
+// not from b, which borrows 1, whichever's pods are the youngest). Otherwise, or without the
+// nodes' capacity to weigh shares by, every lender may give. Callers hold the ledger's lock.
+func (l *Ledger) furthestAbove(r *Reclaim, lends []string, capacity Vector) []string {
+	if len(lends) < 2 || capacity == nil {
+		return lends
+	}
+	shares := make([]float64, len(lends))
+	top := 0.0
+	for i, name := range lends {
+		chain := r.chains[name]
+		q := r.lending[chain[len(chain)-1]]
+		shares[i] = DominantShare(q.left, capacity, l.quotas[chain[len(chain)-1]].spec.weight())
+		top = max(top, shares[i])
+	}
+	var first []string
+	left := Vector{}
+	for i, name := range lends {
+		if shares[i] == top {
+			first = append(first, name)
+			left.Add(r.lending[name].left, 1)
+		}
+	}
+	for res, x := range r.asks {
+		if x > 0 && left[res] < x && slices.ContainsFunc(lends, func(name string) bool { return r.lending[name].over[res] }) {
+			return lends
+		}
+	}
+	return first
 }
 
 // lendsAny reports whether lender quota name's chain lends something the preemptor asks for.

@@ -336,3 +336,60 @@ func TestFairShareCountsEveryPeersArrivals(t *testing.T) {
 		t.Error("want one of b's pods taken, b then at its fair share")
 	}
 }
+
+// Preemptors of one quota on their way in count as its use when reclaim asks whether a preemptor is
+// within its quota's min: b (min 3) reclaims three pods from a, not one per preemptor that comes
+// before any of them is bound. Past its min fair sharing decides, and a, which asks no more than it
+// holds, is not above its fair share here: b takes no fourth.
+func TestReclaimCountsPreemptorsOnTheirWay(t *testing.T) {
+	quotas := []*v1alpha1.ElasticQuota{
+		tq("a", "q", "3", "9", WeightAnnotation, "1"),
+		tq("b", "q", "3", "9", WeightAnnotation, "1"),
+		tq("c", "q", "3", "9", WeightAnnotation, "1"),
+	}
+	l := ledgerOf(t, quotas...)
+	a := bindN(l, "a", "a", 9, "cpu", "1")
+	ask := vec("cpu", "1", "pods", "1")
+	pool9 := vec("cpu", "9", "pods", "110")
+	next, taken := 0, 0
+	for i := range 5 {
+		p := podOf("b", fmt.Sprint("p", i), "cpu", "1")
+		l.Waiting(p, ask)
+		tally := l.PreemptionFor(p, ask, gpuMem, pool9).Lenders()
+		if next < len(a) && tally.Take([]*v1.Pod{a[next]}) {
+			l.Leaving(a[next].UID)
+			l.Incoming(p, ask)
+			next++
+			taken++
+		}
+	}
+	if taken != 3 {
+		t.Errorf("five preemptors of b (min 3) before any is bound took %d of a's pods, want 3, b's min", taken)
+	}
+}
+
+// Reclaim within a min takes from the lender furthest above its own min share when it alone has what
+// is asked; when it has not, from every lender.
+func TestReclaimTakesFromTheLenderFurthestAbove(t *testing.T) {
+	quotas := []*v1alpha1.ElasticQuota{
+		tq("a", "q", "3", "9", WeightAnnotation, "1"),
+		tq("b", "q", "3", "9", WeightAnnotation, "1"),
+		tq("c", "q", "3", "9", WeightAnnotation, "1"),
+	}
+	l := ledgerOf(t, quotas...)
+	a := bindN(l, "a", "a", 5, "cpu", "1") // borrows 2
+	b := bindN(l, "b", "b", 4, "cpu", "1") // borrows 1
+	pool9 := vec("cpu", "9", "pods", "110")
+	r := l.PreemptionFor(podOf("c", "p", "cpu", "1"), vec("cpu", "1", "pods", "1"), gpuMem, pool9)
+	if got := r.Judge([]*v1.Pod{a[0]}); got != Borrowed {
+		t.Errorf("a borrows 2: its pod judged %v, want Borrowed", got)
+	}
+	if got := r.Judge([]*v1.Pod{b[0]}); got != Forbidden {
+		t.Errorf("b borrows 1, a 2: b's pod judged %v, want Forbidden", got)
+	}
+	// Asking 3, more than a lends alone: both may give.
+	r = l.PreemptionFor(podOf("c", "p", "cpu", "3"), vec("cpu", "3", "pods", "1"), gpuMem, pool9)
+	if got := r.Judge([]*v1.Pod{b[0]}); got != Borrowed {
+		t.Errorf("c asks 3, a lends 2: b's pod judged %v, want Borrowed", got)
+	}
+}
