@@ -342,12 +342,7 @@ func TestFairShareCountsEveryPeersArrivals(t *testing.T) {
 // before any of them is bound. Past its min fair sharing decides, and a, which asks no more than it
 // holds, is not above its fair share here: b takes no fourth.
 func TestReclaimCountsPreemptorsOnTheirWay(t *testing.T) {
-	quotas := []*v1alpha1.ElasticQuota{
-		tq("a", "q", "3", "9", WeightAnnotation, "1"),
-		tq("b", "q", "3", "9", WeightAnnotation, "1"),
-		tq("c", "q", "3", "9", WeightAnnotation, "1"),
-	}
-	l := ledgerOf(t, quotas...)
+	l := ledgerOf(t, threeOfMin3()...)
 	a := bindN(l, "a", "a", 9, "cpu", "1")
 	ask := vec("cpu", "1", "pods", "1")
 	pool9 := vec("cpu", "9", "pods", "110")
@@ -371,12 +366,7 @@ func TestReclaimCountsPreemptorsOnTheirWay(t *testing.T) {
 // Reclaim within a min takes from the lender furthest above its own min share when it alone has what
 // is asked; when it has not, from every lender.
 func TestReclaimTakesFromTheLenderFurthestAbove(t *testing.T) {
-	quotas := []*v1alpha1.ElasticQuota{
-		tq("a", "q", "3", "9", WeightAnnotation, "1"),
-		tq("b", "q", "3", "9", WeightAnnotation, "1"),
-		tq("c", "q", "3", "9", WeightAnnotation, "1"),
-	}
-	l := ledgerOf(t, quotas...)
+	l := ledgerOf(t, threeOfMin3()...)
 	a := bindN(l, "a", "a", 5, "cpu", "1") // borrows 2
 	b := bindN(l, "b", "b", 4, "cpu", "1") // borrows 1
 	pool9 := vec("cpu", "9", "pods", "110")
@@ -392,4 +382,13 @@ func TestReclaimTakesFromTheLenderFurthestAbove(t *testing.T) {
 	if got := r.Judge([]*v1.Pod{b[0]}); got != Borrowed {
 		t.Errorf("c asks 3, a lends 2: b's pod judged %v, want Borrowed", got)
 	}
+}
+
+// threeOfMin3 are Kueue's fair-sharing ClusterQueues a, b and c: min 3 cpu each, max 9, weight 1.
+func threeOfMin3() []*v1alpha1.ElasticQuota {
+	var quotas []*v1alpha1.ElasticQuota
+	for _, ns := range []string{"a", "b", "c"} {
+		quotas = append(quotas, tq(ns, "q", "3", "9", WeightAnnotation, "1"))
+	}
+	return quotas
 }
