@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/internal/inspect"
+	"github.com/berth-sched/berth/internal/kwok"
 )
 
 // gangTimeoutSeconds bounds how long the scheduler holds a gang's first members waiting for the
@@ -241,7 +242,7 @@ func (d *demo) createGang(ctx context.Context, g gang) error {
 	for i := range g.minMember {
 		p := newPod("gangs", fmt.Sprintf("%s-%d", g.name, i), v1.ResourceRequirements{Requests: req, Limits: req})
 		p.Labels = map[string]string{v1alpha1.PodGroupLabel: g.name}
-		p.Annotations = runsFor(nil, g.runsFor)
+		p.Annotations = kwok.RunsFor(nil, g.runsFor)
 		if err := d.createPods(ctx, p); err != nil {
 			return err
 		}

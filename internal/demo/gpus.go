@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/berth-sched/berth/internal/inspect"
+	"github.com/berth-sched/berth/internal/kwok"
 	"github.com/berth-sched/berth/pkg/gpu"
 )
 
@@ -90,7 +91,7 @@ func runGPUs(ctx context.Context, d *demo, s *Section) error {
 			pod.Annotations = map[string]string{gpu.PodGPUCountAnnotation: p.count}
 		}
 		if p.runsFor > 0 {
-			pod.Annotations = runsFor(pod.Annotations, p.runsFor)
+			pod.Annotations = kwok.RunsFor(pod.Annotations, p.runsFor)
 		}
 		if err := d.createPods(ctx, pod); err != nil {
 			return err
@@ -98,7 +99,7 @@ func runGPUs(ctx context.Context, d *demo, s *Section) error {
 	}
 	// The second pod for the small GPU comes once the first holds it, so the order is certain.
 	batch := newReusePod(batchPod)
-	batch.Annotations = runsFor(nil, gpuRunTime)
+	batch.Annotations = kwok.RunsFor(nil, gpuRunTime)
 	if err := d.createPods(ctx, batch); err != nil {
 		return err
 	}
@@ -290,7 +291,7 @@ func unfinished(pods []v1.Pod) []string {
 	var out []string
 	for i := range pods {
 		p := &pods[i]
-		if _, ok := p.Annotations[runsForAnnotation]; ok && p.Spec.NodeName != "" && p.Status.Phase != v1.PodSucceeded {
+		if _, ok := p.Annotations[kwok.RunsForAnnotation]; ok && p.Spec.NodeName != "" && p.Status.Phase != v1.PodSucceeded {
 			out = append(out, fmt.Sprintf("%s is %s after its run time", p.Name, orText(string(p.Status.Phase), "in no phase")))
 		}
 	}

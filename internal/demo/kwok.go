@@ -1,41 +1,24 @@
 package demo
 
 import (
-	_ "embed"
-	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/berth-sched/berth/internal/kwok"
 	"github.com/berth-sched/berth/internal/proc"
 )
 
 // DefaultKwok is kwok's binary in Options.BinDir (`make kwok`, part of `make binaries`).
-const DefaultKwok = "kwok"
-
-// runsForAnnotation makes a pod on a demo node succeed that long after it started; pods without
-// it run until the demo ends. kwok reads it (kwok-stages.yaml).
-const runsForAnnotation = "berth.dev/demo-runs-for"
-
-// kwokStages is the pod lifecycle kwok plays: start at once, succeed after berth.dev/demo-runs-for.
-//
-//go:embed kwok-stages.yaml
-var kwokStages []byte
+const DefaultKwok = kwok.Binary
 
 // startKwok runs kwok against the control plane, managing every node: it plays the kubelet, so
 // that bound pods run and, if they say how long, finish.
 func (d *demo) startKwok() error {
-	stages := filepath.Join(d.res.WorkDir, "kwok-stages.yaml")
-	if err := os.WriteFile(stages, kwokStages, 0o600); err != nil {
+	stages, err := kwok.WriteStages(d.res.WorkDir)
+	if err != nil {
 		return err
 	}
-	var err error
 	d.kwok, err = proc.Start("kwok", filepath.Join(d.res.WorkDir, "kwok.log"), filepath.Join(d.opts.BinDir, d.opts.Kwok),
-		"--kubeconfig="+d.cp.KubeconfigPath(),
-		"--manage-all-nodes=true",
-		"--config="+stages,
-		// No kubelet API (logs, exec) is served: nothing here asks for it, and no port is taken.
-		"--node-port=0",
-	)
+		kwok.Args(d.cp.KubeconfigPath(), stages)...)
 	if err != nil {
 		return err
 	}
@@ -55,13 +38,4 @@ func (d *demo) exited() error {
 		}
 	}
 	return nil
-}
-
-// runsFor marks a pod to succeed that long after it starts.
-func runsFor(annotations map[string]string, d time.Duration) map[string]string {
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[runsForAnnotation] = d.String()
-	return annotations
 }

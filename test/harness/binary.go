@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berth-sched/berth/internal/kwok"
 	"github.com/berth-sched/berth/internal/proc"
 )
 
@@ -37,4 +38,16 @@ func (c *Cluster) StartSchedulerBinary(t testing.TB, config string, args ...stri
 		t.Fatal(err)
 	}
 	return StartBinary(t, "berth-scheduler", append([]string{"--config", path, "--secure-port", "0"}, args...)...)
+}
+
+// StartKwok runs bin/kwok against the cluster until the test ends, as the kubelet of every node
+// (internal/kwok): bound pods go Running, and those annotated by kwok.RunsFor succeed when their
+// time is up.
+func (c *Cluster) StartKwok(t testing.TB) *proc.Process {
+	t.Helper()
+	stages, err := kwok.WriteStages(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return StartBinary(t, kwok.Binary, kwok.Args(c.KubeconfigPath(), stages)...)
 }
