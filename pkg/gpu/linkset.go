@@ -239,8 +239,9 @@ func (b *setSearch) greedy() ([]int, setQuality) {
 	return best, bestQ
 }
 
-// worstLink is the worst link among the devices of set, which has at least two.
-func worstLink(t *Topology, set []int) Link {
+// WorstLink is the worst link among the GPUs of set, which has at least two: what berth ranks a
+// set of GPUs by first.
+func (t *Topology) WorstLink(set []int) Link {
 	w := Link(255)
 	for x, i := range set {
 		for _, j := range set[x+1:] {
@@ -260,5 +261,5 @@ func linkScore(devs []Device, chosen []int, rating float64) float64 {
 	if t == nil || len(chosen) < 2 {
 		return rating
 	}
-	return (float64(worstLink(t, chosen).class()) + rating) / float64(linkClasses)
+	return (float64(t.WorstLink(chosen).class()) + rating) / float64(linkClasses)
 }

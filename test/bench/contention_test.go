@@ -82,7 +82,7 @@ func driveGangContention(ctx context.Context, tCtx ktesting.TContext, w workload
 		return nil, err
 	}
 
-	c := newContention(p.podsPerGroup)
+	c := newContention(func(*v1.Pod) int { return p.podsPerGroup })
 	stop := make(chan struct{})
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(gangNamespace))
 	if _, err := factory.Core().V1().Pods().Informer().AddEventHandler(c.handler()); err != nil {
@@ -111,7 +111,7 @@ func driveGangContention(ctx context.Context, tCtx ktesting.TContext, w workload
 		if g.partialSeen {
 			// Which gangs, and how many members they hold at the end, is where a look into
 			// the scheduler's log starts.
-			tCtx.Logf("gang %s was seen partly bound; at the end %d of %d members bound, released %v", g.name, g.bound, c.podsPerGroup, g.released)
+			tCtx.Logf("gang %s was seen partly bound; at the end %d of %d members bound, released %v", g.name, g.bound, g.size, g.released)
 		}
 	}
 	c.mu.Unlock()
@@ -150,25 +150,27 @@ func readContentionParams(gate *v1.Pod) (contentionParams, error) {
 
 // contention is what the driver knows of the gangs, from the pod informer's events.
 type contention struct {
-	mu           sync.Mutex
-	podsPerGroup int
-	gangs        map[string]*gangState
-	bound        map[types.NamespacedName]bool
-	firstPod     time.Time
-	releasing    bool
+	mu sync.Mutex
+	// sizeOf is how many members the gang of a pod has: the workload's podsPerGroup, or, where
+	// sizes are mixed (the topology simulation), the pod's gang's own.
+	sizeOf    func(*v1.Pod) int
+	gangs     map[string]*gangState
+	bound     map[types.NamespacedName]bool
+	firstPod  time.Time
+	releasing bool
 	// refills are the times gangs became whole after the first release, in order.
 	refills []time.Time
 }
 
 type gangState struct {
 	name                  string
-	bound                 int
+	size, bound           int
 	wholeAt, partialSince time.Time
 	partialSeen, released bool
 }
 
-func newContention(podsPerGroup int) *contention {
-	return &contention{podsPerGroup: podsPerGroup, gangs: map[string]*gangState{}, bound: map[types.NamespacedName]bool{}}
+func newContention(sizeOf func(*v1.Pod) int) *contention {
+	return &contention{sizeOf: sizeOf, gangs: map[string]*gangState{}, bound: map[types.NamespacedName]bool{}}
 }
 
 func (c *contention) handler() cache.ResourceEventHandlerFuncs {
@@ -198,7 +200,7 @@ func (c *contention) observe(obj any, deleted bool) {
 	name := pod.Labels[gangLabel]
 	g := c.gangs[name]
 	if g == nil {
-		g = &gangState{name: name}
+		g = &gangState{name: name, size: c.sizeOf(pod)}
 		c.gangs[name] = g
 	}
 	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
@@ -206,7 +208,7 @@ func (c *contention) observe(obj any, deleted bool) {
 	switch wasBound := c.bound[key]; {
 	case isBound && !wasBound:
 		c.bound[key] = true
-		if g.bound++; g.bound == c.podsPerGroup {
+		if g.bound++; g.bound == g.size {
 			g.wholeAt = now
 			if c.releasing && !g.released {
 				c.refills = append(c.refills, now)
@@ -226,7 +228,7 @@ func (c *contention) check(now time.Time) []*gangState {
 	for _, g := range c.gangs {
 		switch {
 		case g.released:
-		case g.bound == c.podsPerGroup:
+		case g.bound == g.size:
 			whole = append(whole, g)
 			g.partialSince = time.Time{}
 		case g.bound > 0:
