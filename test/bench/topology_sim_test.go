@@ -60,7 +60,8 @@ import (
 //
 // The short size (2 blocks x 2 racks x 4 nodes, 15 s of arrivals) runs in `go test`; the full
 // size (4 x 4 x 8, 128 nodes and 1,024 GPUs, 4 minutes of arrivals) with BERTH_TOPOLOGY_SIM=1.
-// BERTH_TOPOLOGY_SIM_SEED changes the stream (default 1).
+// BERTH_TOPOLOGY_SIM_SEED changes the stream (default 1); BERTH_TOPOLOGY_SIM_LOGS=dir keeps the
+// scheduler's log (-v=2) there.
 func TestTopologySimulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane, kwok and the scheduler")
@@ -102,8 +103,11 @@ var (
 )
 
 const (
-	simFullEnv     = "BERTH_TOPOLOGY_SIM"
-	simSeedEnv     = "BERTH_TOPOLOGY_SIM_SEED"
+	simFullEnv = "BERTH_TOPOLOGY_SIM"
+	simSeedEnv = "BERTH_TOPOLOGY_SIM_SEED"
+	// simLogsEnv names a directory to keep the scheduler's log in; a failed run keeps it in the
+	// temporary directory anyway.
+	simLogsEnv     = "BERTH_TOPOLOGY_SIM_LOGS"
 	simNamespace   = "sim"
 	simGPUsPerNode = 8
 	// simGPUMemory is one GPU's aliyun.com/gpu-mem: a pod asking n whole GPUs asks n times it.
@@ -583,6 +587,10 @@ type simResult struct {
 	// longest are the groups that waited longest, fitWaits those that waited longest while they
 	// fitted, described.
 	longest, fitWaits []string
+	fitWaitGroups     []*simGroup
+	// whyWaited is what the scheduler told the first member of each of fitWaitGroups.
+	whyWaited []string
+	start     time.Time
 	// fitWaitSec is the time groups waited while they fitted, summed over groups.
 	fitWaitSec float64
 
@@ -616,10 +624,17 @@ func runTopologySim(t *testing.T, size simSize, seed uint64) *simResult {
 	sched := c.StartSchedulerBinary(t, c.SchedulerConfig(registry.Profile(v1.DefaultSchedulerName), ""), "--v=2")
 	res.schedulerLog = sched.LogPath
 
-	// The scheduler is up once it has placed a pod, and kwok once that pod has run.
+	// The scheduler is up once it has placed a pod, and kwok once that pod has run. The pod is
+	// a group's, because the first PodGroup an apiserver creates takes it about 2 s, which
+	// would count as the first group's wait.
+	warm := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "warm-up"}, Spec: v1alpha1.PodGroupSpec{MinMember: 1}}
+	if _, err := groups.SchedulingV1alpha1().PodGroups(ns).Create(ctx, warm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	c.CreatePod(t, &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "warm-up", Annotations: kwok.RunsFor(nil, time.Millisecond)},
-		Spec:       v1.PodSpec{Containers: []v1.Container{harness.Container("c", "100m", "64Mi")}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "warm-up", Labels: map[string]string{v1alpha1.PodGroupLabel: warm.Name},
+			Annotations: kwok.RunsFor(nil, time.Millisecond)},
+		Spec: v1.PodSpec{Containers: []v1.Container{harness.Container("c", "100m", "64Mi")}},
 	})
 	c.WaitForPods(t, ns, 2*time.Minute, "the warm-up pod to run and finish", func(pods []v1.Pod) bool {
 		return len(pods) == 1 && pods[0].Status.Phase == v1.PodSucceeded
@@ -645,6 +660,7 @@ func runTopologySim(t *testing.T, size simSize, seed uint64) *simResult {
 	t.Logf("%s size: %d nodes (%d blocks x %d racks x %d) of %d GPUs, %d jobs over %v, seed %d; load average %s",
 		size.name, size.nodes(), size.blocks, size.racks, size.nodesPerRack, simGPUsPerNode, len(jobs), size.arrivals, seed, res.loadBefore)
 	start := time.Now()
+	res.start = start
 	deadline := start.Add(size.arrivals + size.drain)
 	tick := time.NewTicker(simTick)
 	defer tick.Stop()
@@ -682,7 +698,50 @@ func runTopologySim(t *testing.T, size simSize, seed uint64) *simResult {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	res.measure(st)
+	res.explainWaits(t, client, ns)
 	return res
+}
+
+// explainWaits reads, for the groups that waited longest while they fitted, what the scheduler
+// told their first member: its events, each message once, in order.
+func (r *simResult) explainWaits(t *testing.T, client kubernetes.Interface, ns string) {
+	for _, g := range r.fitWaitGroups {
+		pod := g.job.podName(0)
+		events, err := client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + pod})
+		if err != nil {
+			t.Logf("listing the events of %s: %v", pod, err)
+			continue
+		}
+		slices.SortFunc(events.Items, func(a, b v1.Event) int { return eventTime(&a).Compare(eventTime(&b)) })
+		seen := map[string]bool{}
+		var lines []string
+		for _, e := range events.Items {
+			msg := e.Reason + ": " + e.Message
+			if len(msg) > 300 {
+				msg = msg[:300] + "..."
+			}
+			if !seen[msg] {
+				seen[msg] = true
+				lines = append(lines, fmt.Sprintf("%+.1fs %s", eventTime(&e).Sub(g.arrived).Seconds(), msg))
+			}
+		}
+		r.whyWaited = append(r.whyWaited, fmt.Sprintf("%s, arrived at %.1fs, whole at %+.1fs; what %s was told:\n      %s",
+			g.job.name, g.arrived.Sub(r.start).Seconds(), g.wholeAt.Sub(g.arrived).Seconds(), pod, strings.Join(lines, "\n      ")))
+	}
+}
+
+// eventTime is when an event last happened, at the precision it was recorded with.
+func eventTime(e *v1.Event) time.Time {
+	switch {
+	case !e.EventTime.IsZero():
+		if e.Series != nil {
+			return e.Series.LastObservedTime.Time
+		}
+		return e.EventTime.Time
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	}
+	return e.CreationTimestamp.Time
 }
 
 // createSimJob creates the job's PodGroup, if any, and pods, recording its arrival first.
@@ -756,6 +815,7 @@ func (r *simResult) measure(st *simState) {
 	}
 	for _, g := range gs[:min(3, len(gs))] {
 		r.fitWaits = append(r.fitWaits, describe(g))
+		r.fitWaitGroups = append(r.fitWaitGroups, g)
 	}
 }
 
@@ -1011,6 +1071,9 @@ func (r *simResult) log(t *testing.T) {
 		percentile(r.singleWaits, 0.5), percentile(r.singleWaits, 0.95), percentile(r.singleWaits, 1), partialGrace, len(r.partial))
 	t.Logf("groups waited %.0f s in all while the free GPUs would have held them at their level; longest waits: %s; longest while they fitted: %s",
 		r.fitWaitSec, strings.Join(r.longest, "; "), strings.Join(r.fitWaits, "; "))
+	for _, s := range r.whyWaited {
+		t.Logf("  waited: %s", s)
+	}
 	for _, s := range r.misses {
 		t.Logf("  missed: %s", s)
 	}
@@ -1047,8 +1110,8 @@ func (r *simResult) check(t *testing.T) {
 	if len(r.partial) > 0 {
 		t.Errorf("%d groups seen partly bound for %v or more: %s", len(r.partial), partialGrace, strings.Join(r.partial, ", "))
 	}
-	if t.Failed() {
-		kept := filepath.Join(os.TempDir(), fmt.Sprintf("berth-topology-sim-%s-seed%d-%d.log", r.size.name, r.seed, time.Now().Unix()))
+	if dir := os.Getenv(simLogsEnv); t.Failed() || dir != "" {
+		kept := filepath.Join(cmp.Or(dir, os.TempDir()), fmt.Sprintf("berth-topology-sim-%s-seed%d-%d.log", r.size.name, r.seed, time.Now().Unix()))
 		if data, err := os.ReadFile(r.schedulerLog); err != nil {
 			t.Logf("reading the scheduler's log: %v", err)
 		} else if err := os.WriteFile(kept, data, 0o644); err != nil {
