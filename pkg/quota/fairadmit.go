@@ -155,10 +155,7 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfa
 		return nil, l.fairClock
 	}
 	l.capacity = capacity
-	var path []*node
-	for n := own; n != nil; n = n.parent {
-		path = append(path, n)
-	}
+	path := pathOf(own)
 	for level := 1; level <= len(path); level++ {
 		side := path[level-1]
 		if !side.spec.Fair || side.spec.WithinMin(side.used, request) {
@@ -291,10 +288,7 @@ func (l *Ledger) fairWake(ns string) []*v1.Pod {
 	if own == nil || l.capacity == nil || len(l.pending) == 0 {
 		return nil
 	}
-	var path []*node
-	for n := own; n != nil; n = n.parent {
-		path = append(path, n)
-	}
+	path := pathOf(own)
 	var woken []*v1.Pod
 	seen := map[types.UID]bool{}
 	for level := 1; level <= len(path); level++ {

@@ -289,6 +289,15 @@ func (l *Ledger) wake(n *node) []*v1.Pod {
 	return pods
 }
 
+// pathOf is n and the quotas above it, n first: the levels of fair sharing on n's side.
+func pathOf(n *node) []*node {
+	var path []*node
+	for ; n != nil; n = n.parent {
+		path = append(path, n)
+	}
+	return path
+}
+
 // stampOf is the newest stamp on the path from n up. Callers hold mu.
 func stampOf(n *node) uint64 {
 	var s uint64
