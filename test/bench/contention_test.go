@@ -173,15 +173,19 @@ func newContention(sizeOf func(*v1.Pod) int) *contention {
 	return &contention{sizeOf: sizeOf, gangs: map[string]*gangState{}, bound: map[types.NamespacedName]bool{}}
 }
 
-func (c *contention) handler() cache.ResourceEventHandlerFuncs {
+func (c *contention) handler() cache.ResourceEventHandlerFuncs { return observing(c.observe) }
+
+// observing adapts observe, told each object and whether it was deleted (a tombstone unwrapped),
+// to an informer's handler.
+func observing(observe func(obj any, deleted bool)) cache.ResourceEventHandlerFuncs {
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { c.observe(obj, false) },
-		UpdateFunc: func(_, obj any) { c.observe(obj, false) },
+		AddFunc:    func(obj any) { observe(obj, false) },
+		UpdateFunc: func(_, obj any) { observe(obj, false) },
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			c.observe(obj, true)
+			observe(obj, true)
 		},
 	}
 }

@@ -383,18 +383,7 @@ func newSimState(sc *simCluster) *simState {
 		groups: map[string]*simGroup{}, singles: map[string]time.Time{}}
 }
 
-func (st *simState) handler() cache.ResourceEventHandlerFuncs {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { st.observe(obj, false) },
-		UpdateFunc: func(_, obj any) { st.observe(obj, false) },
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			st.observe(obj, true)
-		},
-	}
-}
+func (st *simState) handler() cache.ResourceEventHandlerFuncs { return observing(st.observe) }
 
 func (st *simState) observe(obj any, deleted bool) {
 	pod, ok := obj.(*v1.Pod)
