@@ -12,7 +12,8 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(VERSION) \
 	-X k8s.io/component-base/version.gitCommit=$(GIT_SHA) -X k8s.io/component-base/version.gitTreeState=clean
 UPSTREAM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
-GOFLAGS_BUILD := -mod=vendor
+# hack/patches: vendored upstream files replaced at build time (see its README).
+GOFLAGS_BUILD := -mod=vendor -overlay=hack/patches/overlay.json
 TEST_TIMEOUT ?= 30m
 # kwok plays the kubelet of the demo's simulated nodes. Not in go.mod (it pins other Kubernetes
 # libraries): `make kwok` installs it from the Go module proxy, once.

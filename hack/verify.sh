@@ -31,6 +31,14 @@ done
 
 go mod tidy
 go mod vendor
+# hack/patches: each patched copy is its vendored original plus the recorded difference.
+for d in hack/patches/*.diff; do
+  in=${d%.diff}.go.in
+  orig=$(sed -n 's|.*"\(vendor/[^"]*\)":"'"$in"'".*|\1|p' hack/patches/overlay.json)
+  if [ -z "$orig" ] || ! diff "$orig" "$in" | cmp -s - "$d"; then
+    echo "$in no longer matches ${orig:-its vendored original} plus $d: see hack/patches/README.md"; fail=1
+  fi
+done
 hack/update-codegen.sh >/dev/null 2>&1
 if ! git diff --quiet -- go.mod go.sum vendor pkg; then
   echo "go.mod, vendor/ or generated code is out of date; run 'go mod tidy && go mod vendor && make codegen' and commit:"

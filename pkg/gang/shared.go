@@ -254,9 +254,11 @@ func (c *core) allow(v permitVerdict) {
 // leaves the manager's reservations only through its Unreserve.
 //
 // Rejections are serialized, and Gang ends its rounds with its own timer rather than the
-// framework's: in 1.37.1 two Rejects of one waiting pod at once race inside the framework
+// framework's: in 1.37 two Rejects of one waiting pod at once race inside the framework
 // (waitingPod.stopWithStatus writes under a read lock), and a group's members share a deadline, so
-// their framework timers would fire together with the release each of them triggers.
+// their framework timers would fire together with the release each of them triggers. The
+// scheduler's own Reject of a member whose deletion starts cannot be serialized from here:
+// hack/patches fixes the framework for that one.
 func (c *core) reject(key types.NamespacedName, waiting []types.UID, msg string) {
 	var late []types.UID
 	c.rejectMu.Lock()
