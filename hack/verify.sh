@@ -35,7 +35,7 @@ go mod vendor
 for d in hack/patches/*.diff; do
   in=${d%.diff}.go.in
   orig=$(sed -n 's|.*"\(vendor/[^"]*\)":"'"$in"'".*|\1|p' hack/patches/overlay.json)
-  if [ -z "$orig" ] || ! diff "$orig" "$in" | cmp -s - "$d"; then
+  if [ -z "$orig" ] || ! cmp -s <(diff "$orig" "$in") "$d"; then
     echo "$in no longer matches ${orig:-its vendored original} plus $d: see hack/patches/README.md"; fail=1
   fi
 done
