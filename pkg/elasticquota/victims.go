@@ -5,6 +5,8 @@ import (
 	"iter"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/quota"
@@ -27,7 +29,7 @@ type victimRule struct{ *shared }
 // ForPreemptor returns nil for a preemptor whose namespace has no quota: it preempts by priority.
 // A member of a group short of minMember reclaims only if the group's share, as admission counts
 // it, stays within the quota's min.
-func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victims.Rule {
+func (r *victimRule) ForPreemptor(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *victims.Rule {
 	gpuMemory := r.gpuMemory()
 	request, err := r.requestOf(preemptor)
 	if err != nil {
@@ -39,6 +41,10 @@ func (r *victimRule) ForPreemptor(preemptor *v1.Pod, _ iter.Seq[*v1.Pod]) *victi
 		return nil
 	}
 	need := r.needOf(preemptor, group, request, view)
+	// Before its quota's side is weighed: a claim it lost must not count against it.
+	if r.ledger.EndLostArrival(preemptor.UID, placed) {
+		r.logger.V(4).Info("Preemptor lost the room its victims left; it no longer counts as on its way in", "pod", klog.KObj(preemptor))
+	}
 	reclaim := r.ledger.PreemptionFor(preemptor, need, gpuMemory, r.capacity())
 	if reclaim == nil {
 		return nil
@@ -77,8 +83,10 @@ func (q quotaRule) Tally() func([]*v1.Pod) bool { return q.r.Lenders().Take }
 // in: until the informer shows their deletion and the preemptor holds its share, the next
 // preemptor must not count what they hold as still lendable, nor its quota as still short.
 func (q quotaRule) Evicting(victims []*v1.Pod) {
+	uids := make([]types.UID, 0, len(victims))
 	for _, p := range victims {
 		q.ledger.Leaving(p.UID)
+		uids = append(uids, p.UID)
 	}
-	q.ledger.Incoming(q.preemptor, q.need)
+	q.ledger.Incoming(q.preemptor, q.need, uids)
 }

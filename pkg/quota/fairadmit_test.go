@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Fair admission: capacity that frees up goes to the quota below its fair share that waits for
@@ -206,13 +207,13 @@ func TestFairAdmissionOfAPreemptor(t *testing.T) {
 		l.Waiting(podOf("b", fmt.Sprint("w", i), string(gpuMem), "2"), ask) // b wants 6: fair 4, 4, 8
 	}
 	p := podOf("a", "p", string(gpuMem), "2")
-	l.Incoming(p, ask) // its victims, a's lower pods, are gone: 4 free
+	l.Incoming(p, ask, nil) // its victims, a's lower pods, are gone: 4 free
 	if u, _ := l.FairAdmits(p, ask, pool16); u != nil {
 		t.Errorf("a at 2 of its fair 4: its preemptor refused: %v", u)
 	}
 	q := podOf("a", "q", string(gpuMem), "2")
 	bindN(l, "a", "more", 1, string(gpuMem), "2") // a at 4, its fair share
-	l.Incoming(q, ask)
+	l.Incoming(q, ask, nil)
 	if u, _ := l.FairAdmits(q, ask, pool16); u == nil {
 		t.Fatal("a at its fair share with b below its own waiting: a's preemptor admitted")
 	}
@@ -247,5 +248,47 @@ func TestFairAdmissionOfTheLastUnit(t *testing.T) {
 	}
 	if u, _ := l.FairAdmits(podOf("a", "x"), ask, pool15); u == nil {
 		t.Error("a above its fair share and above b, which waits below its own: a's next pod admitted")
+	}
+}
+
+// A preemptor turned away after its victims are gone, from the ledger and from the cycle's nodes,
+// lost the room they left to another pod: it stops counting as on its way in. While a victim is
+// still held or still on a node, the room is coming and the claim stays.
+func TestLostArrivalEnds(t *testing.T) {
+	ask := vec(string(gpuMem), "2", "pods", "1")
+	l := ledgerOf(t, teams()...)
+	victims := bindN(l, "c", "c", 2, string(gpuMem), "2")
+	p := podOf("a", "p", string(gpuMem), "2")
+	for _, v := range victims {
+		l.Leaving(v.UID)
+	}
+	l.Incoming(p, ask, []types.UID{victims[0].UID, victims[1].UID})
+	arriving := func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		_, ok := l.incoming[p.UID]
+		return ok
+	}
+	none := slices.Values([]*v1.Pod(nil))
+	if l.EndLostArrival(p.UID, none) || !arriving() {
+		t.Fatal("both victims still held (terminating): the claim ended")
+	}
+	l.Forget(victims[0].UID)
+	if l.EndLostArrival(p.UID, none) || !arriving() {
+		t.Fatal("one victim still held: the claim ended")
+	}
+	l.Forget(victims[1].UID)
+	if l.EndLostArrival(p.UID, slices.Values(victims[1:])) || !arriving() {
+		t.Fatal("a victim still on a node of the cycle's snapshot: the claim ended")
+	}
+	if !l.EndLostArrival(p.UID, none) || arriving() {
+		t.Fatal("victims gone and the preemptor turned away: it still counts as on its way in")
+	}
+	// One recorded without victims (its victims' eviction is not the ledger's to follow) keeps
+	// its claim until it binds or arrivalTimeout.
+	q := podOf("a", "q", string(gpuMem), "2")
+	l.Incoming(q, ask, nil)
+	if l.EndLostArrival(q.UID, none) {
+		t.Error("a preemptor without recorded victims lost its claim")
 	}
 }

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -45,12 +46,14 @@ type Ledger struct {
 }
 
 // arrival is a pod on its way in, a preemptor (incoming) or a pod waiting to be admitted
-// (pending): its namespace, what it asks, and since when (for pending, its last attempt).
+// (pending): its namespace, what it asks, and since when (for pending, its last attempt). A
+// preemptor's victims are the pods it evicts (see EndLostArrival).
 type arrival struct {
 	pod       *v1.Pod
 	namespace string
 	request   Vector
 	at        time.Time
+	victims   []types.UID
 }
 
 // arrivalTimeout is how long a preemptor counts as on its way in: one whose victims are gone
@@ -103,14 +106,49 @@ func NewLedger() *Ledger {
 		pending: arrivals{}, fairParked: map[types.UID]*v1.Pod{}}
 }
 
-// Incoming records that pod's preemption has started evicting its victims for request: until it
-// holds resources (or is forgotten), its quota's side of fair sharing counts it as holding them,
-// so that the next preemptor of the same quota does not take for it again. Victims are counted
-// as leaving (Leaving); this is the other side of the same exchange.
-func (l *Ledger) Incoming(pod *v1.Pod, request Vector) {
+// Incoming records that pod's preemption has started evicting victims for request: until it
+// holds resources (or is forgotten, or loses the room: EndLostArrival), its quota's side of fair
+// sharing counts it as holding them, so that the next preemptor of the same quota does not take
+// for it again. Victims are counted as leaving (Leaving); this is the other side of the same
+// exchange.
+func (l *Ledger) Incoming(pod *v1.Pod, request Vector, victims []types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.record(l.incoming, pod, request)
+	if a, ok := l.incoming[pod.UID]; ok {
+		a.victims = victims
+		l.incoming[pod.UID] = a
+	}
+}
+
+// EndLostArrival ends preemptor's record as on its way in when every victim it evicted is gone,
+// from the ledger and from the scheduling cycle's nodes (placed), and it has been turned away
+// again: another pod took the room they left. The record would otherwise hold its quota's side up
+// until arrivalTimeout, and its quota's other preemptors, counting it, would find their quota not
+// below its share and no victims (Kueue's hierarchical preemption replayed: physics kept 1 of its
+// fair 2 while chemistry held 3). A victim still terminating keeps the claim: the room is coming.
+// It reports whether it ended one.
+func (l *Ledger) EndLostArrival(preemptor types.UID, placed iter.Seq[*v1.Pod]) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a, ok := l.incoming[preemptor]
+	if !ok || len(a.victims) == 0 {
+		return false
+	}
+	victims := make(map[types.UID]bool, len(a.victims))
+	for _, uid := range a.victims {
+		if _, held := l.pods[uid]; held {
+			return false
+		}
+		victims[uid] = true
+	}
+	for p := range placed {
+		if victims[p.UID] {
+			return false
+		}
+	}
+	delete(l.incoming, preemptor)
+	return true
 }
 
 // record notes in m that pod, which holds nothing yet, asks request. Callers hold mu.

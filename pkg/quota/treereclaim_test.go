@@ -294,7 +294,7 @@ func TestFairShareCountsPreemptorsOnTheirWay(t *testing.T) {
 		for ; next < len(a); next++ {
 			if tally.Take([]*v1.Pod{a[next]}) {
 				l.Leaving(a[next].UID)
-				l.Incoming(p, ask)
+				l.Incoming(p, ask, nil)
 				next++
 				return true
 			}
@@ -326,7 +326,7 @@ func TestFairShareCountsEveryPeersArrivals(t *testing.T) {
 	bindN(l, "c", "c", 3, string(gpuMem), "2")
 	ask := vec(string(gpuMem), "2", "pods", "1")
 	l.Leaving(b[0].UID)
-	l.Incoming(podOf("a", "p", string(gpuMem), "2"), ask)
+	l.Incoming(podOf("a", "p", string(gpuMem), "2"), ask, nil)
 	r := l.PreemptionFor(podOf("c", "p", string(gpuMem), "2"), ask, gpuMem, pool16)
 	if got := r.Judge([]*v1.Pod{b[1]}); got != Borrowed {
 		t.Fatalf("b at 6 of 16, fair 4: %v, want Borrowed", got)
@@ -353,7 +353,7 @@ func TestReclaimCountsPreemptorsOnTheirWay(t *testing.T) {
 		tally := l.PreemptionFor(p, ask, gpuMem, pool9).Lenders()
 		if next < len(a) && tally.Take([]*v1.Pod{a[next]}) {
 			l.Leaving(a[next].UID)
-			l.Incoming(p, ask)
+			l.Incoming(p, ask, nil)
 			next++
 			taken++
 		}
