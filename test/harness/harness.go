@@ -5,6 +5,7 @@ package harness
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/configz"
 	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	schedulerappconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
@@ -33,6 +35,14 @@ import (
 func init() {
 	// Every in-process scheduler applies its logging options again; unchanged options are fine.
 	logsapi.ReapplyHandling = logsapi.ReapplyHandlingIgnoreUnchanged
+	// BERTH_SCHEDULER_V sets the log verbosity of the schedulers a test runs in its own process.
+	if v := os.Getenv("BERTH_SCHEDULER_V"); v != "" {
+		var fs flag.FlagSet
+		klog.InitFlags(&fs)
+		if err := fs.Set("v", v); err != nil {
+			panic(fmt.Sprintf("BERTH_SCHEDULER_V=%q: %v", v, err))
+		}
+	}
 }
 
 // RepoRoot is the root of the berth checkout.
