@@ -112,6 +112,14 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except type
 		keeps := staying(p)
 		keeps.Add(l.arriving(p, except), 1)
 		lv.keeps[p] = keeps
+		// A peer's min holds what it keeps, not what it holds: what leaves it goes back to the
+		// pool, and its preemptors on their way in take their part of its min out of the pool.
+		// Counted by what was held, the pods a peer's preemptors reclaimed within its min were
+		// pool twice over, leaving and arriving (Kueue's fair sharing with preemption replayed,
+		// 1 run in 10: b's three reclaimers arriving, the pool was 6 where 3 was idle, a's fair
+		// share 4 of it, and b's fourth pod found a, which borrowed 3, not above its share).
+		lv.pool.Add(withinMin(p, p.used), 1)
+		lv.pool.Add(withinMin(p, keeps), -1)
 		lv.borrowed[p] = borrowing(p, keeps, nil)
 		claims = append(claims, Claim{Name: p.spec.Name, Weight: p.spec.Weight, Wants: wants(p, keeps)})
 	}
@@ -315,4 +323,15 @@ func (l *Ledger) fairWake(ns string) []*v1.Pod {
 		}
 	}
 	return woken
+}
+
+// withinMin is the part of v that quota n's min covers, in the resources n names.
+func withinMin(n *node, v Vector) Vector {
+	w := Vector{}
+	for res, x := range v {
+		if n.spec.names(res) && x > 0 {
+			w[res] = min(x, n.spec.Min[res])
+		}
+	}
+	return w
 }

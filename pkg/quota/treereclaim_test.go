@@ -339,8 +339,9 @@ func TestFairShareCountsEveryPeersArrivals(t *testing.T) {
 
 // Preemptors of one quota on their way in count as its use when reclaim asks whether a preemptor is
 // within its quota's min: b (min 3) reclaims three pods from a, not one per preemptor that comes
-// before any of them is bound. Past its min fair sharing decides, and a, which asks no more than it
-// holds, is not above its fair share here: b takes no fourth.
+// before any of them is bound. Past its min fair sharing decides: the pool is c's idle 3 (not also
+// the three units on their way from a to b), a borrows 3 of it, above its fair 1.5, and b takes a
+// fourth; a then borrows 2, b 1 (Kueue's a 5, b 4), and a fifth would put a below its share.
 func TestReclaimCountsPreemptorsOnTheirWay(t *testing.T) {
 	l := ledgerOf(t, threeOfMin3()...)
 	a := bindN(l, "a", "a", 9, "cpu", "1")
@@ -358,8 +359,8 @@ func TestReclaimCountsPreemptorsOnTheirWay(t *testing.T) {
 			taken++
 		}
 	}
-	if taken != 3 {
-		t.Errorf("five preemptors of b (min 3) before any is bound took %d of a's pods, want 3, b's min", taken)
+	if taken != 4 {
+		t.Errorf("five preemptors of b (min 3) before any is bound took %d of a's pods, want 4: b's min and one for fair sharing", taken)
 	}
 }
 
