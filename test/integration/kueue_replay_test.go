@@ -71,10 +71,7 @@ type kqStep struct {
 }
 
 type kqCase struct {
-	id, peer string
-	// known, when set, says why the case does not yet pass every time: it runs only with
-	// BERTH_KUEUE_KNOWN=1, so that make test stays green while the fault is open.
-	known      string
+	id, peer   string
 	nodes      []string // cpu of each node
 	priorities map[string]int32
 	quotas     []kqQuota
@@ -138,9 +135,6 @@ var kqCases = []kqCase{{
 	// differs; the counts are the same.)
 	nodes:      []string{"12"},
 	priorities: map[string]int32{"kq-low": -1, "kq-high": 100},
-	known: "passes 13 of 18 runs: in the others llm keeps 3 and physics 3 while llm's pods wait with " +
-		"\"No preemption victims found\", or (before the tree's queueing hint) a cpu stays idle while a preemptor waits " +
-		"(docs/quota.md, Kueue's scenarios replayed)",
 	quotas: []kqQuota{
 		{ns: "root", min: "0", max: "12", node: true},
 		{ns: "best-effort", parent: "root", min: "0", max: "12", ann: []string{"berth.dev/weight", "0.5"}},
@@ -312,9 +306,6 @@ func TestKueueScenariosReplayed(t *testing.T) {
 
 func replayKueue(t *testing.T, c kqCase) {
 	t.Logf("Kueue: %s", c.peer)
-	if c.known != "" && os.Getenv("BERTH_KUEUE_KNOWN") == "" {
-		t.Skipf("known fault, run with BERTH_KUEUE_KNOWN=1: %s", c.known)
-	}
 	e := startQuotaEnv(t)
 	for i, cpu := range c.nodes {
 		e.CreateNode(t, harness.Node(fmt.Sprint("n", i), cpu, "64Gi", nil))
