@@ -25,7 +25,7 @@ const pendingTimeout = 6 * time.Minute
 func (l *Ledger) Waiting(pod *v1.Pod, request Vector) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.record(l.pending, pod, request)
+	l.record(l.pending, pod, request, nil)
 }
 
 // unpend forgets a waiting pod, and reports whether it was one: a peer's demand changed, which can

@@ -114,11 +114,7 @@ func NewLedger() *Ledger {
 func (l *Ledger) Incoming(pod *v1.Pod, request Vector, victims []types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.record(l.incoming, pod, request)
-	if a, ok := l.incoming[pod.UID]; ok {
-		a.victims = victims
-		l.incoming[pod.UID] = a
-	}
+	l.record(l.incoming, pod, request, victims)
 }
 
 // EndLostArrival ends preemptor's record as on its way in when every victim it evicted is gone,
@@ -151,10 +147,11 @@ func (l *Ledger) EndLostArrival(preemptor types.UID, placed iter.Seq[*v1.Pod]) b
 	return true
 }
 
-// record notes in m that pod, which holds nothing yet, asks request. Callers hold mu.
-func (l *Ledger) record(m arrivals, pod *v1.Pod, request Vector) {
+// record notes in m that pod, which holds nothing yet, asks request (a preemptor: evicting
+// victims). Callers hold mu.
+func (l *Ledger) record(m arrivals, pod *v1.Pod, request Vector, victims []types.UID) {
 	if _, ok := l.pods[pod.UID]; !ok {
-		m[pod.UID] = arrival{pod: pod, namespace: pod.Namespace, request: request, at: time.Now()}
+		m[pod.UID] = arrival{pod: pod, namespace: pod.Namespace, request: request, at: time.Now(), victims: victims}
 	}
 }
 
