@@ -113,7 +113,11 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 		}
 	}
 	s.hasSynced = []cache.InformerSynced{podReg.HasSynced, eqReg.HasSynced}
+	// Under treeMu: the informer may already be running (another plugin started the factory), and
+	// the handler's first retree reads it (a race -race reported in Kueue's replay).
+	s.treeMu.Lock()
 	s.eqSynced = eqReg.HasSynced
+	s.treeMu.Unlock()
 	groups.Informers.Start(ctx.Done())
 	go func() {
 		if cache.WaitForCacheSync(ctx.Done(), eqReg.HasSynced) {
