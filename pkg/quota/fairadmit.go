@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -101,6 +102,24 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except type
 	lv.free = Vector{}
 	for name, x := range lv.pool {
 		lv.free[name] = max(x, 0)
+	}
+	// Quotas outside the level keep, as the peers do, their staying pods and their preemptors on
+	// their way in: counted by what they held, a preemptor of best-effort whose victims were gone,
+	// nominated for the last free cpu, left that cpu in research's pool, physics' fair share came
+	// to 2.25 of 9 where 8 was research's, and llm, below its share, could not take physics from 3
+	// to 2 (Kueue's hierarchical preemption replayed, one run in three under load).
+	inside := func(ns string) bool {
+		return slices.ContainsFunc(peers, func(p *node) bool { return p.counts[ns] })
+	}
+	for ns, a := range l.namespaces {
+		if !inside(ns) {
+			lv.pool.Add(a.leaving, 1)
+		}
+	}
+	for uid, a := range l.incoming {
+		if uid != except && time.Since(a.at) <= arrivalTimeout && !inside(a.namespace) {
+			lv.pool.Add(a.request, -1)
+		}
 	}
 	var claims []Claim
 	for _, p := range peers {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 )
@@ -392,4 +394,44 @@ func threeOfMin3() []*v1alpha1.ElasticQuota {
 		quotas = append(quotas, tq(ns, "q", "3", "9", WeightAnnotation, "1"))
 	}
 	return quotas
+}
+
+// Preemptors on their way in count against the pool of every level, not only of their own: below a
+// level, the capacity its quotas share is what quotas outside it do not keep, and a preemptor of an
+// outside quota whose victims are gone keeps what it is about to take. Kueue's hierarchical
+// preemption replayed, one run in three under load: best-effort's preemptor, its victims gone, was
+// nominated for the last free cpu; research's pool counted that cpu (9, not 8), physics' fair share
+// came to 2.25, so taking physics from 3 to 2 looked like taking it below its share, and llm (3 of
+// its fair 4) found no victims, then best-effort's preemptor took the cpu.
+func TestFairShareCountsArrivalsOutsideTheLevel(t *testing.T) {
+	l := ledgerOf(t,
+		tq("root", "quota", "0", "12", NamespacesAnnotation, ""),
+		tq("best-effort", "quota", "0", "12", ParentAnnotation, "root/quota", WeightAnnotation, "0.5"),
+		tq("research", "quota", "0", "12", ParentAnnotation, "root/quota", NamespacesAnnotation, ""),
+		tq("chemistry", "quota", "0", "12", ParentAnnotation, "research/quota"),
+		tq("physics", "quota", "0", "12", ParentAnnotation, "research/quota"),
+		tq("llm", "quota", "0", "12", ParentAnnotation, "research/quota", WeightAnnotation, "2"),
+	)
+	ask := vec("cpu", "1", "pods", "1")
+	bindN(l, "best-effort", "be", 3, "cpu", "1")
+	bindN(l, "chemistry", "c", 2, "cpu", "1")
+	physics := bindN(l, "physics", "p", 3, "cpu", "1")
+	bindN(l, "llm", "l", 3, "cpu", "1")
+	for ns, n := range map[string]int{"best-effort": 2, "chemistry": 4, "physics": 3, "llm": 3} {
+		for i := range n {
+			l.Waiting(podOf(ns, fmt.Sprint("w", i), "cpu", "1"), ask)
+		}
+	}
+	// best-effort's preemptor: its victim (evicted and gone) is no longer in the ledger.
+	gone := podOf("best-effort", "gone", "cpu", "1")
+	l.Incoming(podOf("best-effort", "nominated", "cpu", "1"), ask, []types.UID{gone.UID})
+
+	r := l.PreemptionFor(podOf("llm", "w0", "cpu", "1"), ask, gpuMem, vec("cpu", "12", "pods", "110"))
+	if got := r.Judge([]*v1.Pod{physics[0]}); got != Borrowed {
+		t.Fatalf("physics at 3 of research's 8, fair 2; llm at 3, fair 4: physics' pod judged %v, want Borrowed", got)
+	}
+	tally := r.Lenders()
+	if !tally.Take([]*v1.Pod{physics[0]}) || tally.Take([]*v1.Pod{physics[1]}) {
+		t.Error("want one of physics' pods taken, physics then at its fair share")
+	}
 }
