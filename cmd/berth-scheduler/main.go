@@ -16,11 +16,21 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 
 	"github.com/berth-sched/berth/internal/registry"
+	"github.com/berth-sched/berth/internal/waitreason"
 )
 
 func main() {
-	cmd := app.NewSchedulerCommand(registry.Options()...)
-	cmd.PreRunE = checkConfig
+	// The publisher of why pods wait (internal/waitreason) is configured by berth's own flags, read
+	// when the plugins are built, after the flags are parsed.
+	wait := waitreason.DefaultConfig()
+	cmd := app.NewSchedulerCommand(registry.OptionsWith(&wait)...)
+	wait.AddFlags(cmd.Flags())
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := wait.Validate(); err != nil {
+			return err
+		}
+		return checkConfig(cmd, args)
+	}
 	os.Exit(cli.Run(cmd))
 }
 

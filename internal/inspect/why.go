@@ -44,6 +44,11 @@ const (
 	CauseFitsNow         = "FitsNow"         // berth's checks find room now: see the scheduler's word
 )
 
+// WaitingForCondition is the pod condition berth-scheduler publishes on a pod that has waited
+// long (internal/waitreason): status True, reason one of the Cause constants, message the answer in
+// short. It is written only when the answer changes, and left in place once the pod is bound.
+const WaitingForCondition v1.PodConditionType = "berth.dev/WaitingFor"
+
 // Why is the answer to "why is my pod pending": the one thing that blocks it, with the numbers
 // that show it, and what would unblock it. It is built from API objects only (the pod, nodes,
 // pods, ElasticQuotas, PodGroups and events), as any client with read access could, never from a
@@ -67,6 +72,9 @@ type Why struct {
 	// Scheduler is the scheduler's latest word on the pod: its newest FailedScheduling or
 	// GangWaiting event, or its PodScheduled=False condition, whichever is newer.
 	Scheduler *WaitingPod `json:"scheduler,omitempty"`
+	// Published is the answer berth-scheduler last published on the pod, its WaitingForCondition
+	// (reason the cause, message the short answer, since when it was written); nil if none.
+	Published *WaitingPod `json:"published,omitempty"`
 }
 
 // WhyInput is what Why is built from: the pod, every node, every pod in the cluster (for the room
@@ -137,11 +145,33 @@ func ExplainPodByLevels(ctx context.Context, client kubernetes.Interface, groups
 
 // WhyOf answers for in.Pod.
 func WhyOf(in WhyInput) *Why {
+	return WhyOfIn(in, nil)
+}
+
+// Room is the room on each node of a WhyInput (its Nodes, Pods and Resources), counted once to
+// answer many pending pods of it: counting it is most of an answer's cost (each pod's request
+// parsed), and a publisher answering pods in turn (internal/waitreason) shares it.
+type Room struct{ c *cluster }
+
+// RoomOf counts the room of in's Nodes and Pods by in.Resources; in.Pod is not read.
+func RoomOf(in WhyInput) *Room {
+	in.Pod = nil
+	return &Room{c: newCluster(in)}
+}
+
+// WhyOfIn is WhyOf on room, counted by RoomOf from the same Nodes, Pods and Resources as in;
+// nil counts it. Nothing in room is changed, so it may answer any number of pods in turn.
+func WhyOfIn(in WhyInput, room *Room) *Why {
 	p := in.Pod
 	w := &Why{Namespace: p.Namespace, Name: p.Name}
 	if e, word := latestEvents(in.Events)[p.UID], whyWaiting(p, nil); e != nil || word.Reason != "" {
 		word = whyWaiting(p, e)
 		w.Scheduler = &word
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == WaitingForCondition && c.Status == v1.ConditionTrue {
+			w.Published = &WaitingPod{Name: p.Name, Reason: c.Reason, Message: c.Message, Since: c.LastTransitionTime}
+		}
 	}
 	switch {
 	case p.Spec.NodeName != "":
@@ -164,7 +194,12 @@ func WhyOf(in WhyInput) *Why {
 		return w
 	}
 
-	c := newCluster(in)
+	var c *cluster
+	if room == nil {
+		c = newCluster(in)
+	} else {
+		c = &cluster{in: in, nodes: room.c.nodes, pods: room.c.pods, requests: room.c.requests}
+	}
 	req, err := quota.RequestOf(p, in.Resources.Memory)
 	if err != nil {
 		w.Cause, w.Berth = CauseResources, true
@@ -217,6 +252,17 @@ type cluster struct {
 	nodes []*nodeRoom
 	// pods are the live pods bound to a node.
 	pods []*v1.Pod
+	// requests are the bound pods' requests, read once (nil: unreadable, counted as nothing).
+	requests map[*v1.Pod]quota.Vector
+}
+
+// requestOf is a bound pod's request, as newCluster read it; callers must not change it.
+func (c *cluster) requestOf(p *v1.Pod) (quota.Vector, bool) {
+	if v, ok := c.requests[p]; ok {
+		return v, v != nil
+	}
+	v, err := quota.RequestOf(p, c.in.Resources.Memory)
+	return v, err == nil
 }
 
 // nodeRoom is one node's free room: allocatable less what its live pods request, and per GPU.
@@ -238,7 +284,7 @@ type gpuShare struct {
 }
 
 func newCluster(in WhyInput) *cluster {
-	c := &cluster{in: in}
+	c := &cluster{in: in, requests: map[*v1.Pod]quota.Vector{}}
 	byName := map[string]*nodeRoom{}
 	for i := range in.Nodes {
 		n := &in.Nodes[i]
@@ -255,16 +301,21 @@ func newCluster(in WhyInput) *cluster {
 	sort.Slice(c.nodes, func(i, j int) bool { return c.nodes[i].node.Name < c.nodes[j].node.Name })
 	for i := range in.Pods {
 		p := &in.Pods[i]
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed || p.UID == in.Pod.UID {
+		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed || (in.Pod != nil && p.UID == in.Pod.UID) {
 			continue
 		}
 		c.pods = append(c.pods, p)
+		v, err := quota.RequestOf(p, in.Resources.Memory)
+		if err != nil {
+			v = nil
+		}
+		c.requests[p] = v
 		r := byName[p.Spec.NodeName]
 		if r == nil {
 			continue
 		}
 		r.pods = append(r.pods, p)
-		if v, err := quota.RequestOf(p, in.Resources.Memory); err == nil {
+		if v != nil {
 			r.free.Add(v, -1)
 		}
 		if a, ok, err := gpu.AssignmentOf(p); ok && err == nil {
@@ -475,7 +526,7 @@ func (c *cluster) quotaBlocks(w *Why, req quota.Vector, gang *gangState) bool {
 		var holders []*v1.Pod
 		for _, o := range c.pods {
 			if containsString(names, o.Namespace) {
-				if v, err := quota.RequestOf(o, c.in.Resources.Memory); err == nil {
+				if v, ok := c.requestOf(o); ok {
 					used.Add(v, 1)
 					holders = append(holders, o)
 				}
@@ -629,8 +680,8 @@ func (c *cluster) roomIfEnded(node string, req quota.Vector) string {
 		room := r.clone()
 		var names []string
 		for _, p := range pods {
-			v, err := quota.RequestOf(p, c.in.Resources.Memory)
-			if err != nil || v[lacking] == 0 {
+			v, ok := c.requestOf(p)
+			if !ok || v[lacking] == 0 {
 				continue
 			}
 			room.free.Add(v, 1)
@@ -728,7 +779,7 @@ func (c *cluster) preemption(p *v1.Pod, req quota.Vector, g gpu.Request, usable 
 			}
 			lower++
 			victims = append(victims, v)
-			if vr, err := quota.RequestOf(v, c.in.Resources.Memory); err == nil {
+			if vr, ok := c.requestOf(v); ok {
 				room.free.Add(vr, 1)
 			}
 			if a, ok, err := gpu.AssignmentOf(v); ok && err == nil {
@@ -829,7 +880,7 @@ func (c *cluster) explainGang(w *Why, g *gangState) {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		sub := &cluster{in: c.in, nodes: rooms, pods: c.pods}
+		sub := &cluster{in: c.in, nodes: rooms, pods: c.pods, requests: c.requests}
 		f := sub.judge(m, req, greq)
 		if f.fitting == "" {
 			if lacking == nil {
@@ -860,7 +911,7 @@ func (c *cluster) explainGang(w *Why, g *gangState) {
 		why := &Why{}
 		req, _ := quota.RequestOf(lacking, c.in.Resources.Memory)
 		greq, _ := gpu.RequestOf(lacking, c.in.Resources.Memory)
-		sub := &cluster{in: WhyInput{Pod: lacking, Resources: c.in.Resources}, nodes: rooms, pods: c.pods}
+		sub := &cluster{in: WhyInput{Pod: lacking, Resources: c.in.Resources}, nodes: rooms, pods: c.pods, requests: c.requests}
 		sub.explainNoRoom(why, lacking, req, greq, lacks)
 		w.Details = append(w.Details, fmt.Sprintf("member %s, once the others are placed: %s", lacking.Name, why.Summary))
 		w.Unblock = []string{fmt.Sprintf("room for %d more %s as large as %s (%s)", missing, pluralWord(missing, "member"), lacking.Name, req.String())}
@@ -914,6 +965,9 @@ func (w *Why) WriteTable(out io.Writer, _ bool) error {
 	}
 	if s := w.Scheduler; s != nil && w.Cause != CauseNotPending {
 		fmt.Fprintf(&b, "Scheduler's last word (%s, %s ago): %s\n", s.Reason, age(s.Since.Time), s.Message)
+	}
+	if s := w.Published; s != nil && w.Cause != CauseNotPending {
+		fmt.Fprintf(&b, "Published by berth (%s %s, %s ago): %s\n", WaitingForCondition, s.Reason, age(s.Since.Time), s.Message)
 	}
 	_, err := io.WriteString(out, b.String())
 	return err

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +62,15 @@ func whyOf(t *testing.T, name string, in WhyInput) *Why {
 	}
 	in.Resources = res
 	w := WhyOf(in)
+	// The room counted once and shared (RoomOf, as internal/waitreason shares it over a sweep) gives
+	// the same answer, and answering does not change it.
+	room := RoomOf(in)
+	if diff := cmp.Diff(w, WhyOfIn(in, room)); diff != "" {
+		t.Errorf("WhyOfIn on RoomOf differs from WhyOf (-WhyOf +WhyOfIn):\n%s", diff)
+	}
+	if diff := cmp.Diff(w, WhyOfIn(in, room)); diff != "" {
+		t.Errorf("a second answer on the same Room differs (-WhyOf +WhyOfIn):\n%s", diff)
+	}
 	var b bytes.Buffer
 	if err := w.WriteTable(&b, false); err != nil {
 		t.Fatal(err)
@@ -282,5 +292,33 @@ func TestWhy(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The answer berth-scheduler published on the pod (internal/waitreason) is read back and shown for a
+// pending pod, not for one bound since.
+func TestWhyShowsPublished(t *testing.T) {
+	published := func(p *v1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{Type: WaitingForCondition, Status: v1.ConditionTrue,
+			Reason: CauseResources, Message: "Resources: no node it may use has room", LastTransitionTime: metav1.Now()})
+	}
+	in := WhyInput{Nodes: []v1.Node{cpuNode("n", "2")}, Pods: []v1.Pod{cpuPod("ns", "big", "", "4", published), cpuPod("ns", "bound", "n", "1", published)}}
+	w := whyOf(t, "big", in)
+	if w.Published == nil || w.Published.Reason != CauseResources {
+		t.Fatalf("Published %+v, want the condition's reason and message", w.Published)
+	}
+	var b bytes.Buffer
+	if err := w.WriteTable(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Published by berth (berth.dev/WaitingFor Resources, ") {
+		t.Errorf("the table does not show the published answer:\n%s", b.String())
+	}
+	b.Reset()
+	if err := whyOf(t, "bound", in).WriteTable(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Published") {
+		t.Errorf("a bound pod shows a published answer:\n%s", b.String())
 	}
 }

@@ -3,11 +3,15 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
+	"github.com/berth-sched/berth/internal/waitreason"
 	"github.com/berth-sched/berth/pkg/allocatable"
 	// Registers berth's args kinds (GPUShareArgs, GangArgs, NodeResourcesAllocatableArgs) into
 	// kube-scheduler's config scheme.
@@ -20,8 +24,31 @@ import (
 	"github.com/berth-sched/berth/pkg/qossort"
 )
 
-// Registry returns berth's out-of-tree plugins by name.
+// Registry returns berth's out-of-tree plugins by name, with the publisher of why pods wait at
+// its defaults.
 func Registry() frameworkruntime.Registry {
+	cfg := waitreason.DefaultConfig()
+	return RegistryWith(&cfg)
+}
+
+// RegistryWith is Registry with the publisher of why pods wait configured by wait, read when the
+// plugins are built (after berth-scheduler has parsed its flags). Every factory starts it
+// (waitreason.Start), so that every profile that enables any of berth's plugins is answered for,
+// by one publisher per process.
+func RegistryWith(wait *waitreason.Config) frameworkruntime.Registry {
+	r := berthPlugins()
+	for name, factory := range r {
+		r[name] = func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+			if err := waitreason.Start(ctx, h, *wait); err != nil {
+				return nil, err
+			}
+			return factory(ctx, args, h)
+		}
+	}
+	return r
+}
+
+func berthPlugins() frameworkruntime.Registry {
 	return frameworkruntime.Registry{
 		qossort.Name:      qossort.New,
 		gpushare.Name:     gpushare.New,
@@ -90,8 +117,14 @@ func Plugins(schedulerName string) string {
 
 // Options registers berth's plugins with a kube-scheduler command.
 func Options() []app.Option {
+	cfg := waitreason.DefaultConfig()
+	return OptionsWith(&cfg)
+}
+
+// OptionsWith is Options with the publisher of why pods wait configured by wait (RegistryWith).
+func OptionsWith(wait *waitreason.Config) []app.Option {
 	var opts []app.Option
-	for name, factory := range Registry() {
+	for name, factory := range RegistryWith(wait) {
 		opts = append(opts, app.WithPlugin(name, factory))
 	}
 	return opts

@@ -11,6 +11,7 @@ package leader
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -87,7 +88,26 @@ func NewGate(leads func() (leads, known bool)) *Gate {
 
 // Lead records that the process leads. A scheduling cycle says so: only the leader runs them.
 func (g *Gate) Lead() {
+	cycled.Store(true)
 	g.once.Do(func() { close(g.leading) })
+}
+
+// cycled is set by every Gate's Lead: a scheduling cycle of this process has run.
+var cycled atomic.Bool
+
+// Cycled reports whether any Gate of this process was told that a scheduling cycle ran. It is the
+// sign of leadership for a writer that runs no cycle of its own (internal/waitreason) where no leader
+// election runs.
+func Cycled() bool { return cycled.Load() }
+
+// LeadsOrCycled is Leads where leader election runs and, where it does not, whether a scheduling
+// cycle ran (Cycled): the leads function of a Gate no scheduling cycle opens.
+func LeadsOrCycled() (leads, known bool) {
+	if leads, known := Leads(); known {
+		return leads, true
+	}
+	c := Cycled()
+	return c, c
 }
 
 // Open reports whether the process leads.

@@ -29,6 +29,7 @@ import (
 
 	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/internal/registry"
+	"github.com/berth-sched/berth/internal/waitreason"
 	"github.com/berth-sched/berth/test/bins"
 )
 
@@ -126,8 +127,15 @@ func indent(s, by string) string {
 // election (see StartSchedulerBinary).
 func (c *Cluster) StartScheduler(t testing.TB, config string) (stop func()) {
 	t.Helper()
+	return c.StartSchedulerWith(t, config, waitreason.DefaultConfig())
+}
+
+// StartSchedulerWith is StartScheduler with the publisher of why pods wait configured by wait, as
+// berth-scheduler's --wait-reason-* flags configure it.
+func (c *Cluster) StartSchedulerWith(t testing.TB, config string, wait waitreason.Config) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cc, sched, err := SetupScheduler(ctx, t, config)
+	cc, sched, err := SetupSchedulerWith(ctx, t, config, wait)
 	if err != nil {
 		cancel()
 		t.Fatalf("scheduler set-up: %v", err)
@@ -160,6 +168,11 @@ func (c *Cluster) StartScheduler(t testing.TB, config string) (stop func()) {
 // SetupScheduler loads config the way the berth-scheduler command does and builds the scheduler,
 // without running it.
 func SetupScheduler(ctx context.Context, t testing.TB, config string) (*schedulerappconfig.CompletedConfig, *scheduler.Scheduler, error) {
+	return SetupSchedulerWith(ctx, t, config, waitreason.DefaultConfig())
+}
+
+// SetupSchedulerWith is SetupScheduler with the publisher of why pods wait configured by wait.
+func SetupSchedulerWith(ctx context.Context, t testing.TB, config string, wait waitreason.Config) (*schedulerappconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	path := filepath.Join(t.TempDir(), "scheduler-config.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return nil, nil, err
@@ -168,7 +181,7 @@ func SetupScheduler(ctx context.Context, t testing.TB, config string) (*schedule
 	opts.ConfigFile = path
 	// No serving: the tests watch the API, not the scheduler's endpoints.
 	opts.SecureServing.BindPort = 0
-	cc, sched, err := app.Setup(ctx, opts, registry.Options()...)
+	cc, sched, err := app.Setup(ctx, opts, registry.OptionsWith(&wait)...)
 	if err == nil {
 		// berth-scheduler makes the same check before it starts.
 		err = registry.CheckProfiles(cc.ComponentConfig.Profiles)

@@ -1,0 +1,140 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	"github.com/berth-sched/berth/internal/waitreason"
+	"github.com/berth-sched/berth/test/harness"
+)
+
+// The scheduler publishes why a long-waiting pod waits: a pod held by a full ElasticQuota gets the
+// berth.dev/WaitingFor condition (reason Quota, the numbers in the message) and one WaitingFor
+// event; then, with nothing changing, no further write at all over several periods (its
+// resourceVersion stays); when the quota's max changes, the condition and a second event say the
+// new numbers; kubectl berth why shows the published answer.
+func TestWaitReasonPublished(t *testing.T) {
+	const period = 300 * time.Millisecond
+	c := harness.StartCluster(t)
+	ctx := context.Background()
+	sp, err := pgclient.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.CreateNode(t, harness.Node("node", "8", "16Gi", nil))
+	ns := c.Namespace(t, "waiting")
+	eq, err := sp.SchedulingV1alpha1().ElasticQuotas(ns).Create(ctx, &v1alpha1.ElasticQuota{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quota"},
+		Spec:       v1alpha1.ElasticQuotaSpec{Max: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := waitreason.DefaultConfig()
+	cfg.Period, cfg.After = period, time.Second
+	c.StartSchedulerWith(t, berthConfig(c, ""), cfg)
+	c.CreatePod(t, pod(ns, "holder", "", harness.Container("c", "1500m", "64Mi")))
+	waitBound(t, c, ns, "holder", time.Minute)
+	c.CreatePod(t, pod(ns, "over-quota", "", harness.Container("c", "1", "64Mi")))
+
+	first := waitCondition(t, c, ns, "over-quota", "1500m used of max 2, and the pod asks 1; 500m over")
+	if !strings.HasPrefix(first.Message, "Quota: ElasticQuota "+ns+"/quota is full in cpu") ||
+		!strings.Contains(first.Message, "would unblock: ") {
+		t.Errorf("the condition's message is not the cause, the summary and what would unblock it: %q", first.Message)
+	}
+	p, err := c.Client.CoreV1().Pods(ns).Get(ctx, "over-quota", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing changes: over 10 periods the pod is not written to at all.
+	w, err := c.Client.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("metadata.name", "over-quota").String(), ResourceVersion: p.ResourceVersion,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := time.After(10 * period)
+watching:
+	for {
+		select {
+		case e := <-w.ResultChan():
+			if e.Type == watch.Modified || e.Type == watch.Deleted {
+				got := e.Object.(*v1.Pod)
+				t.Errorf("the pod was written to though nothing changed: resourceVersion %s -> %s, conditions %+v",
+					p.ResourceVersion, got.ResourceVersion, got.Status.Conditions)
+			}
+		case <-quiet:
+			break watching
+		}
+	}
+	w.Stop()
+	if n := waitingForEvents(t, c, ns, "over-quota"); len(n) != 1 {
+		t.Errorf("%d WaitingFor events, want 1: %q", len(n), n)
+	}
+	out := mustKubectlBerth(t, c, "-n", ns, "why", "over-quota")
+	if !strings.Contains(out, "Published by berth (berth.dev/WaitingFor Quota") || !strings.Contains(out, "500m over") {
+		t.Errorf("kubectl berth why does not show the published answer:\n%s", out)
+	}
+
+	// The cause changes its numbers: a max of 2200m leaves the pod 300m over.
+	eq, err = sp.SchedulingV1alpha1().ElasticQuotas(ns).Get(ctx, eq.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq.Spec.Max[v1.ResourceCPU] = resource.MustParse("2200m")
+	if _, err := sp.SchedulingV1alpha1().ElasticQuotas(ns).Update(ctx, eq, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, c, ns, "over-quota", "1500m used of max 2200m, and the pod asks 1; 300m over")
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return len(waitingForEvents(t, c, ns, "over-quota")) == 2, nil
+	})
+	if err != nil {
+		t.Errorf("want 2 WaitingFor events after the change, have %q", waitingForEvents(t, c, ns, "over-quota"))
+	}
+}
+
+// waitCondition waits for the pod's berth.dev/WaitingFor condition to say says.
+func waitCondition(t *testing.T, c *harness.Cluster, ns, name, says string) v1.PodCondition {
+	t.Helper()
+	var got v1.PodCondition
+	p := waitPod(t, c, ns, name, time.Minute, "berth.dev/WaitingFor saying "+says, func(p *v1.Pod) bool {
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == waitreason.ConditionType {
+				got = cond
+				return cond.Status == v1.ConditionTrue && cond.Reason == "Quota" && strings.Contains(cond.Message, says)
+			}
+		}
+		return false
+	})
+	t.Logf("%s/%s: %s %s: %s", ns, name, waitreason.ConditionType, got.Reason, got.Message)
+	_ = p
+	return got
+}
+
+// waitingForEvents are the notes of the WaitingFor events about the pod.
+func waitingForEvents(t *testing.T, c *harness.Cluster, ns, name string) []string {
+	t.Helper()
+	events, err := c.Client.EventsV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	for _, e := range events.Items {
+		if e.Reason == waitreason.EventReason && e.Regarding.Name == name {
+			notes = append(notes, e.Note)
+		}
+	}
+	return notes
+}
