@@ -14,6 +14,7 @@ package elasticquota
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
@@ -118,7 +119,7 @@ var _ fwk.PreFilterPlugin = &ElasticQuota{}
 // A member of a pod group that does not yet hold minMember members is admitted only if the
 // members still missing fit as well (see groupNeed), so a group that cannot fit its quota holds
 // none of it.
-func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	pl.leading.Lead()
 	if err := pl.waitForSync(ctx); err != nil {
 		return nil, fwk.AsStatus(err)
@@ -140,7 +141,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 		pl.ledger.Waiting(pod, s.request)
 	}
 	if s.exceeded == nil {
-		if st := pl.admitFromPool(ctx, pod, view, s.need); st != nil {
+		if st := pl.admitFromPool(ctx, pod, view, s.need, nodes); st != nil {
 			return nil, st
 		}
 	}
@@ -164,7 +165,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 // limit, or capacity a quota below its fair share waits for while the pod's quota is at its own.
 // Either way the pod is parked until a pod ends or binds or the tree changes; preemption cannot
 // help it (its quota's side is not short), so it is UnschedulableAndUnresolvable.
-func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *quota.View, need quota.Vector) *fwk.Status {
+func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *quota.View, need quota.Vector, nodes []fwk.NodeInfo) *fwk.Status {
 	lending, fair := pl.ledger.LendingLimits(), view.FairBorrows(need)
 	if !lending && !fair {
 		return nil
@@ -173,7 +174,7 @@ func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *qu
 	var refusal error
 	var clock uint64
 	if lending {
-		if u, c := pl.ledger.LendingAdmits(pod, need, capacity); u != nil {
+		if u, c := pl.ledger.LendingAdmits(pod, need, capacity, podsOn(nodes)); u != nil {
 			refusal, clock = u, c
 		}
 	}
@@ -190,6 +191,19 @@ func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *qu
 	}
 	klog.FromContext(ctx).V(4).Info("Pod waits for capacity others are owed", "pod", klog.KObj(pod), "reason", refusal.Error())
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, refusal.Error())
+}
+
+// podsOn yields the pods on nodes.
+func podsOn(nodes []fwk.NodeInfo) iter.Seq[*v1.Pod] {
+	return func(yield func(*v1.Pod) bool) {
+		for _, n := range nodes {
+			for _, pi := range n.GetPods() {
+				if !yield(pi.GetPod()) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // needOf is what admitting pod, asking request, takes from its quota (view): the request, or for

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"iter"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
@@ -35,7 +36,14 @@ func (u *Unlendable) Error() string {
 // fair sharing: for a pod to end or bind, or the tree to change). A pod whose quotas stay within
 // their min with it is never refused: it borrows nothing. capacity is the nodes' allocatable; nil
 // admits.
-func (l *Ledger) LendingAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unlendable, uint64) {
+//
+// placed yields the pods on the nodes of the scheduling cycle (nil: the ledger alone). A lender's
+// use is the least of what the ledger and the cycle's nodes show: the scheduler's cache and the
+// ledger each see a pod end at their own moment, and a node that already had the room of a
+// lender's pod that ended, next to a ledger that still counted the pod and so kept nothing for
+// the limit, let a borrower past it (the lowered lending limit replayed, 1 run in 13). Free
+// capacity stays the ledger's: the view that keeps more is the one that holds.
+func (l *Ledger) LendingAdmits(pod *v1.Pod, request Vector, capacity Vector, placed iter.Seq[*v1.Pod]) (*Unlendable, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	own := l.nodeOf(pod.Namespace)
@@ -51,6 +59,7 @@ func (l *Ledger) LendingAdmits(pod *v1.Pod, request Vector, capacity Vector) (*U
 	if !borrows {
 		return nil, l.fairClock
 	}
+	onNodes := l.heldOnNodes(placed)
 	kept := Vector{}
 	keeper := map[v1.ResourceName]*node{}
 	// keeps is what the subtree of n keeps from pod: its own unlent min, or its children's
@@ -65,8 +74,12 @@ func (l *Ledger) LendingAdmits(pod *v1.Pod, request Vector, capacity Vector) (*U
 		if onPath[n] {
 			return v
 		}
+		used := n.used
+		if onNodes != nil {
+			used = leastOf(n.used, onNodes.of(n))
+		}
 		for res, lend := range n.spec.LendingLimit {
-			if k := n.spec.Min[res] - n.used[res] - lend; k > v[res] {
+			if k := n.spec.Min[res] - used[res] - lend; k > v[res] {
 				v[res] = k
 				if request[res] > 0 && (keeper[res] == nil || k > kept[res]) {
 					keeper[res] = n
@@ -96,7 +109,11 @@ func (l *Ledger) LendingAdmits(pod *v1.Pod, request Vector, capacity Vector) (*U
 		}
 		u := &Unlendable{Quota: own.spec.Name, Resource: res, Requested: r, Free: f, Kept: kept[res]}
 		if k := keeper[res]; k != nil {
-			u.Lender, u.Min, u.Used, u.Lending = k.spec.Name, k.spec.Min[res], k.used[res], k.spec.LendingLimit[res]
+			used := k.used
+			if onNodes != nil {
+				used = leastOf(k.used, onNodes.of(k))
+			}
+			u.Lender, u.Min, u.Used, u.Lending = k.spec.Name, k.spec.Min[res], used[res], k.spec.LendingLimit[res]
 		}
 		return u, l.fairClock
 	}
@@ -109,4 +126,44 @@ func (l *Ledger) LendingLimits() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.lendingLimits
+}
+
+// heldOnNodes is what the pods the ledger holds and placed shows on a node use, by namespace; nil
+// without placed. A pod placed but not in the ledger counts nothing: the ledger takes a pod in at
+// Reserve, before any node shows it. Callers hold mu.
+func (l *Ledger) heldOnNodes(placed iter.Seq[*v1.Pod]) nsUse {
+	if placed == nil {
+		return nil
+	}
+	use := nsUse{}
+	for p := range placed {
+		if h, ok := l.pods[p.UID]; ok {
+			if use[h.namespace] == nil {
+				use[h.namespace] = Vector{}
+			}
+			use[h.namespace].Add(h.request, 1)
+		}
+	}
+	return use
+}
+
+// nsUse is a use by namespace.
+type nsUse map[string]Vector
+
+// of is the use of the namespaces quota n counts.
+func (u nsUse) of(n *node) Vector {
+	v := Vector{}
+	for ns := range n.counts {
+		v.Add(u[ns], 1)
+	}
+	return v
+}
+
+// leastOf is, per resource of a, the lesser of a and b.
+func leastOf(a, b Vector) Vector {
+	v := Vector{}
+	for res, x := range a {
+		v[res] = min(x, b[res])
+	}
+	return v
 }
