@@ -139,6 +139,9 @@ type manager struct {
 	// of them is admitted by PreFilter (TurnTaken) or parked for another reason: a younger group
 	// gives way to them as to a round in progress (see turnRemaining).
 	turnWoken map[types.NamespacedName]time.Time
+	// backingOff holds the groups that may stand aside after a failed round, for RoomFreed; a
+	// group whose backoff is over leaves it there.
+	backingOff sets.Set[types.NamespacedName]
 }
 
 // group is one pod group's state.
@@ -208,6 +211,7 @@ func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks
 		rounds:      map[types.NamespacedName]time.Time{},
 		turnParked:  sets.New[types.NamespacedName](),
 		turnWoken:   map[types.NamespacedName]time.Time{},
+		backingOff:  sets.New[types.NamespacedName](),
 	}
 }
 
@@ -719,12 +723,48 @@ func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time, w
 	}
 	backoff = min(backoff, m.backoffMax)
 	g.backoffUntil, g.backoff, g.why = now.Add(backoff), backoff, why
+	m.backingOff.Insert(key)
 	for _, uid := range released {
 		if r, ok := g.reserved[uid]; ok {
 			m.park(key, g, r.pod, parkedBackoff, now)
 		}
 	}
 	return roundFailure{Released: released, Backoff: backoff, Why: why}
+}
+
+// RoomFreed cuts short the backoff of every group that stands aside after a failed round, to
+// backoffBase after its failure or now, whichever is later: room appeared (a bound pod ended or
+// was deleted, a node joined or grew). The doubling of consecutive failures is what settles two
+// groups that cannot both fit (see manager), but it also held a group out for up to backoffMax
+// while the room it needed stood idle: in the topology simulation a group whose round failed at
+// +48 s stood aside 32 s while the free GPUs would have held it for 27 of them, and its
+// members' pods were told no more than that they stood aside. The floor keeps a group from coming
+// back on the events its own failure sets off. A round in progress is still not disturbed: a group
+// that holds nothing gives way to it (turnRemaining).
+func (m *manager) RoomFreed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.backingOff.Len() == 0 {
+		return
+	}
+	now := m.clock.Now()
+	for key := range m.backingOff {
+		g, ok := m.groups[key]
+		if !ok || !now.Before(g.backoffUntil) {
+			m.backingOff.Delete(key)
+			continue
+		}
+		until := g.backoffUntil.Add(-g.backoff).Add(m.backoffBase)
+		if until.Before(now) {
+			until = now
+		}
+		if until.Before(g.backoffUntil) {
+			klog.Background().V(4).Info("Room appeared: pod group's backoff cut short", "podGroup", key,
+				"backoff", g.backoff, "left", until.Sub(now))
+			g.backoffUntil = until
+			m.armWake(key, g, until)
+		}
+	}
 }
 
 // whyTimedOut is why a round that reached its deadline failed.

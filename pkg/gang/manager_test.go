@@ -580,3 +580,58 @@ func TestManagerReevaluate(t *testing.T) {
 		t.Errorf("allowed (-want +got):\n%s", diff)
 	}
 }
+
+// Room appearing cuts a group's backoff short, to backoffBase after its failure or at once,
+// whichever is later; without room, the backoff runs its doubled length.
+func TestManagerRoomCutsBackoffShort(t *testing.T) {
+	m, c, rec := testManager()
+	fail := func() {
+		m.Reserve(keyA, a1, "node")
+		m.Permit(keyA, a1, 2, testTimeout)
+		m.MemberFailed(keyA, a2, 2, noRelease, "failed")
+		m.Unreserve(keyA, a1, 2, noRelease, "failed")
+	}
+	// Three failed rounds in a row: the third stands aside for 8s.
+	fail()
+	c.Step(testBackoffBase)
+	fail()
+	c.Step(2 * testBackoffBase)
+	fail()
+	rec.activated = nil
+	if g := m.groups[keyA]; g.backoff != 8*time.Second || !c.Now().Before(g.backoffUntil) {
+		t.Fatalf("after three failed rounds: backoff %v until %v, want 8s from now", g.backoff, g.backoffUntil)
+	}
+	// Room 1s after the failure: the backoff ends at the floor, 2s after the failure.
+	c.Step(time.Second)
+	m.RoomFreed()
+	c.Step(time.Second - time.Millisecond)
+	if len(rec.activated) != 0 {
+		t.Fatalf("woken before the floor: %v", rec.activated)
+	}
+	c.Step(time.Millisecond)
+	if diff := cmp.Diff([]string{"a1", "a2"}, rec.activated, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("woken at the floor (-want +got):\n%s", diff)
+	}
+
+	// The next failure doubles on (8s, the cap); room 5s later wakes the group at once.
+	fail()
+	rec.activated = nil
+	c.Step(5 * time.Second)
+	m.RoomFreed()
+	c.Step(0)
+	if diff := cmp.Diff([]string{"a1", "a2"}, rec.activated, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("woken by room past the floor (-want +got):\n%s", diff)
+	}
+
+	// Without room the backoff runs its length.
+	fail()
+	rec.activated = nil
+	c.Step(8*time.Second - time.Millisecond)
+	if len(rec.activated) != 0 {
+		t.Fatalf("woken before the end of the backoff without room: %v", rec.activated)
+	}
+	c.Step(time.Millisecond)
+	if len(rec.activated) != 2 {
+		t.Errorf("woken at the end of the backoff: %v, want a1 and a2", rec.activated)
+	}
+}

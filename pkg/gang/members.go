@@ -21,6 +21,11 @@ func live(pod *v1.Pod) bool {
 	return pod.DeletionTimestamp == nil && pod.Status.Phase != v1.PodSucceeded && pod.Status.Phase != v1.PodFailed
 }
 
+// finished reports whether pod has run to its end: its node no longer counts what it asked.
+func finished(pod *v1.Pod) bool {
+	return pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
+}
+
 // schedulable reports whether pod can take part in its group's next round: live and not held
 // by scheduling gates, which would leave its siblings waiting at Permit for nothing.
 func schedulable(pod *v1.Pod) bool {

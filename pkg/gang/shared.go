@@ -87,6 +87,10 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 	if c.podEvents, err = podInformer.AddEventHandler(c.podHandler()); err != nil {
 		return nil, err
 	}
+	nodeInformer := h.SharedInformerFactory().Core().V1().Nodes().Informer()
+	if _, err := nodeInformer.AddEventHandler(c.nodeHandler()); err != nil {
+		return nil, err
+	}
 	// Taken, not started: ElasticQuota starts it when enabled (see quotaIn).
 	quotas := groups.Informers.Scheduling().V1alpha1().ElasticQuotas()
 	c.quotas = quotas.Lister()
@@ -170,6 +174,9 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
+			if cur.Spec.NodeName != "" && !finished(old) && finished(cur) {
+				c.groups.RoomFreed()
+			}
 			oldKey, wasMember := podgroup.KeyOf(old)
 			key, isMember := podgroup.KeyOf(cur)
 			if wasMember && oldKey != key {
@@ -188,9 +195,27 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 				obj = tomb.Obj
 			}
 			if pod, ok := obj.(*v1.Pod); ok {
+				// A pod that finished gave its room back then (the scheduler forgets it).
+				if pod.Spec.NodeName != "" && !finished(pod) {
+					c.groups.RoomFreed()
+				}
 				if key, ok := podgroup.KeyOf(pod); ok {
 					c.groups.PodChanged(key, pod.UID, nil)
 				}
+			}
+		},
+	}
+}
+
+// nodeHandler cuts short the backoffs of groups that stand aside (manager.RoomFreed) when a node
+// joins or grows. Pods ending do the same from podHandler. The queue's events cannot: a member
+// in backoff is held in PreEnqueue, and PreEnqueue alone cannot tell that room appeared.
+func (c *core) nodeHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { c.groups.RoomFreed() },
+		UpdateFunc: func(oldObj, newObj any) {
+			if addsRoom(oldObj, newObj) {
+				c.groups.RoomFreed()
 			}
 		},
 	}

@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -96,6 +98,82 @@ func scheduleAttempts(t *testing.T) float64 {
 	var n float64
 	for _, f := range families {
 		if f.GetName() == "scheduler_schedule_attempts_total" {
+			for _, m := range f.GetMetric() {
+				n += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
+}
+
+// A group that stands aside after failed rounds takes room the moment it appears, not at the end
+// of its doubled backoff. Each try has two nodes of 4 cpu, one with 2 cpu taken, and a group of two
+// 3-cpu members: the sum of free room holds it, so its members try, one is placed and the other
+// fits nowhere, and the round fails, again and again (backoffs of 2, 4 and 8 s). Right after the
+// third failure the filler is deleted: the group must be bound within 5.5 s (the 2 s floor after
+// its failure, and the scheduling), where its backoff alone would have held it out for 8.
+func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
+	const tries, failures = 10, 3
+	const within = 5500 * time.Millisecond
+	e := startGangEnv(t, "backoff")
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	ctx := context.Background()
+	zero := int64(0)
+	var latencies []time.Duration
+	for try := range tries {
+		pair := map[string]string{"pair": fmt.Sprint(try)}
+		for _, n := range []string{"a", "b"} {
+			node := harness.Node(fmt.Sprintf("node-%s-%d", n, try), "4", "16Gi", nil)
+			maps.Copy(node.Labels, pair)
+			e.CreateNode(t, node)
+		}
+		filler := pod(e.ns, fmt.Sprintf("filler-%d", try), "", harness.Container("c", "2", "64Mi"))
+		filler.Spec.NodeName = fmt.Sprintf("node-b-%d", try)
+		e.CreatePod(t, filler)
+		group := fmt.Sprintf("t%d", try)
+		e.podGroup(t, group, 2)
+		before := failedRounds(t)
+		for j := range 2 {
+			e.member(t, group, fmt.Sprintf("%s-%d", group, j), "3", func(p *v1.Pod) { p.Spec.NodeSelector = pair })
+		}
+		deadline := time.Now().Add(time.Minute)
+		for failedRounds(t)-before < failures {
+			if time.Now().After(deadline) {
+				t.Fatalf("try %d: %v failed rounds in a minute, want %d", try, failedRounds(t)-before, failures)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		start := time.Now()
+		if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, filler.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+		e.WaitForPods(t, e.ns, time.Minute, "the group bound", func(pods []v1.Pod) bool { return boundIn(pods, group) == 2 })
+		latencies = append(latencies, time.Since(start))
+		if n := failedRounds(t) - before; n != failures {
+			t.Errorf("try %d: %v failed rounds, want %d: the group failed again after the room appeared", try, n, failures)
+		}
+	}
+	sorted := slices.Clone(latencies)
+	slices.Sort(sorted)
+	t.Logf("filler deleted right after the third failed round (backoff 8s) to the group bound, %d tries: min %v, median %v, max %v",
+		tries, sorted[0].Round(time.Millisecond), sorted[tries/2].Round(time.Millisecond), sorted[tries-1].Round(time.Millisecond))
+	for try, d := range latencies {
+		if d > within {
+			t.Errorf("try %d: the group was bound %v after room appeared, want within %v", try, d.Round(time.Millisecond), within)
+		}
+	}
+}
+
+// failedRounds is Gang's count of failed rounds, every reason.
+func failedRounds(t *testing.T) float64 {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, f := range families {
+		if f.GetName() == "berth_gang_failed_rounds_total" {
 			for _, m := range f.GetMetric() {
 				n += m.GetCounter().GetValue()
 			}
