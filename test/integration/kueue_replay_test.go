@@ -71,10 +71,7 @@ type kqStep struct {
 }
 
 type kqCase struct {
-	id, peer string
-	// known, when set, says why the case does not yet pass every time: it runs only with
-	// BERTH_KUEUE_KNOWN=1, so that make test stays green while the fault is open.
-	known      string
+	id, peer   string
 	nodes      []string // cpu of each node
 	priorities map[string]int32
 	quotas     []kqQuota
@@ -138,8 +135,6 @@ var kqCases = []kqCase{{
 	// differs; the counts are the same.)
 	nodes:      []string{"12"},
 	priorities: map[string]int32{"kq-low": -1, "kq-high": 100},
-	known: "passed 20 of 20 runs alone but failed once in make test (run beside test/bench): llm kept 3 and physics 3 " +
-		"while llm's pods waited with \"No preemption victims found\" (docs/quota.md, Kueue's scenarios replayed)",
 	quotas: []kqQuota{
 		{ns: "root", min: "0", max: "12", node: true},
 		{ns: "best-effort", parent: "root", min: "0", max: "12", ann: []string{"berth.dev/weight", "0.5"}},
@@ -311,9 +306,6 @@ func TestKueueScenariosReplayed(t *testing.T) {
 
 func replayKueue(t *testing.T, c kqCase) {
 	t.Logf("Kueue: %s", c.peer)
-	if c.known != "" && os.Getenv("BERTH_KUEUE_KNOWN") == "" {
-		t.Skipf("known fault, run with BERTH_KUEUE_KNOWN=1: %s", c.known)
-	}
 	e := startQuotaEnv(t)
 	for i, cpu := range c.nodes {
 		e.CreateNode(t, harness.Node(fmt.Sprint("n", i), cpu, "64Gi", nil))
@@ -475,11 +467,8 @@ func envInt(name string, def int) int {
 // to the new limit. x guarantees 6 of a node of 8 and lends all 6 at first; y, with no min, takes
 // all 8; x's limit is then lowered to 2.
 var lendingLimitLowered = kqCase{
-	id:   "lending-limit-lowered",
-	peer: "none: berth's own case, Kueue's meaning",
-	known: "passed 12 of 13 runs; in the other, while x's four pods were being deleted, one of y's new pods was admitted " +
-		"past the lending limit (y 5, want 4), likely the scheduler's snapshot seeing the deletions before the quota ledger " +
-		"(docs/quota.md, Lending limit)",
+	id:         "lending-limit-lowered",
+	peer:       "none: berth's own case, Kueue's meaning",
 	nodes:      []string{"8"},
 	priorities: map[string]int32{"kq-high": 1000},
 	quotas: []kqQuota{
