@@ -90,6 +90,11 @@ func TestWaitingGangsWakeOnRoom(t *testing.T) {
 
 // scheduleAttempts is the scheduler's count of scheduling attempts, every result and profile.
 func scheduleAttempts(t *testing.T) float64 {
+	return counterSum(t, "scheduler_schedule_attempts_total")
+}
+
+// counterSum is the sum of the in-process counter name over all its labels.
+func counterSum(t *testing.T, name string) float64 {
 	t.Helper()
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
@@ -97,7 +102,7 @@ func scheduleAttempts(t *testing.T) float64 {
 	}
 	var n float64
 	for _, f := range families {
-		if f.GetName() == "scheduler_schedule_attempts_total" {
+		if f.GetName() == name {
 			for _, m := range f.GetMetric() {
 				n += m.GetCounter().GetValue()
 			}
@@ -165,19 +170,4 @@ func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
 }
 
 // failedRounds is Gang's count of failed rounds, every reason.
-func failedRounds(t *testing.T) float64 {
-	t.Helper()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n float64
-	for _, f := range families {
-		if f.GetName() == "berth_gang_failed_rounds_total" {
-			for _, m := range f.GetMetric() {
-				n += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return n
-}
+func failedRounds(t *testing.T) float64 { return counterSum(t, "berth_gang_failed_rounds_total") }
