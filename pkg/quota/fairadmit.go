@@ -43,9 +43,9 @@ func (l *Ledger) unpend(uid types.UID) bool {
 // demand is what the waiting pods of the namespaces n counts ask, except pod except and
 // preemptors already counted as arriving. Callers hold mu.
 func (l *Ledger) demand(n *node, except types.UID) Vector {
-	return l.pending.sum(n, pendingTimeout, func(uid types.UID) bool {
+	return l.pending.sum(pendingTimeout, func(uid types.UID, ns string) bool {
 		_, arriving := l.incoming[uid]
-		return uid == except || arriving
+		return n.counts[ns] && uid != except && !arriving
 	})
 }
 
@@ -116,11 +116,7 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except type
 			lv.pool.Add(a.leaving, 1)
 		}
 	}
-	for uid, a := range l.incoming {
-		if uid != except && time.Since(a.at) <= arrivalTimeout && !inside(a.namespace) {
-			lv.pool.Add(a.request, -1)
-		}
-	}
+	lv.pool.Add(l.incoming.sum(arrivalTimeout, func(uid types.UID, ns string) bool { return uid != except && !inside(ns) }), -1)
 	var claims []Claim
 	for _, p := range peers {
 		if !p.spec.Fair {

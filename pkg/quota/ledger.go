@@ -158,22 +158,22 @@ func (l *Ledger) record(m arrivals, pod *v1.Pod, request Vector, victims []types
 // arriving is what preemptors on their way in, other than except, will hold in the namespaces n
 // counts. Callers hold mu.
 func (l *Ledger) arriving(n *node, except types.UID) Vector {
-	return l.incoming.sum(n, arrivalTimeout, func(uid types.UID) bool { return uid == except })
+	return l.incoming.sum(arrivalTimeout, func(uid types.UID, ns string) bool { return n.counts[ns] && uid != except })
 }
 
 // arrivals are pods, by UID, that ask for resources they do not hold yet.
 type arrivals map[types.UID]arrival
 
-// sum is what the arrivals in the namespaces n counts ask, but those skip names; it forgets those
+// sum is what the arrivals that counts names (by UID and namespace) ask; it forgets those
 // recorded longer than timeout ago. Callers hold the ledger's mu.
-func (m arrivals) sum(n *node, timeout time.Duration, skip func(types.UID) bool) Vector {
+func (m arrivals) sum(timeout time.Duration, counts func(uid types.UID, ns string) bool) Vector {
 	v := Vector{}
 	for uid, a := range m {
 		if time.Since(a.at) > timeout {
 			delete(m, uid)
 			continue
 		}
-		if n.counts[a.namespace] && !skip(uid) {
+		if counts(uid, a.namespace) {
 			v.Add(a.request, 1)
 		}
 	}
