@@ -60,6 +60,12 @@ func (l *Ledger) LendingAdmits(pod *v1.Pod, request Vector, capacity Vector, pla
 		return nil, l.fairClock
 	}
 	onNodes := l.heldOnNodes(placed)
+	lenderUse := func(n *node) Vector {
+		if onNodes == nil {
+			return n.used
+		}
+		return leastOf(n.used, onNodes.of(n))
+	}
 	kept := Vector{}
 	keeper := map[v1.ResourceName]*node{}
 	// keeps is what the subtree of n keeps from pod: its own unlent min, or its children's
@@ -74,10 +80,7 @@ func (l *Ledger) LendingAdmits(pod *v1.Pod, request Vector, capacity Vector, pla
 		if onPath[n] {
 			return v
 		}
-		used := n.used
-		if onNodes != nil {
-			used = leastOf(n.used, onNodes.of(n))
-		}
+		used := lenderUse(n)
 		for res, lend := range n.spec.LendingLimit {
 			if k := n.spec.Min[res] - used[res] - lend; k > v[res] {
 				v[res] = k
@@ -109,11 +112,7 @@ func (l *Ledger) LendingAdmits(pod *v1.Pod, request Vector, capacity Vector, pla
 		}
 		u := &Unlendable{Quota: own.spec.Name, Resource: res, Requested: r, Free: f, Kept: kept[res]}
 		if k := keeper[res]; k != nil {
-			used := k.used
-			if onNodes != nil {
-				used = leastOf(k.used, onNodes.of(k))
-			}
-			u.Lender, u.Min, u.Used, u.Lending = k.spec.Name, k.spec.Min[res], used[res], k.spec.LendingLimit[res]
+			u.Lender, u.Min, u.Used, u.Lending = k.spec.Name, k.spec.Min[res], lenderUse(k)[res], k.spec.LendingLimit[res]
 		}
 		return u, l.fairClock
 	}
