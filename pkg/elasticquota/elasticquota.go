@@ -14,7 +14,6 @@ package elasticquota
 import (
 	"context"
 	"fmt"
-	"iter"
 	"slices"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
+	"github.com/berth-sched/berth/pkg/victims"
 )
 
 const (
@@ -174,7 +174,7 @@ func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *qu
 	var refusal error
 	var clock uint64
 	if lending {
-		if u, c := pl.ledger.LendingAdmits(pod, need, capacity, podsOn(nodes)); u != nil {
+		if u, c := pl.ledger.LendingAdmits(pod, need, capacity, victims.PodsOn(nodes)); u != nil {
 			refusal, clock = u, c
 		}
 	}
@@ -191,19 +191,6 @@ func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *qu
 	}
 	klog.FromContext(ctx).V(4).Info("Pod waits for capacity others are owed", "pod", klog.KObj(pod), "reason", refusal.Error())
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, refusal.Error())
-}
-
-// podsOn yields the pods on nodes.
-func podsOn(nodes []fwk.NodeInfo) iter.Seq[*v1.Pod] {
-	return func(yield func(*v1.Pod) bool) {
-		for _, n := range nodes {
-			for _, pi := range n.GetPods() {
-				if !yield(pi.GetPod()) {
-					return
-				}
-			}
-		}
-	}
 }
 
 // needOf is what admitting pod, asking request, takes from its quota (view): the request, or for

@@ -177,19 +177,11 @@ func (pl *Preemption) newAttempt(preemptor *v1.Pod) *attempt {
 
 // placed yields every pod on a node in the cycle's snapshot.
 func (pl *Preemption) placed() iter.Seq[*v1.Pod] {
-	return func(yield func(*v1.Pod) bool) {
-		nodes, err := pl.fh.SnapshotSharedLister().NodeInfos().List()
-		if err != nil {
-			return
-		}
-		for _, n := range nodes {
-			for _, pi := range n.GetPods() {
-				if !yield(pi.GetPod()) {
-					return
-				}
-			}
-		}
+	nodes, err := pl.fh.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return func(func(*v1.Pod) bool) {}
 	}
+	return victims.PodsOn(nodes)
 }
 
 // terminatingOn returns the pods on the node that an earlier preemption is evicting.

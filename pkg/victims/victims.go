@@ -8,6 +8,7 @@ import (
 	"iter"
 
 	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
 )
 
 // RuleFor is one concern's victim rule in a scheduler profile. The core asks it once per
@@ -78,3 +79,16 @@ const (
 	// was lent), unless another Rule says Never.
 	Allowed
 )
+
+// PodsOn yields every pod on nodes: a cycle's snapshot as RuleFor's placed, or PreFilter's nodes.
+func PodsOn(nodes []fwk.NodeInfo) iter.Seq[*v1.Pod] {
+	return func(yield func(*v1.Pod) bool) {
+		for _, n := range nodes {
+			for _, pi := range n.GetPods() {
+				if !yield(pi.GetPod()) {
+					return
+				}
+			}
+		}
+	}
+}
