@@ -18,7 +18,7 @@ func (m members) of(key types.NamespacedName) []*v1.Pod { return podgroup.Pods(m
 
 // live reports whether pod still counts for its group: not finished and not being deleted.
 func live(pod *v1.Pod) bool {
-	return pod.DeletionTimestamp == nil && pod.Status.Phase != v1.PodSucceeded && pod.Status.Phase != v1.PodFailed
+	return pod.DeletionTimestamp == nil && !finished(pod)
 }
 
 // finished reports whether pod has run to its end: its node no longer counts what it asked.
