@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -64,8 +65,8 @@ const resolveTimeout = 10 * time.Second
 //
 // When the request fails, the API server may still have applied it: a timeout or a dropped
 // connection after the request was sent says nothing. Bind then reads the pod back: bound to node
-// with a's devices means the binding went through and the devices stay held; not bound means it
-// did not; anything else is an error. It never writes to a pod that is already bound.
+// with a's devices means the binding went through and the devices stay held; not bound, or the
+// pod gone, means it did not; anything else is an error. It never writes to a pod that is already bound.
 func Bind(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, node string, a Assignment, capacity []int64, now time.Time) error {
 	b, err := Binding(pod, node, a, capacity, now)
 	if err != nil {
@@ -100,8 +101,13 @@ func boundTo(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, node
 	err := wait.ExponentialBackoffWithContext(ctx, wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Steps: 8, Cap: 2 * time.Second},
 		func(ctx context.Context) (bool, error) {
 			cur, lastErr = client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-			return lastErr == nil, nil
+			// Not found is an answer: the pod is gone, so it holds nothing, and retrying would
+			// keep its devices and quota reserved for a pod that no longer exists.
+			return lastErr == nil || apierrors.IsNotFound(lastErr), nil
 		})
+	if apierrors.IsNotFound(lastErr) {
+		return false, nil
+	}
 	if err != nil {
 		if lastErr != nil {
 			err = lastErr

@@ -208,6 +208,28 @@ func TestBind(t *testing.T) {
 	}
 }
 
+// A pod deleted while it was being bound is not bound: the API server's "not found" is an answer,
+// not a lost one. Bind says so after one read, so that the pod's devices and quota are given back
+// at once: read as unknown and retried for seconds, the deleted pod's reservation outlived it, and
+// a quota that seemed to hold it was evicted once too often by fair sharing (the no-ping-pong
+// case, 1 clean-checkout run).
+func TestBindADeletedPodIsNotBound(t *testing.T) {
+	s := newFakeAPIServer(gpuPod("other", "8").Obj())
+	err := Bind(context.Background(), s, gpuPod("p", "8").Obj(), "n1", Assignment{{Index: 0, Memory: 8}}, []int64{16}, time.Now())
+	if err == nil || !apierrors.IsNotFound(err) || strings.Contains(err.Error(), "unknown") {
+		t.Fatalf("Bind error %v, want the API server's not found, the outcome known", err)
+	}
+	gets := 0
+	for _, action := range s.Actions() {
+		if action.GetVerb() == "get" {
+			gets++
+		}
+	}
+	if gets != 1 {
+		t.Errorf("Bind read the deleted pod %d times, want once", gets)
+	}
+}
+
 // A pod deleted and created again under its name is never bound in its predecessor's place.
 func TestBindRefusesAReplacedPod(t *testing.T) {
 	s := newFakeAPIServer(gpuPod("p", "8").UID("new").Obj())
