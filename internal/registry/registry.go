@@ -13,6 +13,7 @@ import (
 
 	"github.com/berth-sched/berth/internal/waitreason"
 	"github.com/berth-sched/berth/pkg/allocatable"
+	"github.com/berth-sched/berth/pkg/topology"
 	// Registers berth's args kinds (GPUShareArgs, GangArgs, NodeResourcesAllocatableArgs) into
 	// kube-scheduler's config scheme.
 	_ "github.com/berth-sched/berth/pkg/apis/config/scheme"
@@ -42,7 +43,11 @@ func RegistryWith(wait *waitreason.Config) frameworkruntime.Registry {
 			if err := waitreason.Start(ctx, h, *wait); err != nil {
 				return nil, err
 			}
-			return factory(ctx, args, h)
+			pl, err := factory(ctx, args, h)
+			if g, ok := pl.(interface{ TopologyLevels() topology.Levels }); ok && err == nil {
+				waitreason.UseLevels(h, g.TopologyLevels())
+			}
+			return pl, err
 		}
 	}
 	return r

@@ -74,7 +74,7 @@ func BenchmarkWhyOf(b *testing.B) {
 	f := benchFixture(b, 1000, 10000, 1)
 	pods, _ := f.p.pods.List(labels.Everything())
 	nodes, _ := f.p.nodes.List(labels.Everything())
-	in := inspect.WhyInput{Levels: f.p.levels}
+	in := inspect.WhyInput{}
 	for _, p := range pods {
 		in.Pods = append(in.Pods, *p)
 		if p.UID == types.UID("waiting-00000") {

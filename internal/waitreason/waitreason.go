@@ -58,6 +58,9 @@ type profile struct {
 	recorder events.EventRecorder
 	// key is the profile's framework handle, the key gpu.ProfileResources reads it by.
 	key any
+	// levels are the profile's Gang topologyLevels (UseLevels); nil where Gang is not enabled,
+	// which reads the shipped default.
+	levels topology.Levels
 }
 
 // publisher is the process's one writer of answers.
@@ -71,7 +74,6 @@ type publisher struct {
 	// blocks a pod, and a group's member is told its PodGroup is missing.
 	quotas schedlisters.ElasticQuotaLister
 	groups schedlisters.PodGroupLister
-	levels topology.Levels
 	gate   *leader.Gate
 	logger klog.Logger
 	now    func() time.Time
@@ -109,6 +111,26 @@ func Start(ctx context.Context, h fwk.Handle, cfg Config) error {
 	return nil
 }
 
+// UseLevels tells the publisher the topology levels of h's profile, its Gang's topologyLevels, so
+// that a group waiting for a domain is answered by the levels its scheduler places it by. Gang's
+// factory calls it (internal/registry); a no-op where no publisher runs.
+func UseLevels(h fwk.Handle, levels []string) {
+	named, ok := h.(interface{ ProfileName() string })
+	if !ok || h.SharedInformerFactory() == nil {
+		return
+	}
+	p, ok := processState.Lookup(h.SharedInformerFactory())
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr, ok := p.profiles[named.ProfileName()]; ok {
+		pr.levels = slices.Clone(levels)
+		p.profiles[named.ProfileName()] = pr
+	}
+}
+
 func newPublisher(ctx context.Context, h fwk.Handle, cfg Config) *publisher {
 	logger := klog.LoggerWithName(klog.FromContext(ctx), "waitreason")
 	factory := h.SharedInformerFactory()
@@ -120,7 +142,6 @@ func newPublisher(ctx context.Context, h fwk.Handle, cfg Config) *publisher {
 		pods:     podInformer.Lister(),
 		nodes:    nodeInformer.Lister(),
 		synced:   []cache.InformerSynced{podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced},
-		levels:   topology.DefaultLevels(),
 		gate:     leader.NewGate(leader.LeadsOrCycled),
 		logger:   logger,
 		now:      time.Now,
@@ -243,7 +264,7 @@ func (p *publisher) sweep(ctx context.Context) {
 	waiting = waiting[:min(len(waiting), p.cfg.MaxPods)]
 
 	// One copy of the cluster for the whole sweep: WhyOfIn reads, never writes, what it is given.
-	in := inspect.WhyInput{Levels: p.levels, Pods: make([]v1.Pod, len(live))}
+	in := inspect.WhyInput{Pods: make([]v1.Pod, len(live))}
 	for i, pod := range live {
 		in.Pods[i] = *pod
 	}
@@ -286,6 +307,7 @@ func (p *publisher) sweep(ctx context.Context) {
 			in.Groups = groupsOf[ns]
 		}
 		in.Resources = gpu.ProfileResources(c.profile.key)
+		in.Levels = c.profile.levels
 		room, ok := rooms[in.Resources]
 		if !ok {
 			room = inspect.RoomOf(in)

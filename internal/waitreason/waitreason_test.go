@@ -21,7 +21,6 @@ import (
 
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/leader"
-	"github.com/berth-sched/berth/pkg/topology"
 )
 
 var epoch = time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
@@ -46,7 +45,6 @@ func newFixture(t testing.TB, cfg Config, objs ...*v1.Pod) *fixture {
 		client:   client,
 		pods:     factory.Core().V1().Pods().Lister(),
 		nodes:    factory.Core().V1().Nodes().Lister(),
-		levels:   topology.DefaultLevels(),
 		gate:     leader.NewGate(func() (bool, bool) { return true, true }),
 		logger:   logger,
 		now:      func() time.Time { return epoch },
@@ -305,10 +303,15 @@ func TestStartOncePerScheduler(t *testing.T) {
 	if !ok {
 		t.Fatal("no publisher")
 	}
+	// b's Gang places by its own levels: b's pods are answered by them, a's by the default.
+	UseLevels(stubHandle{profile: "b", factory: factory, client: client}, []string{"example.com/rack"})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.profiles) != 2 {
 		t.Errorf("profiles %v, want a and b", p.profiles)
+	}
+	if got := p.profiles["b"].levels; len(got) != 1 || got[0] != "example.com/rack" || p.profiles["a"].levels != nil {
+		t.Errorf("levels a %v b %v, want none and [example.com/rack]", p.profiles["a"].levels, got)
 	}
 	bad := DefaultConfig()
 	bad.MaxPods = 0

@@ -121,6 +121,9 @@ func newGang(ctx context.Context, args *config.GangArgs, h fwk.Handle, client ve
 // Name returns the plugin's name.
 func (*Gang) Name() string { return Name }
 
+// TopologyLevels are the levels a PodGroup of this profile may ask for, outermost first.
+func (g *Gang) TopologyLevels() topology.Levels { return g.index.Levels() }
+
 var _ fwk.PreEnqueuePlugin = &Gang{}
 
 // PreEnqueue keeps a member out of the active queue while its group cannot be scheduled: its
