@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/internal/waitreason"
+	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -137,4 +139,41 @@ func waitingForEvents(t *testing.T, c *harness.Cluster, ns, name string) []strin
 		}
 	}
 	return notes
+}
+
+// A group that requires one rack by the scheduler's own topologyLevels (a label the shipped levels
+// do not name) and that no rack can hold: its members' published answer names that level and the
+// largest room any rack has. Read by the shipped levels the annotation names no level of theirs,
+// and the answer would be another (the answer reads the profile's Gang, not the default).
+func TestWaitReasonForAGroupByItsProfilesLevels(t *testing.T) {
+	const rack = "example.com/rack"
+	e := startGangEnv(t, "waiting")
+	for i, r := range []string{"r1", "r2"} {
+		n := harness.Node(fmt.Sprint("n", i), "4", "16Gi", nil)
+		n.Labels[rack] = r
+		e.CreateNode(t, n)
+	}
+	cfg := waitreason.DefaultConfig()
+	cfg.Period, cfg.After = 300*time.Millisecond, time.Second
+	e.StartSchedulerWith(t, berthConfig(e.Cluster, "pluginConfig:\n- name: Gang\n  args: {topologyLevels: ["+rack+", kubernetes.io/hostname]}\n"), cfg)
+	e.podGroup(t, "train", 2, topologyAnnotation(topology.RequiredAnnotation, rack))
+	e.members(t, "train", 2, "3")
+	want := "requires one " + rack + " (berth.dev/topology-required) for its 2 members still to place; the largest room any " + rack + " has is 1"
+	for _, name := range []string{"train-0", "train-1"} {
+		waitPod(t, e.Cluster, e.ns, name, time.Minute, "berth.dev/WaitingFor saying "+want, func(p *v1.Pod) bool {
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == waitreason.ConditionType {
+					return cond.Status == v1.ConditionTrue && cond.Reason == "Topology" && strings.Contains(cond.Message, want)
+				}
+			}
+			return false
+		})
+		// The event follows the condition's write.
+		_ = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			return len(waitingForEvents(t, e.Cluster, e.ns, name)) > 0, nil
+		})
+		if n := waitingForEvents(t, e.Cluster, e.ns, name); len(n) != 1 || !strings.Contains(n[0], want) {
+			t.Errorf("%s: WaitingFor events %q, want one saying %q", name, n, want)
+		}
+	}
 }
