@@ -43,7 +43,15 @@ type Ledger struct {
 	// capacity is the nodes' allocatable as the last admission or preemption that weighed fair
 	// shares saw it: the pool a bind is weighed against outside a scheduling cycle (fairWake).
 	capacity Vector
+	// gone are the pods forgotten in the last goneFor, which Reserve refuses (see Forget), swept
+	// of older ones when it reaches goneSweep.
+	gone      map[types.UID]time.Time
+	goneSweep int
 }
+
+// goneFor is how long a forgotten pod's reservation is refused: longer than a scheduling cycle
+// that started before its deletion can run.
+const goneFor = time.Minute
 
 // arrival is a pod on its way in, a preemptor (incoming) or a pod waiting to be admitted
 // (pending): its namespace, what it asks, and since when (for pending, its last attempt). A
@@ -103,7 +111,7 @@ type account struct {
 func NewLedger() *Ledger {
 	return &Ledger{pods: map[types.UID]*holding{}, namespaces: map[string]*account{},
 		quotas: map[string]*node{}, parked: map[types.UID][]*node{}, incoming: arrivals{},
-		pending: arrivals{}, fairParked: map[types.UID]*v1.Pod{}}
+		pending: arrivals{}, fairParked: map[types.UID]*v1.Pod{}, gone: map[types.UID]time.Time{}}
 }
 
 // Incoming records that pod's preemption has started evicting victims for request: until it
@@ -568,6 +576,9 @@ func (l *Ledger) Reserve(pod *v1.Pod, group string, request Vector) error {
 	if _, ok := l.pods[pod.UID]; ok {
 		return nil
 	}
+	if _, ok := l.gone[pod.UID]; ok {
+		return fmt.Errorf("pod %s/%s was deleted or finished while it was being scheduled", pod.Namespace, pod.Name)
+	}
 	own := l.nodeOf(pod.Namespace)
 	for n := own; n != nil; n = n.parent {
 		if e := n.spec.admits(n.used, request); e != nil {
@@ -649,10 +660,23 @@ func (l *Ledger) bound(pod *v1.Pod, group string, request Vector) []*v1.Pod {
 }
 
 // Forget gives back everything pod holds: it finished or was deleted. It returns the waiters of
-// its namespace.
+// its namespace. A scheduling cycle that took the pod before it went may still reserve for it: the
+// pod is remembered for goneFor, and its reservation refused, since nothing would give it back
+// until its Bind failed.
 func (l *Ledger) Forget(uid types.UID) []*v1.Pod {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := time.Now()
+	if len(l.gone) >= l.goneSweep {
+		// Swept when it has doubled since the last sweep: amortised constant time per pod.
+		for u, at := range l.gone {
+			if now.Sub(at) > goneFor {
+				delete(l.gone, u)
+			}
+		}
+		l.goneSweep = max(1024, 2*len(l.gone))
+	}
+	l.gone[uid] = now
 	delete(l.incoming, uid)
 	h, ok := l.pods[uid]
 	delete(l.fairParked, uid)

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -197,6 +198,26 @@ func TestLedgerReserveBindForget(t *testing.T) {
 	usage := l.Quotas()
 	if len(usage) != 1 || !cmp.Equal(usage[0].Used, one) {
 		t.Errorf("Quotas = %+v, want a using %v", usage, one)
+	}
+}
+
+// A pod deleted (or finished) while its scheduling cycle ran is forgotten before its Reserve: the
+// reservation is refused, for nothing would give it back before the pod's failed Bind. Held, a
+// deleted pod of a counted for seconds, and fair sharing took one pod too many from a (the
+// no-ping-pong case, one clean-checkout run).
+func TestLedgerRefusesAReservationForAPodGone(t *testing.T) {
+	l := NewLedger()
+	l.SetQuota("a", &Spec{Name: "a/q", Max: vec("cpu", "2")})
+	gone := pod("a", "gone")
+	l.Forget(gone.UID)
+	if err := l.Reserve(gone, "", vec("cpu", "1")); err == nil || !strings.Contains(err.Error(), "deleted or finished") {
+		t.Fatalf("Reserve of a forgotten pod: %v, want it refused as deleted or finished", err)
+	}
+	if held, _ := l.Holds(gone.UID); held {
+		t.Error("the forgotten pod holds resources")
+	}
+	if err := l.Reserve(pod("a", "live"), "", vec("cpu", "2")); err != nil {
+		t.Errorf("the quota's whole max for another pod: %v", err)
 	}
 }
 
