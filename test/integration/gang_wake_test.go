@@ -115,16 +115,19 @@ func counterSum(t *testing.T, name string) float64 {
 // of its doubled backoff. Each try has two nodes of 4 cpu, one with 2 cpu taken, and a group of two
 // 3-cpu members: the sum of free room holds it, so its members try, one is placed and the other
 // fits nowhere, and the round fails, again and again (backoffs of 2, 4 and 8 s). Right after the
-// third failure the filler is deleted: the group must be bound within 5.5 s (the 2 s floor after
-// its failure, and the scheduling), where its backoff alone would have held it out for 8.
+// third failure room appears, by each of three events in turn: the filler is deleted, the filler
+// finishes (phase Succeeded, which the scheduler's pod informer sees as a deletion), or a third
+// node joins. The group must be bound within 5.5 s (the 2 s floor after its failure, and the
+// scheduling), where its backoff alone would have held it out for 8.
 func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
-	const tries, failures = 10, 3
+	const tries, failures = 12, 3
+	events := []string{"filler deleted", "filler finished", "node joined"}
 	const within = 5500 * time.Millisecond
 	e := startGangEnv(t, "backoff")
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	ctx := context.Background()
 	zero := int64(0)
-	var latencies []time.Duration
+	latencies := map[string][]time.Duration{}
 	for try := range tries {
 		pair := map[string]string{"pair": fmt.Sprint(try)}
 		for _, n := range []string{"a", "b"} {
@@ -148,23 +151,42 @@ func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		how := events[try%len(events)]
 		start := time.Now()
-		if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, filler.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-			t.Fatal(err)
+		switch how {
+		case "filler deleted":
+			if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, filler.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+				t.Fatal(err)
+			}
+		case "filler finished":
+			p, err := e.Client.CoreV1().Pods(e.ns).Get(ctx, filler.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Status.Phase = v1.PodSucceeded
+			if _, err := e.Client.CoreV1().Pods(e.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		case "node joined":
+			node := harness.Node(fmt.Sprintf("node-c-%d", try), "4", "16Gi", nil)
+			maps.Copy(node.Labels, pair)
+			e.CreateNode(t, node)
 		}
 		e.WaitForPods(t, e.ns, time.Minute, "the group bound", func(pods []v1.Pod) bool { return boundIn(pods, group) == 2 })
-		latencies = append(latencies, time.Since(start))
+		latencies[how] = append(latencies[how], time.Since(start))
 		if n := failedRounds(t) - before; n != failures {
-			t.Errorf("try %d: %v failed rounds, want %d: the group failed again after the room appeared", try, n, failures)
+			t.Errorf("try %d (%s): %v failed rounds, want %d: the group failed again after the room appeared", try, how, n, failures)
 		}
 	}
-	sorted := slices.Clone(latencies)
-	slices.Sort(sorted)
-	t.Logf("filler deleted right after the third failed round (backoff 8s) to the group bound, %d tries: min %v, median %v, max %v",
-		tries, sorted[0].Round(time.Millisecond), sorted[tries/2].Round(time.Millisecond), sorted[tries-1].Round(time.Millisecond))
-	for try, d := range latencies {
-		if d > within {
-			t.Errorf("try %d: the group was bound %v after room appeared, want within %v", try, d.Round(time.Millisecond), within)
+	for _, how := range events {
+		sorted := slices.Clone(latencies[how])
+		slices.Sort(sorted)
+		t.Logf("%s right after the third failed round (backoff 8s) to the group bound, %d tries: min %v, median %v, max %v",
+			how, len(sorted), sorted[0].Round(time.Millisecond), sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond))
+		for _, d := range latencies[how] {
+			if d > within {
+				t.Errorf("%s: the group was bound %v after room appeared, want within %v", how, d.Round(time.Millisecond), within)
+			}
 		}
 	}
 }
