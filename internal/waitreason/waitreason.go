@@ -114,7 +114,7 @@ func Start(ctx context.Context, h fwk.Handle, cfg Config) error {
 // UseLevels tells the publisher the topology levels of h's profile, its Gang's topologyLevels, so
 // that a group waiting for a domain is answered by the levels its scheduler places it by. Gang's
 // factory calls it (internal/registry); a no-op where no publisher runs.
-func UseLevels(h fwk.Handle, levels []string) {
+func UseLevels(h fwk.Handle, levels topology.Levels) {
 	named, ok := h.(interface{ ProfileName() string })
 	if !ok || h.SharedInformerFactory() == nil {
 		return

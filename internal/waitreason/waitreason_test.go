@@ -21,6 +21,7 @@ import (
 
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/leader"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 var epoch = time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
@@ -304,7 +305,7 @@ func TestStartOncePerScheduler(t *testing.T) {
 		t.Fatal("no publisher")
 	}
 	// b's Gang places by its own levels: b's pods are answered by them, a's by the default.
-	UseLevels(stubHandle{profile: "b", factory: factory, client: client}, []string{"example.com/rack"})
+	UseLevels(stubHandle{profile: "b", factory: factory, client: client}, topology.Levels{"example.com/rack"})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.profiles) != 2 {

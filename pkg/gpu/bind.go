@@ -66,7 +66,8 @@ const resolveTimeout = 10 * time.Second
 // When the request fails, the API server may still have applied it: a timeout or a dropped
 // connection after the request was sent says nothing. Bind then reads the pod back: bound to node
 // with a's devices means the binding went through and the devices stay held; not bound, or the
-// pod gone, means it did not; anything else is an error. It never writes to a pod that is already bound.
+// pod gone, means it did not; anything else is an error. It never writes to a pod that is already
+// bound.
 func Bind(ctx context.Context, client kubernetes.Interface, pod *v1.Pod, node string, a Assignment, capacity []int64, now time.Time) error {
 	b, err := Binding(pod, node, a, capacity, now)
 	if err != nil {
