@@ -142,6 +142,9 @@ type manager struct {
 	// backingOff holds the groups that may stand aside after a failed round, for RoomFreed; a
 	// group whose backoff is over leaves it there.
 	backingOff sets.Set[types.NamespacedName]
+	// roomWaiting holds the groups that wait for room (room.waiter set): OlderWaiting, asked for
+	// the first member of every group, reads these and turnWoken, not every group.
+	roomWaiting sets.Set[types.NamespacedName]
 }
 
 // group is one pod group's state.
@@ -212,6 +215,7 @@ func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks
 		turnParked:  sets.New[types.NamespacedName](),
 		turnWoken:   map[types.NamespacedName]time.Time{},
 		backingOff:  sets.New[types.NamespacedName](),
+		roomWaiting: sets.New[types.NamespacedName](),
 	}
 }
 
@@ -241,6 +245,7 @@ func (m *manager) gc(key types.NamespacedName, now time.Time) {
 		len(g.parked) == 0 && g.failures == 0 && !now.Before(g.backoffUntil) && g.wakeAt.IsZero() {
 		delete(m.groups, key)
 		delete(m.turnWoken, key)
+		m.roomWaiting.Delete(key)
 		m.hooks.gone(key)
 	}
 }
@@ -288,7 +293,7 @@ func (m *manager) turnRemaining(key types.NamespacedName, g *group, now time.Tim
 		}
 	}
 	for other := range m.turnParked {
-		if m.older(other, key, g) {
+		if m.older(other, key, g) && m.groups[other].parkedForTurn() {
 			// Nothing gives way for longer: the rest need not be read.
 			return m.turnMax
 		}
@@ -360,30 +365,83 @@ func (m *manager) endRound(key types.NamespacedName) {
 	}
 }
 
-// wakeTurns activates every pod parked for its turn; PreEnqueue parks again those whose turn has
-// still not come.
+// wakeTurns wakes the group parked for its turn whose turn has come, if one has: the oldest (in
+// QOSSort's order), since every younger one gives way to it (turnRemaining), and any whose place
+// is not known yet, which give way to no one. It once woke every group parked for its turn, and
+// PreEnqueue, under the queue's lock, parked all but the oldest again: with gangs queued behind
+// one another's rounds that was done for every round, n² in all. scheduler_perf's Gang workload
+// (1,000 gangs of 3 on 5,000 nodes) spent a quarter of berth's CPU there, serially, and the queue's
+// lock was held 100 s in a 45 s run (issue 28's 16-core question).
 func (m *manager) wakeTurns() {
 	m.mu.Lock()
-	var pods []*v1.Pod
 	now := m.clock.Now()
-	for key := range m.turnParked {
-		if g, ok := m.groups[key]; ok {
-			for uid, p := range g.parked {
-				if p.reason == parkedTurn {
-					pods = append(pods, p.pod)
-					delete(g.parked, uid)
-					m.turnWoken[key] = now
-				}
+	var pods []*v1.Pod
+	for _, key := range m.nextTurns(now) {
+		g := m.groups[key]
+		for uid, p := range g.parked {
+			if p.reason == parkedTurn {
+				pods = append(pods, p.pod)
+				delete(g.parked, uid)
 			}
-			m.gc(key, now)
 		}
+		m.turnParked.Delete(key)
+		m.turnWoken[key] = now
+		m.gc(key, now)
 	}
-	m.turnParked = sets.New[types.NamespacedName]()
+	left := m.turnParked.Len()
 	m.mu.Unlock()
-	klog.Background().V(4).Info("Pod groups parked for their turn are woken", "pods", len(pods))
+	klog.Background().V(4).Info("Pod groups parked for their turn are woken", "pods", len(pods), "stillParked", left)
 	if len(pods) > 0 {
 		m.hooks.activate(pods)
 	}
+}
+
+// nextTurns lists the groups parked for their turn whose turn has come (see wakeTurns), and drops
+// from turnParked the groups it finds with no pod parked for it any more. The caller holds the lock.
+func (m *manager) nextTurns(now time.Time) []types.NamespacedName {
+	var due []types.NamespacedName
+	for {
+		var oldest types.NamespacedName
+		found := false
+		for key := range m.turnParked {
+			g, ok := m.groups[key]
+			switch {
+			case !ok:
+				m.turnParked.Delete(key)
+			case g.created.IsZero():
+				// Its place is not known: it gives way to no one, and no one to it.
+				if g.parkedForTurn() && m.turnRemaining(key, g, now) == 0 {
+					due = append(due, key)
+				}
+			case !found || m.older(key, oldest, m.groups[oldest]):
+				oldest, found = key, true
+			}
+		}
+		if !found {
+			return due
+		}
+		g := m.groups[oldest]
+		if !g.parkedForTurn() {
+			// Its pods were let in or parked for another reason since; the next one may be due.
+			m.turnParked.Delete(oldest)
+			due = due[:0]
+			continue
+		}
+		if m.turnRemaining(oldest, g, now) == 0 {
+			due = append(due, oldest)
+		}
+		return due
+	}
+}
+
+// parkedForTurn reports whether a pod of the group is parked for its turn.
+func (g *group) parkedForTurn() bool {
+	for _, p := range g.parked {
+		if p.reason == parkedTurn {
+			return true
+		}
+	}
+	return false
 }
 
 // armWake makes sure the group's wake timer fires at or before at. A timer that fires earlier
@@ -409,10 +467,16 @@ func (m *manager) timedWake(key types.NamespacedName, at time.Time) {
 	g.wakeAt = time.Time{}
 	var pods []*v1.Pod
 	backoffLeft, roomLeft := false, false
+	// A pod parked for its turn is woken only if its turn has come: PreEnqueue would park it again
+	// otherwise, under the queue's lock, every turnMax for every group queued behind another.
+	turnLeft := time.Duration(-1)
 	for uid, p := range g.parked {
+		if p.reason == parkedTurn && turnLeft < 0 {
+			turnLeft = m.turnRemaining(key, g, now)
+		}
 		switch {
-		case p.reason == parkedRetry, p.reason == parkedTurn, p.reason == parkedBackoff && !now.Before(g.backoffUntil),
-			p.reason == parkedNoRoom && !now.Before(g.room.until):
+		case p.reason == parkedRetry, p.reason == parkedTurn && turnLeft == 0,
+			p.reason == parkedBackoff && !now.Before(g.backoffUntil), p.reason == parkedNoRoom && !now.Before(g.room.until):
 			pods = append(pods, p.pod)
 			delete(g.parked, uid)
 		case p.reason == parkedBackoff:
@@ -426,6 +490,14 @@ func (m *manager) timedWake(key types.NamespacedName, at time.Time) {
 	}
 	if roomLeft {
 		m.armWake(key, g, g.room.until)
+	}
+	if turnLeft > 0 {
+		m.armWake(key, g, now.Add(turnLeft))
+	}
+	if turnLeft == 0 {
+		// Its turn has come, as in wakeTurns: younger groups give way to it until it takes it.
+		m.turnParked.Delete(key)
+		m.turnWoken[key] = now
 	}
 	m.gc(key, now)
 	m.mu.Unlock()
@@ -685,6 +757,7 @@ func (m *manager) allow(key types.NamespacedName, g *group, now time.Time) permi
 	g.waiting = sets.New[types.UID]()
 	g.failures = 0
 	g.room = roomWait{}
+	m.roomWaiting.Delete(key)
 	return v
 }
 
@@ -911,7 +984,7 @@ func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
 	delete(g.told, uid)
 	delete(m.released, uid)
 	if g.room.waiter == uid {
-		m.endRoomWait(g)
+		m.endRoomWait(key, g)
 	}
 }
 

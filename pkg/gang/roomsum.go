@@ -73,9 +73,9 @@ func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, 
 	if need == nil {
 		return nil
 	}
-	short := shortOf(need, roomSum(nodes, need, nil))
+	short := roomShortOf(nodes, need, nil)
 	if len(short) > 0 && preempts {
-		short = shortOf(need, roomSum(nodes, need, pod))
+		short = roomShortOf(nodes, need, pod)
 	}
 	if len(short) == 0 {
 		return nil
@@ -107,10 +107,17 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 			all[name] = 1
 		}
 	}
-	free := roomSum(nodes, all, nil)
-	for _, w := range older {
-		if len(shortOf(w.need, free)) == 0 {
-			return w.key.String()
+	// With many older groups waiting, asking each after every node would cost more than the sum:
+	// they are asked after 1, 2, 4, ... nodes and after the last.
+	t := newTally(all)
+	for i, n := range nodes {
+		t.add(n, nil)
+		if i+1 == len(nodes) || i&(i+1) == 0 {
+			for _, w := range older {
+				if t.covers(w.need) {
+					return w.key.String()
+				}
+			}
 		}
 	}
 	return ""
@@ -149,37 +156,66 @@ func leastNeed(candidates []*v1.Pod, n int) topology.Resources {
 	return need
 }
 
-// roomSum is what the nodes have free of need's resources, summed; with preemptor, counting as
-// free what the pods of lower priority than it hold. A node short of a resource (overcommitted)
-// adds nothing rather than take from the others.
-func roomSum(nodes []fwk.NodeInfo, need topology.Resources, preemptor *v1.Pod) topology.Resources {
-	sum := topology.Resources{}
+// roomShortOf names, in order, the resources of need that the nodes' free room summed does not
+// cover; with preemptor, counting as free what the pods of lower priority than it hold. It stops at
+// the node where the sum covers need: on a cluster that is not full, after a few nodes. Summing
+// every node was a millisecond at 5,000 nodes, on the scheduling goroutine, for every group.
+func roomShortOf(nodes []fwk.NodeInfo, need topology.Resources, preemptor *v1.Pod) []string {
+	t := newTally(need)
 	for _, n := range nodes {
-		if n.Node() == nil {
-			continue
-		}
-		if preemptor != nil {
-			for name, v := range freeForPreemptor(n, need, preemptor) {
-				sum[name] += max(v, 0)
-			}
-			continue
-		}
-		for name := range need {
-			sum[name] += max(freeOn(n, v1.ResourceName(name)), 0)
+		if t.add(n, preemptor); t.covers(need) {
+			return nil
 		}
 	}
-	return sum
-}
-
-// shortOf names the resources of need that free does not cover, in order.
-func shortOf(need, free topology.Resources) []string {
 	var short []string
-	for _, name := range slices.Sorted(maps.Keys(need)) {
-		if need[name] > free[name] {
+	for i, name := range t.names {
+		if need[name] > t.free[i] {
 			short = append(short, name)
 		}
 	}
 	return short
+}
+
+// tally sums the free room of a few resources over nodes. A node short of a resource
+// (overcommitted) adds nothing rather than take from the others.
+type tally struct {
+	need  topology.Resources
+	names []string
+	free  []int64
+}
+
+// newTally counts the resources named in need, in order.
+func newTally(need topology.Resources) *tally {
+	names := slices.Sorted(maps.Keys(need))
+	return &tally{need: need, names: names, free: make([]int64, len(names))}
+}
+
+// add adds what n has free; with preemptor, counting as free what the pods of lower priority
+// than it hold.
+func (t *tally) add(n fwk.NodeInfo, preemptor *v1.Pod) {
+	if n.Node() == nil {
+		return
+	}
+	if preemptor != nil {
+		free := freeForPreemptor(n, t.need, preemptor)
+		for i, name := range t.names {
+			t.free[i] += max(free[name], 0)
+		}
+		return
+	}
+	for i, name := range t.names {
+		t.free[i] += max(freeOn(n, v1.ResourceName(name)), 0)
+	}
+}
+
+// covers reports whether the sum so far covers need, whose resources the tally counts.
+func (t *tally) covers(need topology.Resources) bool {
+	for i, name := range t.names {
+		if need[name] > t.free[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // quotaIn reports whether an ElasticQuota stands in namespace. The lister is the process's

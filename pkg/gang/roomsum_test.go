@@ -62,20 +62,33 @@ func TestRoomSum(t *testing.T) {
 	}
 	need := topology.Resources{"cpu": 4000, topology.Pods: 4}
 
-	free := roomSum(nodes, need, nil)
-	if diff := cmp.Diff(topology.Resources{"cpu": 1000, topology.Pods: 27}, free); diff != "" {
+	sum := func(preemptor *v1.Pod) topology.Resources {
+		t := newTally(need)
+		for _, n := range nodes {
+			t.add(n, preemptor)
+		}
+		free := topology.Resources{}
+		for i, name := range t.names {
+			free[name] = t.free[i]
+		}
+		return free
+	}
+	if diff := cmp.Diff(topology.Resources{"cpu": 1000, topology.Pods: 27}, sum(nil)); diff != "" {
 		t.Errorf("free (-want +got):\n%s", diff)
 	}
-	if got := shortOf(need, free); !cmp.Equal(got, []string{"cpu"}) {
-		t.Errorf("short of %v with %v free: %v, want [cpu]", need, free, got)
+	if got := roomShortOf(nodes, need, nil); !cmp.Equal(got, []string{"cpu"}) {
+		t.Errorf("short of %v: %v, want [cpu]", need, got)
 	}
 	// What pods of lower priority hold counts as free; what equal priority holds does not.
-	withLow := roomSum(nodes, need, preemptor)
-	if diff := cmp.Diff(topology.Resources{"cpu": 4000, topology.Pods: 28}, withLow); diff != "" {
+	if diff := cmp.Diff(topology.Resources{"cpu": 4000, topology.Pods: 28}, sum(preemptor)); diff != "" {
 		t.Errorf("free for a preemptor (-want +got):\n%s", diff)
 	}
-	if got := shortOf(need, withLow); len(got) != 0 {
-		t.Errorf("short of %v with %v free for a preemptor: %v, want none", need, withLow, got)
+	if got := roomShortOf(nodes, need, preemptor); len(got) != 0 {
+		t.Errorf("short of %v for a preemptor: %v, want none", need, got)
+	}
+	// The walk stops where the room covers the need: a need the first node holds is met.
+	if got := roomShortOf(nodes, topology.Resources{"cpu": 1000, topology.Pods: 1}, nil); len(got) != 0 {
+		t.Errorf("short of one CPU: %v, want none", got)
 	}
 	if mayPreempt(never) {
 		t.Errorf("a pod with preemptionPolicy Never may preempt")

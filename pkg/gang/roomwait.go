@@ -75,6 +75,7 @@ func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 	}
 	backstop = min(backstop, maxRoomBackstop)
 	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why}
+	m.roomWaiting.Insert(key)
 	klog.Background().V(4).Info("Pod group waits for room", "podGroup", key, "waiter", klog.KObj(pod), "waits", g.room.waits)
 	m.park(key, g, pod, parkedNoRoom, now)
 	// The room is not this group's to take: the groups that gave way to it go on.
@@ -106,7 +107,7 @@ func (m *manager) EndRoomWait(key types.NamespacedName) {
 			// is admitted, turned away again, or turnMax has passed.
 			m.turnWoken[key] = m.clock.Now()
 		}
-		m.endRoomWait(g)
+		m.endRoomWait(key, g)
 	}
 }
 
@@ -116,7 +117,7 @@ func (m *manager) EndRoomWaitsIn(namespace string) {
 	defer m.mu.Unlock()
 	for key, g := range m.groups {
 		if key.Namespace == namespace {
-			m.endRoomWait(g)
+			m.endRoomWait(key, g)
 		}
 	}
 }
@@ -149,10 +150,17 @@ func (m *manager) OlderWaiting(key types.NamespacedName) []olderWaiter {
 		return nil
 	}
 	var out []olderWaiter
-	for other, o := range m.groups {
-		_, woken := m.turnWoken[other]
-		if (o.room.waiter != "" || woken) && o.room.need != nil && m.older(other, key, g) {
+	add := func(other types.NamespacedName) {
+		if o, ok := m.groups[other]; ok && o.room.need != nil && m.older(other, key, g) {
 			out = append(out, olderWaiter{key: other, need: o.room.need})
+		}
+	}
+	for other := range m.roomWaiting {
+		add(other)
+	}
+	for other := range m.turnWoken {
+		if !m.roomWaiting.Has(other) {
+			add(other)
 		}
 	}
 	return out
@@ -179,11 +187,12 @@ func (m *manager) IsRoomWaiter(key types.NamespacedName, pod types.UID) bool {
 }
 
 // endRoomWait is EndRoomWait with the lock held; also called when the waiter is deleted.
-func (m *manager) endRoomWait(g *group) {
+func (m *manager) endRoomWait(key types.NamespacedName, g *group) {
 	if g.room.waiter == "" {
 		return
 	}
 	g.room.waiter, g.room.until = "", time.Time{}
+	m.roomWaiting.Delete(key)
 	var pods []*v1.Pod
 	for uid, p := range g.parked {
 		if p.reason == parkedNoRoom {

@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"fmt"
 	"sort"
 	"testing"
 	"time"
@@ -153,5 +154,77 @@ func TestTurnHandOver(t *testing.T) {
 	}
 	if d := turnOf(younger); d != 0 {
 		t.Errorf("after the older group took its turn: the younger gives way for %v, want 0", d)
+	}
+}
+
+// Groups parked for their turn behind a round are woken one at a time, oldest first, as each
+// turn passes: waking them all made PreEnqueue park all but one again, under the queue's lock, for
+// every round (n² with n gangs queued). A turn timer does not wake a group whose turn has not come.
+func TestTurnsAreHandedOnOldestFirst(t *testing.T) {
+	m, c, rec := testManager()
+	activated := func() []string {
+		c.Step(0)
+		got := rec.activated
+		rec.activated = nil
+		sort.Strings(got)
+		return got
+	}
+	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: "ns", Name: name} }
+	pods := map[string][]*v1.Pod{}
+	for i, name := range []string{"r", "g1", "g2", "g3"} {
+		for j := range 2 {
+			p := member(name, fmt.Sprintf("%s-%d", name, j), fmt.Sprintf("uid-%s-%d", name, j))
+			m.PodChanged(key(name), p.UID, p)
+			pods[name] = append(pods[name], p)
+		}
+		m.Admit(key(name), pods[name][0], func(v groupView) (parkReason, bool) {
+			v.Place(0, t0.Add(time.Duration(i)*time.Second))
+			return 0, true
+		})
+	}
+	// r's round is under way; the others' members come in youngest first and give way.
+	m.Reserve(key("r"), pods["r"][0], "n1")
+	m.Permit(key("r"), pods["r"][0], 2, time.Minute)
+	for _, name := range []string{"g3", "g2", "g1"} {
+		for _, p := range pods[name] {
+			if _, ok, _ := m.Admit(key(name), p, func(v groupView) (parkReason, bool) {
+				if v.TurnRemaining() > 0 {
+					return parkedTurn, false
+				}
+				return 0, true
+			}); ok {
+				t.Fatalf("%s admitted during another group's round", p.Name)
+			}
+		}
+	}
+	// Their turn timers fire once r's round has held them for turnMax: only the oldest is woken,
+	// and the younger ones give way to it.
+	c.Step(testBackoffBase / 2)
+	if got := activated(); len(got) != 0 {
+		t.Fatalf("woken while r's round lasts: %v", got)
+	}
+	c.Step(testBackoffBase / 2)
+	if got, want := activated(), []string{"g1-0", "g1-1"}; !cmp.Equal(got, want) {
+		t.Fatalf("woken by their timers: %v, want %v", got, want)
+	}
+	// r's round ends: g2 and g3 still give way to g1, woken for its turn.
+	m.Reserve(key("r"), pods["r"][1], "n1")
+	if v := m.Permit(key("r"), pods["r"][1], 2, time.Minute); len(v.Allow) != 1 {
+		t.Fatalf("r's quorum: %+v", v)
+	}
+	if got := activated(); len(got) != 0 {
+		t.Fatalf("woken when r's round ended, with g1 woken for its turn: %v", got)
+	}
+	// g1 takes its turn and runs its round; when it ends, g2 is next, and g3 after g2.
+	for i, name := range []string{"g1", "g2"} {
+		next := []string{"g2", "g3"}[i]
+		m.TurnTaken(key(name))
+		for _, p := range pods[name] {
+			m.Reserve(key(name), p, "n1")
+			m.Permit(key(name), p, 2, time.Minute)
+		}
+		if got, want := activated(), []string{next + "-0", next + "-1"}; !cmp.Equal(got, want) {
+			t.Fatalf("woken when %s's round ended: %v, want %v", name, got, want)
+		}
 	}
 }

@@ -358,10 +358,13 @@ func (pl *GPUShare) draStateOf(s *preFilterState, state fwk.CycleState) *draStat
 	if s.req.Total != 0 || pl.dra == nil {
 		return nil
 	}
-	ds, err := stateOf[*draState](state, draStateKey)
+	// Score asks this for every node, and most pods have no DRA state: stateOf would format an
+	// error for each (1.5 s of CPU in scheduler_perf's Gang workload, 3% of the run).
+	c, err := state.Read(draStateKey)
 	if err != nil {
 		return nil
 	}
+	ds, _ := c.(*draState)
 	return ds
 }
 
