@@ -39,6 +39,13 @@
 // and kept, weakly, for as long as the queue keeps the entity: the entity a group's first queued
 // member creates is sorted by the creation time of the PodGroup it was created for, the same in
 // every scheduler process.
+//
+// A native group's member is never in the heap as a pod of its own while the scheduler runs with
+// GenericWorkload: the queue puts every pod with spec.schedulingGroup into its group's entity, or
+// keeps it outside the heap until it has seen the PodGroup (PriorityQueue.isPodGroupMember; the
+// one exception, a resize deferred on a pod already bound, is no scheduling). Without the gate in
+// the scheduler such pods are plain pods to it, upstream's GangScheduling is off, and they sort
+// as plain pods, by their own creation time.
 package qossort
 
 import (
