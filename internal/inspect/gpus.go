@@ -57,6 +57,11 @@ type NodeGPUs struct {
 	SizesFrom string `json:"sizesFrom"`
 	GPUs      []GPU  `json:"gpus"`
 	Total     Usage  `json:"total"`
+	// FreeWhole lists the GPUs nothing holds, and FreeWholeLink the worst link among them (from
+	// the berth.dev/gpu-topology annotation; empty without it, or with fewer than two): what a pod
+	// asking for that many whole GPUs would get here at best.
+	FreeWhole     []int  `json:"freeWhole,omitempty"`
+	FreeWholeLink string `json:"freeWholeLink,omitempty"`
 }
 
 // GPU is one device and the pods sharing it.
@@ -66,6 +71,16 @@ type GPU struct {
 	Used     int64   `json:"used"`
 	Free     int64   `json:"free"`
 	Pods     []Share `json:"pods"`
+	// Links are the GPU's links to the node's other GPUs, best first, and NUMA its NUMA node, as
+	// the berth.dev/gpu-topology annotation states them; empty without it.
+	Links []LinkGroup `json:"links,omitempty"`
+	NUMA  *int        `json:"numa,omitempty"`
+}
+
+// LinkGroup is the GPUs one GPU reaches by one kind of link (NV#, PIX, PXB, PHB, NODE, SYS).
+type LinkGroup struct {
+	Link string `json:"link"`
+	GPUs []int  `json:"gpus"`
 }
 
 // Share is the memory one pod holds on one GPU.
@@ -82,6 +97,7 @@ type Share struct {
 func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
 	r := &GPUs{Nodes: []NodeGPUs{}}
 	byName := make(map[string]*NodeGPUs, len(nodes))
+	topologies := make(map[string]*gpu.Topology, len(nodes))
 	sorted := make([]*v1.Node, len(nodes))
 	for i := range nodes {
 		sorted[i] = &nodes[i]
@@ -99,9 +115,14 @@ func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
 		if a, ok := n.Annotations[gpu.NodeGPUMemoryAnnotation]; ok && err == nil {
 			v.SizesFrom = fmt.Sprintf("annotation %s=%q", gpu.NodeGPUMemoryAnnotation, a)
 		}
-		for i, c := range caps {
-			v.GPUs = append(v.GPUs, GPU{Index: i, Capacity: c, Pods: []Share{}})
+		t, terr := gpu.TopologyOf(n, len(caps))
+		if terr != nil {
+			r.Problems = append(r.Problems, fmt.Sprintf("node %s: %v", n.Name, terr))
 		}
+		for i, c := range caps {
+			v.GPUs = append(v.GPUs, GPU{Index: i, Capacity: c, Pods: []Share{}, Links: linksOf(t, i), NUMA: numaOf(t, i)})
+		}
+		topologies[n.Name] = t
 		r.Nodes = append(r.Nodes, v)
 	}
 	for i := range r.Nodes {
@@ -157,10 +178,80 @@ func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
 			})
 			g.Free = max(g.Capacity-g.Used, 0)
 			n.Total.add(Usage{GPUs: 1, Capacity: g.Capacity, Used: g.Used, Free: g.Free})
+			if g.Used == 0 {
+				n.FreeWhole = append(n.FreeWhole, g.Index)
+			}
+		}
+		if t := topologies[n.Name]; t != nil && len(n.FreeWhole) > 1 {
+			n.FreeWholeLink = t.WorstLink(n.FreeWhole).String()
 		}
 		r.Total.add(n.Total)
 	}
 	return r
+}
+
+// linksOf groups GPU i's links to the others by kind, best first; nil without a topology.
+func linksOf(t *gpu.Topology, i int) []LinkGroup {
+	if t == nil {
+		return nil
+	}
+	byLink := map[gpu.Link][]int{}
+	for j := 0; j < t.Len(); j++ {
+		if j != i {
+			byLink[t.Link(i, j)] = append(byLink[t.Link(i, j)], j)
+		}
+	}
+	kinds := make([]gpu.Link, 0, len(byLink))
+	for l := range byLink {
+		kinds = append(kinds, l)
+	}
+	sort.Slice(kinds, func(a, b int) bool { return kinds[a] > kinds[b] })
+	groups := make([]LinkGroup, len(kinds))
+	for k, l := range kinds {
+		groups[k] = LinkGroup{Link: l.String(), GPUs: byLink[l]}
+	}
+	return groups
+}
+
+// numaOf is GPU i's NUMA node, nil when unknown.
+func numaOf(t *gpu.Topology, i int) *int {
+	if t == nil || t.NUMA(i) < 0 {
+		return nil
+	}
+	n := t.NUMA(i)
+	return &n
+}
+
+// linksText is a GPU's links as "NV12 1-3, SYS 4-7, NUMA 0".
+func linksText(g GPU) string {
+	parts := make([]string, 0, len(g.Links)+1)
+	for _, l := range g.Links {
+		parts = append(parts, l.Link+" "+indexRanges(l.GPUs))
+	}
+	if g.NUMA != nil {
+		parts = append(parts, fmt.Sprintf("NUMA %d", *g.NUMA))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// indexRanges writes sorted indices as ranges: 0-3,6.
+func indexRanges(ix []int) string {
+	var b strings.Builder
+	for k := 0; k < len(ix); {
+		j := k
+		for j+1 < len(ix) && ix[j+1] == ix[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(ix[k]))
+		if j > k {
+			b.WriteString("-" + strconv.Itoa(ix[j]))
+		}
+		k = j + 1
+	}
+	return b.String()
 }
 
 func nodeNamed(nodes []*v1.Node, name string) (*v1.Node, bool) {
@@ -221,7 +312,8 @@ func ListGPUs(ctx context.Context, client kubernetes.Interface, res gpu.Resource
 }
 
 // WriteTable prints one row per GPU, a total per node and one for all nodes. Wide adds a bar of
-// each GPU's use and where each node's GPU sizes come from.
+// each GPU's use, its links (with the berth.dev/gpu-topology annotation), which GPUs are free whole
+// and the worst link among them, and where each node's GPU sizes come from.
 func (r *GPUs) WriteTable(w io.Writer, wide bool) error {
 	if len(r.Nodes) == 0 && len(r.DRA) > 0 {
 		// A cluster (or node) with DRA GPUs only: no empty gpushare table above them.
@@ -232,13 +324,13 @@ func (r *GPUs) WriteTable(w io.Writer, wide bool) error {
 	}
 	header := []string{"NODE", "GPU", "USED/TOTAL", "FREE", "PODS"}
 	if wide {
-		header = []string{"NODE", "GPU", "USED/TOTAL", "FREE", "USE", "PODS"}
+		header = []string{"NODE", "GPU", "USED/TOTAL", "FREE", "USE", "LINKS", "PODS"}
 	}
 	t := newTable(w, header...)
-	row := func(node, gpuCol string, used, capacity, free int64, pods string) {
+	row := func(node, gpuCol string, used, capacity, free int64, links, pods string) {
 		cells := []string{node, gpuCol, fmt.Sprintf("%d/%d", used, capacity), strconv.FormatInt(free, 10)}
 		if wide {
-			cells = append(cells, Bar(used, capacity, 20))
+			cells = append(cells, Bar(used, capacity, 20), links)
 		}
 		t.row(append(cells, pods)...)
 	}
@@ -248,15 +340,16 @@ func (r *GPUs) WriteTable(w io.Writer, wide bool) error {
 			if i == 0 {
 				name = n.Name
 			}
-			row(name, strconv.Itoa(g.Index), g.Used, g.Capacity, g.Free, sharesText(g.Pods))
+			row(name, strconv.Itoa(g.Index), g.Used, g.Capacity, g.Free, linksText(g), sharesText(g.Pods))
 		}
-		sizes := ""
+		sizes, free := "", ""
 		if wide {
 			sizes = "sizes from " + n.SizesFrom
+			free = freeWholeText(n)
 		}
-		row("", "total", n.Total.Used, n.Total.Capacity, n.Total.Free, sizes)
+		row("", "total", n.Total.Used, n.Total.Capacity, n.Total.Free, free, sizes)
 	}
-	row("TOTAL", plural(r.Total.GPUs, "GPU"), r.Total.Used, r.Total.Capacity, r.Total.Free, percent(r.Total.Used, r.Total.Capacity))
+	row("TOTAL", plural(r.Total.GPUs, "GPU"), r.Total.Used, r.Total.Capacity, r.Total.Free, "", percent(r.Total.Used, r.Total.Capacity))
 	if err := t.flush(); err != nil {
 		return err
 	}
@@ -267,6 +360,18 @@ func (r *GPUs) WriteTable(w io.Writer, wide bool) error {
 		return err
 	}
 	return writeProblems(w, r.Problems)
+}
+
+// freeWholeText says which GPUs nothing holds and, with links known, the worst link among them.
+func freeWholeText(n NodeGPUs) string {
+	switch {
+	case len(n.FreeWhole) == 0:
+		return "no GPU free whole"
+	case n.FreeWholeLink != "":
+		return fmt.Sprintf("free whole %s, worst link %s", indexRanges(n.FreeWhole), n.FreeWholeLink)
+	default:
+		return "free whole " + indexRanges(n.FreeWhole)
+	}
 }
 
 // sharesText is a GPU's pods as "ns/name (memory)".

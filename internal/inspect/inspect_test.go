@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,8 @@ func TestGPUsOf(t *testing.T) {
 				{Index: 0, Capacity: 16, Pods: []Share{}, Free: 16},
 				{Index: 1, Capacity: 24, Used: 24, Free: 0, Pods: []Share{{"ml", "big", 20}, {"ml", "small", 4}}},
 			},
-			Total: Usage{GPUs: 2, Capacity: 40, Used: 24, Free: 16},
+			Total:     Usage{GPUs: 2, Capacity: 40, Used: 24, Free: 16},
+			FreeWhole: []int{0},
 		}},
 		Total: Usage{GPUs: 4, Capacity: 72, Used: 44, Free: 28},
 		Problems: []string{
@@ -98,6 +100,48 @@ func TestGPUsOf(t *testing.T) {
 	} {
 		if !containsLine(out.String(), line) {
 			t.Errorf("the table lacks the line %q:\n%s", line, out.String())
+		}
+	}
+}
+
+// With the berth.dev/gpu-topology annotation each GPU shows its links, best first, and the node
+// which GPUs are free whole and the worst link among them; a malformed matrix is a problem line.
+func TestGPUsOfLinks(t *testing.T) {
+	matrix, err := os.ReadFile("../../pkg/gpu/testdata/topology/nvlink-pairs-4gpu.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []v1.Node{
+		gpuNode("pairs", "4", "64", map[string]string{gpu.NodeGPUTopologyAnnotation: string(matrix)}),
+		gpuNode("pasted-wrong", "2", "32", map[string]string{gpu.NodeGPUTopologyAnnotation: "GPU0 GPU1\nGPU0 X"}),
+	}
+	pods := []v1.Pod{
+		gpuPod("ml", "infer", "pairs", "4", v1.PodRunning, map[string]string{gpu.PodGPUDevicesAnnotation: "0:4"}),
+	}
+	got := GPUsOf(nodes, pods, res)
+	pairs := got.Nodes[0]
+	numa0 := 0
+	wantGPU0 := GPU{Index: 0, Capacity: 16, Used: 4, Free: 12, Pods: []Share{{"ml", "infer", 4}},
+		Links: []LinkGroup{{"NV4", []int{1}}, {"PIX", []int{2}}, {"NODE", []int{3}}}, NUMA: &numa0}
+	if diff := cmp.Diff(wantGPU0, pairs.GPUs[0]); diff != "" {
+		t.Errorf("GPU 0 (-want +got):\n%s", diff)
+	}
+	if !cmp.Equal(pairs.FreeWhole, []int{1, 2, 3}) || pairs.FreeWholeLink != "NODE" {
+		t.Errorf("free whole %v, worst link %q; want [1 2 3] and NODE", pairs.FreeWhole, pairs.FreeWholeLink)
+	}
+	if wrong := got.Nodes[1]; wrong.GPUs[0].Links != nil || wrong.FreeWholeLink != "" {
+		t.Errorf("a node with a malformed matrix shows links: %+v", wrong)
+	}
+	if len(got.Problems) != 1 || !strings.Contains(got.Problems[0], "node pasted-wrong: annotation berth.dev/gpu-topology") {
+		t.Errorf("problems %q, want one naming the malformed annotation of pasted-wrong", got.Problems)
+	}
+	var out bytes.Buffer
+	if err := got.WriteTable(&out, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"NV4 1, PIX 2, NODE 3, NUMA 0", "NV4 0, PIX 3, NODE 2, NUMA 0", "free whole 1-3, worst link NODE", "free whole 0-1  "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the wide table lacks %q:\n%s", want, out.String())
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
@@ -209,6 +210,25 @@ func TestKubectlBerth(t *testing.T) {
 		}
 		if _, err := kubectlBerth(t, c, "gpus", "no-such-node"); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("a node that does not exist: %v, want not found", err)
+		}
+
+		// The links, once the node carries its matrix (berth.dev/gpu-topology, as nvidia-smi
+		// topo -m prints it): each GPU's, and the worst among the GPUs free whole.
+		matrix := "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV2\t0-7\t0\nGPU1\tNV2\t X \t0-7\t0\n"
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{"berth.dev/gpu-topology": matrix}}})
+		if _, err := c.Client.CoreV1().Nodes().Patch(ctx, "gpu-a", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var linked inspect.GPUs
+		if err := json.Unmarshal([]byte(mustKubectlBerth(t, c, "gpus", "gpu-a", "-o", "json")), &linked); err != nil {
+			t.Fatal(err)
+		}
+		if n := linked.Nodes[0]; len(n.GPUs) != 2 || fmt.Sprint(n.GPUs[0].Links) != "[{NV2 [1]}]" || n.GPUs[1].NUMA == nil || *n.GPUs[1].NUMA != 0 {
+			t.Errorf("gpu-a's links: %+v", n.GPUs)
+		}
+		wide := mustKubectlBerth(t, c, "gpus", "gpu-a", "-o", "wide")
+		if !strings.Contains(wide, "NV2 1, NUMA 0") || !strings.Contains(wide, "NV2 0, NUMA 0") || !strings.Contains(wide, "no GPU free whole") {
+			t.Errorf("kubectl berth gpus gpu-a -o wide should show each GPU's link and that none is free whole:\n%s", wide)
 		}
 	})
 
