@@ -665,7 +665,7 @@ func TestBacklogShort(t *testing.T) {
 // 30 groups. One gap was found and closed (a group whose wait had just ended was invisible to
 // the give-way checks); after it, 1 run of 58 (1 of 22 at the default verbosity) still bound one
 // group out of order, the last freed room going to g0030 while g0029 waited, its waiter told the
-// sum was short. Since turns are handed on oldest first (2026-11-27), 0 of 20 runs, which does not
+// sum was short. Since turns are handed on oldest first (2026-11-27), 0 in 32 runs, which does not
 // yet tell the rate apart from 1 in 58. Before Gang's Pending wait it was 16, 3, 24, 0 and 9. The
 // test fails on more, and at 0 once that is mended.
 const backlogKnownOutOfOrder = 2
