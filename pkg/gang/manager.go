@@ -986,6 +986,11 @@ func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
 	if g.room.waiter == uid {
 		m.endRoomWait(key, g)
 	}
+	if len(g.ready) == 0 && len(g.placed) == 0 {
+		// No member is left to take a turn or wait for room: no one gives way to the group.
+		delete(m.turnWoken, key)
+		g.room.need = nil
+	}
 }
 
 // Drop handles a deleted PodGroup: its round ends without backoff, and the waiting members it

@@ -158,8 +158,11 @@ func (m *manager) OlderWaiting(key types.NamespacedName) []olderWaiter {
 	for other := range m.roomWaiting {
 		add(other)
 	}
-	for other := range m.turnWoken {
-		if !m.roomWaiting.Has(other) {
+	now := m.clock.Now()
+	for other, at := range m.turnWoken {
+		// A group woken for its turn is given way to for turnMax at most, as in turnRemaining: one
+		// whose pods went before it was tried must not hold the younger ones back.
+		if !m.roomWaiting.Has(other) && now.Before(at.Add(m.turnMax)) {
 			add(other)
 		}
 	}

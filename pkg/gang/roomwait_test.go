@@ -228,3 +228,34 @@ func TestTurnsAreHandedOnOldestFirst(t *testing.T) {
 		}
 	}
 }
+
+// A group woken for its turn whose pods all go before it is tried holds no younger group back,
+// and one that is never tried holds them back for turnMax at most. A try of
+// TestManyGangsCompeteForRoomForAFew waited on a group of the try before, deleted after its wait
+// for room ended.
+func TestAGroupGoneOrLateHoldsNoOneBack(t *testing.T) {
+	for _, gone := range []bool{true, false} {
+		pl, groups := waitingGroups(2)
+		m := pl.groups
+		c := m.clock.(*fakeClock)
+		older := types.NamespacedName{Namespace: "ns", Name: "g0000"}
+		younger := types.NamespacedName{Namespace: "ns", Name: "g0001"}
+		if _, ok, _ := m.Admit(older, groups[0][0], func(groupView) (parkReason, bool) { return 0, true }); !ok {
+			t.Fatal("the older waiter was held")
+		}
+		m.EndRoomWait(older)
+		if got := m.OlderWaiting(younger); len(got) != 1 {
+			t.Fatalf("after the older wait ended: older waiting %v, want it", got)
+		}
+		if gone {
+			for _, p := range groups[0] {
+				m.PodChanged(older, p.UID, nil)
+			}
+		} else {
+			c.Step(m.turnMax)
+		}
+		if got := m.OlderWaiting(younger); len(got) != 0 {
+			t.Errorf("gone %v: older waiting %v, want none", gone, got)
+		}
+	}
+}
