@@ -362,9 +362,13 @@ func (r *GPUs) WriteTable(w io.Writer, wide bool) error {
 	return writeProblems(w, r.Problems)
 }
 
-// freeWholeText says which GPUs nothing holds and, with links known, the worst link among them.
+// freeWholeText says, for a node whose links are known, which GPUs nothing holds and the worst
+// link among them.
 func freeWholeText(n NodeGPUs) string {
 	switch {
+	case len(n.GPUs) == 0 || n.GPUs[0].Links == nil:
+		// Without links every free GPU is as good as another: the rows above say which are free.
+		return ""
 	case len(n.FreeWhole) == 0:
 		return "no GPU free whole"
 	case n.FreeWholeLink != "":
