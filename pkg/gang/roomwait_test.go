@@ -26,19 +26,22 @@ func admitForRoom(m *manager, pod *v1.Pod) bool {
 	return ok && reason == 0
 }
 
+// takeActivated runs the timers due now and returns, sorted, the pods activated since the last call.
+func takeActivated(c *fakeClock, rec *testRecorder) []string {
+	c.Step(0)
+	got := rec.activated
+	rec.activated = nil
+	sort.Strings(got)
+	return got
+}
+
 // A group that holds nothing and whose member finds no room waits without a timer of
 // backoffBase: its other members are held, the waiter is not, and when the waiter is let in the
 // others are activated at once. The backstop starts at minRoomBackstop and doubles; a deleted waiter
 // ends the wait.
 func TestWaitForRoom(t *testing.T) {
 	m, c, rec := testManager()
-	activated := func() []string {
-		c.Step(0)
-		got := rec.activated
-		rec.activated = nil
-		sort.Strings(got)
-		return got
-	}
+	activated := func() []string { return takeActivated(c, rec) }
 	if out := m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1"); out.Verdict != verdictNone {
 		t.Fatalf("a group that holds nothing failed a round: %+v", out)
 	}
@@ -162,13 +165,7 @@ func TestTurnHandOver(t *testing.T) {
 // every round (n² with n gangs queued). A turn timer does not wake a group whose turn has not come.
 func TestTurnsAreHandedOnOldestFirst(t *testing.T) {
 	m, c, rec := testManager()
-	activated := func() []string {
-		c.Step(0)
-		got := rec.activated
-		rec.activated = nil
-		sort.Strings(got)
-		return got
-	}
+	activated := func() []string { return takeActivated(c, rec) }
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: "ns", Name: name} }
 	pods := map[string][]*v1.Pod{}
 	for i, name := range []string{"r", "g1", "g2", "g3"} {
