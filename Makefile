@@ -24,7 +24,7 @@ HELM_VERSION := v3.19.0
 
 export BERTH_BIN_DIR := $(BIN)
 
-.PHONY: all build binaries kwok helm image test unit integration demo bench verify codegen clean
+.PHONY: all build binaries kwok helm image test unit integration demo bench verify test-patches codegen clean
 
 all: build
 
@@ -87,6 +87,11 @@ codegen:
 ## verify: fails when go.mod, vendor/, generated code or formatting are out of date.
 verify:
 	hack/verify.sh
+
+## test-patches: upstream's own tests of the vendored packages hack/patches changes, run against
+## the patched files (about 5 minutes; needs k8s.io/kubernetes in the module cache).
+test-patches:
+	hack/test-patches.sh
 
 clean:
 	rm -rf $(BIN)

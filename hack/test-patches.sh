@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs upstream's own tests of each vendored package that hack/patches changes, against the patched
+# files. vendor/ holds no _test.go files and none of the packages only tests import, so this works
+# in a scratch copy of go.mod, go.sum, vendor/ and hack/: it adds the package's tests from the
+# module cache, then each package they need that vendor/ lacks (and lists it in vendor/modules.txt),
+# and runs them with -race. Needs the Kubernetes module in the module cache (`go mod download
+# k8s.io/kubernetes@VERSION`, VERSION as vendor/modules.txt gives it). See hack/patches/README.md.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+GO=${GO:-go}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$root/go.mod" "$root/go.sum" "$root/vendor" "$root/hack" "$work/"
+cd "$work"
+chmod -R u+w vendor
+modcache=$("$GO" env GOMODCACHE)
+
+# version of a module as vendor/modules.txt records it
+modver() { awk -v m="$1" '$1 == "#" && $2 == m { print $3; exit }' vendor/modules.txt; }
+# the module cache spells upper-case letters as !lower-case
+escape() { sed 's/[A-Z]/!\L&/g' <<<"$1"; }
+# the longest module path in vendor/modules.txt that is pkg or a prefix of it
+moduleof() {
+  awk -v p="$1" '$1 == "#" && (p == $2 || index(p, $2 "/") == 1) && length($2) > length(best) { best = $2 } END { print best }' vendor/modules.txt
+}
+
+kver=$(modver k8s.io/kubernetes)
+ksrc=$modcache/k8s.io/kubernetes@$kver
+if [ ! -d "$ksrc" ]; then
+  echo "k8s.io/kubernetes@$kver is not in the module cache: go mod download k8s.io/kubernetes@$kver" >&2
+  exit 1
+fi
+
+fail=0
+for vfile in $(sed 's/[{}]//g; s/"Replace"://; s/,/\n/g' hack/patches/overlay.json | sed -n 's/^"\(vendor\/[^"]*\)":.*/\1/p'); do
+  pkgdir=$(dirname "$vfile")
+  pkg=${pkgdir#vendor/}
+  cp "$ksrc/${pkg#k8s.io/kubernetes/}"/*_test.go "$pkgdir/"
+  for _ in $(seq 1 50); do
+    if out=$("$GO" test -mod=vendor -overlay=hack/patches/overlay.json -race -c -o "$work/patched.test" "./$pkgdir" 2>&1); then
+      break
+    fi
+    missing=$(sed -n 's/.*cannot find module providing package \([^:]*\):.*/\1/p' <<<"$out" | sort -u)
+    if [ -z "$missing" ]; then
+      echo "$out" >&2
+      exit 1
+    fi
+    for m in $missing; do
+      mod=$(moduleof "$m")
+      src=$modcache/$(escape "$mod")@$(modver "$mod")${m#"$mod"}
+      [ -n "$mod" ] && [ -d "$src" ] || { echo "cannot find $m in the module cache" >&2; exit 1; }
+      mkdir -p "vendor/$m"
+      find "$src" -maxdepth 1 -name '*.go' ! -name '*_test.go' -exec cp {} "vendor/$m/" \;
+      chmod u+w "vendor/$m"/*.go
+      # list the package right after its module's header lines
+      awk -v mod="$mod" -v p="$m" '
+        done != 1 && $1 == "#" && $2 == mod { print; header = 1; next }
+        header && /^## / { print; next }
+        header { print p; header = 0; done = 1 }
+        { print }
+        END { if (header) print p }' vendor/modules.txt >vendor/modules.txt.new
+      mv vendor/modules.txt.new vendor/modules.txt
+    done
+  done
+  echo "== upstream's tests of $pkg, with $(basename "$(sed -n 's|.*"'"$vfile"'":"\([^"]*\)".*|\1|p' hack/patches/overlay.json)")"
+  if ! (cd "$pkgdir" && "$work/patched.test" -test.count=1); then
+    fail=1
+  fi
+done
+exit $fail
