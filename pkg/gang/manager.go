@@ -556,6 +556,13 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 		return 0, true, false
 	}
 	m.park(key, g, pod, reason, now)
+	if reason == parkedTurn {
+		// A turn lasts turnMax at most, and a freeing in a deep backlog holds every waiting group
+		// for one: an event each would be one API write per group for 2 s of waiting, and the
+		// API server, busy with them, slowed the bindings that end it (BenchmarkBacklog's first
+		// freeing: 1,000 events).
+		return reason, false, false
+	}
 	bit := uint16(1) << reason
 	firstTime = g.told[pod.UID]&bit == 0
 	g.told[pod.UID] |= bit

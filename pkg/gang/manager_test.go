@@ -379,6 +379,13 @@ func TestManagerParking(t *testing.T) {
 			// A group that waits for room goes through backoff and turns over and over: an event
 			// each time would load the API server with what the first ones said.
 			prior: []func(groupView) (parkReason, bool){refuse(parkedBackoff), pass, refuse(parkedTurn), refuse(parkedBackoff), pass},
+			check: refuse(parkedBackoff),
+			want:  admitted{Reason: parkedBackoff, ParkedNow: true, ParkedAfter: parkedBackoff},
+		},
+		{
+			name: "giving way for a turn is never news",
+			// It lasts 2 s at most, and a freeing in a deep backlog holds every waiting group for
+			// one: an event each would be a burst of API writes that slows the bindings.
 			check: refuse(parkedTurn),
 			want:  admitted{Reason: parkedTurn, ParkedNow: true, ParkedAfter: parkedTurn},
 		},
