@@ -309,13 +309,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		go func() {
 			defer close(profiled)
 			secs := int(min(size.quiet, 30*time.Second).Seconds())
-			data, err := backlogGet(fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs))
-			if err == nil {
-				err = os.WriteFile(filepath.Join(backlogPprof, "quiet.pprof"), data, 0o644)
-			}
-			if err != nil {
-				b.Logf("profile: %v", err)
-			}
+			backlogProfile(b, fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs), filepath.Join(backlogPprof, "quiet.pprof"))
 		}()
 	} else {
 		close(profiled)
@@ -344,6 +338,19 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 	zero := int64(0)
 	for try := range size.tries {
 		want := (try + 1) * backlogRoomGroups * backlogGroupSize
+		profiled := make(chan struct{})
+		if berth && backlogPprof != "" && try == 0 {
+			// The first try is the slowest: a CPU profile of its first 3 s, and where goroutines
+			// blocked in it (kube-scheduler counts that from its start: the difference of the two).
+			backlogProfile(b, "/debug/pprof/block", filepath.Join(backlogPprof, "block-before-try0.pprof"))
+			go func() {
+				defer close(profiled)
+				backlogProfile(b, "/debug/pprof/profile?seconds=3", filepath.Join(backlogPprof, "try0.pprof"))
+			}()
+			time.Sleep(100 * time.Millisecond) // for the profile to start
+		} else {
+			close(profiled)
+		}
 		t0 := time.Now()
 		if err := client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero},
 			metav1.ListOptions{LabelSelector: backlogLabelFree + "=" + strconv.Itoa(try)}); err != nil {
@@ -380,6 +387,10 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 			b.Logf("try %d: %s still waits: %s", try, oldest, strings.Join(w.told(oldest), " | "))
 		}
 		b.Logf("try %d: room to %d groups bound in %v: %s", try, backlogRoomGroups, at.Sub(t0).Round(time.Millisecond), strings.Join(order, " "))
+		<-profiled
+		if berth && backlogPprof != "" && try == 0 {
+			backlogProfile(b, "/debug/pprof/block", filepath.Join(backlogPprof, "block-after-try0.pprof"))
+		}
 	}
 	sorted := append([]time.Duration(nil), r.latencies...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
@@ -391,8 +402,9 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 }
 
 // BERTH_BACKLOG_PPROF names a directory: berth-scheduler serves /debug/pprof and /metrics on
-// backlogPprofPort, and a CPU profile of the quiet spell (30 s at most) is written there as
-// quiet.pprof, with the scheduling attempts in the spell logged.
+// backlogPprofPort, and CPU profiles of the quiet spell (30 s at most) and of the first try's first
+// 3 s are written there as quiet.pprof and try0.pprof (with the block profile before and after the
+// first try), with the scheduling attempts in the spell logged.
 var backlogPprof = os.Getenv("BERTH_BACKLOG_PPROF")
 
 const backlogPprofPort = 39259
@@ -423,6 +435,17 @@ func backlogGet(path string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s: %s", path, resp.Status)
 	}
 	return io.ReadAll(resp.Body)
+}
+
+// backlogProfile writes the CPU profile berth-scheduler serves at path to file.
+func backlogProfile(b testing.TB, path, file string) {
+	data, err := backlogGet(path)
+	if err == nil {
+		err = os.WriteFile(file, data, 0o644)
+	}
+	if err != nil {
+		b.Logf("profile: %v", err)
+	}
 }
 
 // schedulerAttempts sums berth-scheduler's scheduler_schedule_attempts_total.
