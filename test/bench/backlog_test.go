@@ -339,7 +339,8 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 	for try := range size.tries {
 		want := (try + 1) * backlogRoomGroups * backlogGroupSize
 		profiled := make(chan struct{})
-		if berth && backlogPprof != "" && try == 0 {
+		profileTry := berth && backlogPprof != "" && try == 0
+		if profileTry {
 			// The first try is the slowest: a CPU profile of its first 3 s, and where goroutines
 			// blocked in it (kube-scheduler counts that from its start: the difference of the two).
 			backlogProfile(b, "/debug/pprof/block", filepath.Join(backlogPprof, "block-before-try0.pprof"))
@@ -388,7 +389,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		}
 		b.Logf("try %d: room to %d groups bound in %v: %s", try, backlogRoomGroups, at.Sub(t0).Round(time.Millisecond), strings.Join(order, " "))
 		<-profiled
-		if berth && backlogPprof != "" && try == 0 {
+		if profileTry {
 			backlogProfile(b, "/debug/pprof/block", filepath.Join(backlogPprof, "block-after-try0.pprof"))
 		}
 	}
@@ -437,7 +438,7 @@ func backlogGet(path string) ([]byte, error) {
 	return io.ReadAll(resp.Body)
 }
 
-// backlogProfile writes the CPU profile berth-scheduler serves at path to file.
+// backlogProfile writes the profile berth-scheduler serves at path (CPU or block) to file.
 func backlogProfile(b testing.TB, path, file string) {
 	data, err := backlogGet(path)
 	if err == nil {
