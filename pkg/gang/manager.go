@@ -153,7 +153,10 @@ type group struct {
 	reserved map[types.UID]reservation
 	// bound holds the live members the pod informer shows bound to a node.
 	bound sets.Set[types.UID]
-	// placed holds the union of reserved and bound: its size is the group's quorum count.
+	// placed holds the union of reserved and bound, less the members a failed round released:
+	// its size is the group's quorum count. A released member keeps its reservation until its
+	// Unreserve runs in its binding goroutine, which can come after the group's next round has
+	// begun, but it will never bind.
 	placed sets.Set[types.UID]
 	// ready holds the members that can be scheduled or are: live and without scheduling gates.
 	ready sets.Set[types.UID]
@@ -169,10 +172,11 @@ type group struct {
 	parked map[types.UID]parkedPod
 	// told holds, for each pod, the reasons it has been told of (an event), one bit per reason.
 	told map[types.UID]uint16
-	// backoffUntil is when a group that failed its last round may try again, and backoff how
-	// long it stands aside (from the failure that set backoffUntil).
+	// backoffUntil is when a group that failed its last round may try again, backoff how long
+	// it stands aside, and failedAt when the failure that set them happened.
 	backoffUntil time.Time
 	backoff      time.Duration
+	failedAt     time.Time
 	// why says what set backoffUntil, as a clause after "pod group ns/name": a member turned away
 	// while its group stands aside is told the cause, not only that the group waits.
 	why string
@@ -688,11 +692,16 @@ func (m *manager) unreserve(g *group, uid types.UID) {
 		return
 	}
 	delete(g.reserved, uid)
+	g.dropPlace(uid)
+	g.dropDomainIfEmpty()
+	m.released[uid] = r.node
+}
+
+// dropPlace takes uid out of the quorum count unless it is bound.
+func (g *group) dropPlace(uid types.UID) {
 	if !g.bound.Has(uid) {
 		g.placed.Delete(uid)
 	}
-	g.dropDomainIfEmpty()
-	m.released[uid] = r.node
 }
 
 // permitVerdict is what Permit decides for one member.
@@ -802,13 +811,15 @@ func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time, w
 		backoff *= 2
 	}
 	backoff = min(backoff, m.backoffMax)
-	g.backoffUntil, g.backoff, g.why = now.Add(backoff), backoff, why
+	g.backoffUntil, g.backoff, g.failedAt, g.why = now.Add(backoff), backoff, now, why
 	m.backingOff.Insert(key)
 	for _, uid := range released {
+		g.dropPlace(uid)
 		if r, ok := g.reserved[uid]; ok {
 			m.park(key, g, r.pod, parkedBackoff, now)
 		}
 	}
+	g.dropDomainIfEmpty()
 	return roundFailure{Released: released, Backoff: backoff, Why: why}
 }
 
@@ -834,7 +845,9 @@ func (m *manager) RoomFreed() {
 			m.backingOff.Delete(key)
 			continue
 		}
-		until := g.backoffUntil.Add(-g.backoff).Add(m.backoffBase)
+		// From the failure, not from backoffUntil: a second freeing must not read a backoff
+		// already cut short as the doubled one.
+		until := g.failedAt.Add(m.backoffBase)
 		if until.Before(now) {
 			until = now
 		}
@@ -1011,8 +1024,10 @@ func (m *manager) Drop(key types.NamespacedName) []types.UID {
 	}
 	released := sets.List(g.waiting)
 	for _, uid := range released {
+		g.dropPlace(uid)
 		g.parked[uid] = parkedPod{pod: g.reserved[uid].pod, reason: parkedNotFound}
 	}
+	g.dropDomainIfEmpty()
 	g.waiting = sets.New[types.UID]()
 	m.endRound(key)
 	g.failures, g.backoffUntil = 0, time.Time{}

@@ -642,3 +642,74 @@ func TestManagerRoomCutsBackoffShort(t *testing.T) {
 		t.Errorf("woken at the end of the backoff: %v, want a1 and a2", rec.activated)
 	}
 }
+
+// Room appearing twice in a backoff's first seconds keeps the floor: the second cut must not read
+// the cut backoff as if it were the doubled one. In the topology simulation it did, ended a 32s
+// backoff at once, and the group's next round met the members its last one had released still
+// counted (see TestManagerReleasedMembersDoNotMakeQuorum).
+func TestManagerRoomTwiceKeepsTheFloor(t *testing.T) {
+	m, c, rec := testManager()
+	fail := func() {
+		m.Reserve(keyA, a1, "node")
+		m.Permit(keyA, a1, 2, testTimeout)
+		m.MemberFailed(keyA, a2, 2, noRelease, "failed")
+		m.Unreserve(keyA, a1, 2, noRelease, "failed")
+	}
+	fail()
+	c.Step(testBackoffBase)
+	fail()
+	c.Step(2 * testBackoffBase)
+	fail() // stands aside 8s
+	rec.activated = nil
+	c.Step(100 * time.Millisecond)
+	m.RoomFreed()
+	c.Step(100 * time.Millisecond)
+	m.RoomFreed()
+	c.Step(0)
+	if len(rec.activated) != 0 {
+		t.Fatalf("woken 200ms after the failure, before the floor of %v: %v", testBackoffBase, rec.activated)
+	}
+	if g := m.groups[keyA]; !c.Now().Before(g.backoffUntil) {
+		t.Fatalf("backoff over 200ms after the failure; want it to last until the floor, %v after", testBackoffBase)
+	}
+	c.Step(testBackoffBase - 200*time.Millisecond)
+	if len(rec.activated) != 2 {
+		t.Errorf("woken at the floor: %v, want a1 and a2", rec.activated)
+	}
+}
+
+// A member a failed round released holds its reservation until its Unreserve runs in its binding
+// goroutine, which may come after the group's next member reaches Permit. It must not count
+// toward that round's quorum: it will never bind, and counting it let one member through alone
+// (the topology simulation's g0338: one member of seven bound for 11s).
+func TestManagerReleasedMembersDoNotMakeQuorum(t *testing.T) {
+	m, c, _ := testManager()
+	m.Reserve(keyA, a1, "node")
+	if v := m.Permit(keyA, a1, 3, testTimeout); v.Wait <= 0 {
+		t.Fatalf("a1 at Permit: %+v, want it to wait", v)
+	}
+	m.Reserve(keyA, a2, "node")
+	if v := m.Permit(keyA, a2, 3, testTimeout); v.Wait <= 0 {
+		t.Fatalf("a2 at Permit: %+v, want it to wait", v)
+	}
+	out := m.MemberFailed(keyA, a3, 3, noRelease, "failed a3")
+	if out.Verdict != verdictFail || len(out.Failure.Released) != 2 {
+		t.Fatalf("a3 failed: %+v, want the round failed with a1 and a2 released", out)
+	}
+	// The backoff ends before a1's and a2's Unreserves run.
+	c.Step(testBackoffBase)
+	m.Reserve(keyA, a3, "node")
+	v := m.Permit(keyA, a3, 3, testTimeout)
+	if len(v.Allow) > 0 || v.Wait <= 0 {
+		t.Fatalf("a3 at Permit while the released a1 and a2 still hold reservations: %+v; want it to wait, not make quorum", v)
+	}
+	// Their Unreserves then give their places back without touching the new round.
+	for _, p := range []*v1.Pod{a1, a2} {
+		if r := m.Unreserve(keyA, p, 3, nil, ""); r.Outcome.Verdict != verdictNone || r.Lost {
+			t.Errorf("late Unreserve of %s: %+v, want no effect on a3's round", p.Name, r)
+		}
+	}
+	if g := m.groups[keyA]; !g.waiting.Has(a3.UID) || g.placed.Len() != 1 {
+		t.Errorf("after the late Unreserves: waiting %v, placed %v; want a3 alone", sets.List(g.waiting), sets.List(g.placed))
+	}
+}

@@ -291,3 +291,43 @@ func TestAReleasedMemberLosesItsNominatedNode(t *testing.T) {
 		}
 	}
 }
+
+// Members a failed round released are rejected at once but give their reservations back only in
+// their binding goroutines' Unreserve, which can run after the group's backoff ended and its next
+// member reached Permit. That member must wait for a quorum of its own round: the released members
+// never bind. Two room events right after the failure ended the backoff at once, and then the
+// member was let through alone, and bound (the topology simulation's g0338).
+func TestMembersAReleaseRejectedDoNotCompleteTheNextRound(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	_, doneA1 := h.waitAtPermit(a1)
+	_, doneA2 := h.waitAtPermit(a2)
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a3, rejectedOn("node"))
+	for _, done := range []<-chan *fwk.Status{doneA1, doneA2} {
+		if s := verdict(t, done); s.IsSuccess() {
+			t.Fatalf("a released member was let through: %v", s)
+		}
+	}
+	// Room appears twice; the backoff ends at its floor, not at once.
+	h.pl.groups.RoomFreed()
+	h.pl.groups.RoomFreed()
+	inBackoff := func() bool {
+		var in bool
+		h.pl.groups.Admit(keyA, a3, func(g groupView) (parkReason, bool) {
+			in, _ = g.InBackoff()
+			return 0, true
+		})
+		return in
+	}
+	if !inBackoff() {
+		t.Fatal("two room events ended the backoff at once; want it to last its floor")
+	}
+	h.eventually("the end of the backoff", func() bool { return !inBackoff() })
+
+	// a1's and a2's Unreserves have not run yet.
+	st, doneA3 := h.waitAtPermit(a3)
+	if doneA3 == nil {
+		t.Fatalf("a3 at Permit: %v; want it to wait, since a1 and a2 were released and will not bind", st)
+	}
+	stillWaiting(t, "a3", doneA3)
+	h.fh.RejectWaitingPod(a3.UID)
+}

@@ -147,6 +147,10 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 	placedNodes := sets.New[string]()
 	placed := sets.New[types.UID]()
 	for _, r := range g.g.reserved {
+		if !g.g.placed.Has(r.pod.UID) {
+			// Released by a failed round: it will not bind.
+			continue
+		}
 		placedNodes.Insert(r.node)
 		placed.Insert(r.pod.UID)
 	}
@@ -261,12 +265,16 @@ func (m *manager) Domain(key types.NamespacedName) *topology.Choice {
 	return nil
 }
 
-// dropDomainIfEmpty forgets the group's domain once no member holds a reservation: the next
-// round chooses again. The caller holds the manager's lock.
+// dropDomainIfEmpty forgets the group's domain once no member holds a place by reservation
+// (members a failed round released do not, though their reservations last until their Unreserve):
+// the next round chooses again. The caller holds the manager's lock.
 func (g *group) dropDomainIfEmpty() {
-	if len(g.reserved) == 0 {
-		g.domain = nil
+	for uid := range g.reserved {
+		if g.placed.Has(uid) {
+			return
+		}
 	}
+	g.domain = nil
 }
 
 // topologyChanged reports whether a PodGroup's topology annotations changed.
