@@ -115,14 +115,17 @@ func counterSum(t *testing.T, name string) float64 {
 // of its doubled backoff. Each try has two nodes of 4 cpu, one with 2 cpu taken, and a group of two
 // 3-cpu members: the sum of free room holds it, so its members try, one is placed and the other
 // fits nowhere, and the round fails, again and again (backoffs of 2, 4 and 8 s). Right after the
-// third failure room appears, by each of three events in turn: the filler is deleted, the filler
-// finishes (phase Succeeded, which the scheduler's pod informer sees as a deletion), or a third
-// node joins. The group must be bound within 5.5 s (the 2 s floor after its failure, and the
-// scheduling), where its backoff alone would have held it out for 8.
+// third failure room appears, by each of four events in turn: the filler is deleted, the filler
+// finishes (phase Succeeded, which the scheduler's pod informer sees as a deletion), a third
+// node joins, or a bystander pod elsewhere is deleted and then the filler. The group must be
+// bound within 5.5 s (the 2 s floor after its failure, and the scheduling), where its backoff
+// alone would have held it out for 8, and not before 1 s: a second room event once ended the
+// backoff at once, floor and all (and the group's next round could then count the members its
+// failed round had just released).
 func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
 	const tries, failures = 12, 3
-	events := []string{"filler deleted", "filler finished", "node joined"}
-	const within = 5500 * time.Millisecond
+	events := []string{"filler deleted", "filler finished", "node joined", "bystander then filler deleted"}
+	const within, notBefore = 5500 * time.Millisecond, time.Second
 	e := startGangEnv(t, "backoff")
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	ctx := context.Background()
@@ -138,6 +141,11 @@ func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
 		filler := pod(e.ns, fmt.Sprintf("filler-%d", try), "", harness.Container("c", "2", "64Mi"))
 		filler.Spec.NodeName = fmt.Sprintf("node-b-%d", try)
 		e.CreatePod(t, filler)
+		// On a node of its own: its deletion is a room event that gives the group no room.
+		e.CreateNode(t, harness.Node(fmt.Sprintf("node-x-%d", try), "1", "1Gi", nil))
+		bystander := pod(e.ns, fmt.Sprintf("bystander-%d", try), "", harness.Container("c", "100m", "64Mi"))
+		bystander.Spec.NodeName = fmt.Sprintf("node-x-%d", try)
+		e.CreatePod(t, bystander)
 		group := fmt.Sprintf("t%d", try)
 		e.podGroup(t, group, 2)
 		before := failedRounds(t)
@@ -154,6 +162,14 @@ func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
 		how := events[try%len(events)]
 		start := time.Now()
 		switch how {
+		case "bystander then filler deleted":
+			if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, bystander.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+				t.Fatal(err)
+			}
+			e.WaitForPods(t, e.ns, time.Minute, "the bystander gone", func(pods []v1.Pod) bool {
+				return !slices.ContainsFunc(pods, func(p v1.Pod) bool { return p.Name == bystander.Name })
+			})
+			fallthrough
 		case "filler deleted":
 			if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, filler.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 				t.Fatal(err)
@@ -186,6 +202,9 @@ func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
 		for _, d := range latencies[how] {
 			if d > within {
 				t.Errorf("%s: the group was bound %v after room appeared, want within %v", how, d.Round(time.Millisecond), within)
+			}
+			if d < notBefore {
+				t.Errorf("%s: the group was bound %v after its failure, want its backoff's floor (2 s) kept", how, d.Round(time.Millisecond))
 			}
 		}
 	}
