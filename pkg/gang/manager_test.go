@@ -588,22 +588,30 @@ func TestManagerReevaluate(t *testing.T) {
 	}
 }
 
+// failRoundOfA runs one failed round of group a (minMember 2): a1 waits at Permit, a2 fits
+// nowhere, and a1's Unreserve follows.
+func failRoundOfA(m *manager) {
+	m.Reserve(keyA, a1, "node")
+	m.Permit(keyA, a1, 2, testTimeout)
+	m.MemberFailed(keyA, a2, 2, noRelease, "failed")
+	m.Unreserve(keyA, a1, 2, noRelease, "failed")
+}
+
+// failThreeRoundsOfA fails three rounds of group a in a row, each as its backoff ends: the third
+// stands aside for 8s.
+func failThreeRoundsOfA(m *manager, c *fakeClock) {
+	failRoundOfA(m)
+	c.Step(testBackoffBase)
+	failRoundOfA(m)
+	c.Step(2 * testBackoffBase)
+	failRoundOfA(m)
+}
+
 // Room appearing cuts a group's backoff short, to backoffBase after its failure or at once,
 // whichever is later; without room, the backoff runs its doubled length.
 func TestManagerRoomCutsBackoffShort(t *testing.T) {
 	m, c, rec := testManager()
-	fail := func() {
-		m.Reserve(keyA, a1, "node")
-		m.Permit(keyA, a1, 2, testTimeout)
-		m.MemberFailed(keyA, a2, 2, noRelease, "failed")
-		m.Unreserve(keyA, a1, 2, noRelease, "failed")
-	}
-	// Three failed rounds in a row: the third stands aside for 8s.
-	fail()
-	c.Step(testBackoffBase)
-	fail()
-	c.Step(2 * testBackoffBase)
-	fail()
+	failThreeRoundsOfA(m, c)
 	rec.activated = nil
 	if g := m.groups[keyA]; g.backoff != 8*time.Second || !c.Now().Before(g.backoffUntil) {
 		t.Fatalf("after three failed rounds: backoff %v until %v, want 8s from now", g.backoff, g.backoffUntil)
@@ -621,7 +629,7 @@ func TestManagerRoomCutsBackoffShort(t *testing.T) {
 	}
 
 	// The next failure doubles on (8s, the cap); room 5s later wakes the group at once.
-	fail()
+	failRoundOfA(m)
 	rec.activated = nil
 	c.Step(5 * time.Second)
 	m.RoomFreed()
@@ -631,7 +639,7 @@ func TestManagerRoomCutsBackoffShort(t *testing.T) {
 	}
 
 	// Without room the backoff runs its length.
-	fail()
+	failRoundOfA(m)
 	rec.activated = nil
 	c.Step(8*time.Second - time.Millisecond)
 	if len(rec.activated) != 0 {
@@ -649,17 +657,7 @@ func TestManagerRoomCutsBackoffShort(t *testing.T) {
 // counted (see TestManagerReleasedMembersDoNotMakeQuorum).
 func TestManagerRoomTwiceKeepsTheFloor(t *testing.T) {
 	m, c, rec := testManager()
-	fail := func() {
-		m.Reserve(keyA, a1, "node")
-		m.Permit(keyA, a1, 2, testTimeout)
-		m.MemberFailed(keyA, a2, 2, noRelease, "failed")
-		m.Unreserve(keyA, a1, 2, noRelease, "failed")
-	}
-	fail()
-	c.Step(testBackoffBase)
-	fail()
-	c.Step(2 * testBackoffBase)
-	fail() // stands aside 8s
+	failThreeRoundsOfA(m, c)
 	rec.activated = nil
 	c.Step(100 * time.Millisecond)
 	m.RoomFreed()

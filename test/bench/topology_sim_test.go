@@ -1023,6 +1023,11 @@ func (r *simResult) judgeGroup(st *simState, g *simGroup) {
 		g.wholeAt.Sub(g.arrived).Round(time.Millisecond), domains, why))
 }
 
+// preferredCouldHold counts the preferred groups a domain of their level could have held at
+// arrival: it had room then that no earlier job took (takenByEarlier). That is the measure,
+// for a scheduler that serves its queue in order.
+func (r *simResult) preferredCouldHold() int { return r.preferredCould - r.preferredEarlier }
+
 // takenByEarlier names the pods that took a preferred group's room, if the room every domain of its
 // level had for it at arrival went, before its first member was placed, only to jobs that had
 // arrived before it: in each such domain some pod of an earlier job was placed in that time (or
@@ -1108,7 +1113,7 @@ func (r *simResult) log(t *testing.T) {
 		len(r.jobs), pods, strings.Join(mix, ", "), r.elapsed.Round(time.Second), r.loadBefore, r.loadAfter)
 	t.Logf("required groups in one rack: %d of %d placed (%s; %d of %d placed)",
 		r.requiredInOne, r.requiredPlaced, share(r.requiredInOne, r.requiredPlaced), r.requiredPlaced, r.required)
-	could := r.preferredCould - r.preferredEarlier
+	could := r.preferredCouldHold()
 	t.Logf("preferred groups in one domain of their level where one had room at arrival that no earlier job took: %d of %d (%s); where one had room at arrival: %d of %d (%s, the other %d misses' room went to jobs that arrived before them); where one still had room when their first member was placed: %d of %d (%s); of all preferred groups %d of %d (%s)",
 		r.preferredCouldInOne, could, share(r.preferredCouldInOne, could),
 		r.preferredCouldInOne, r.preferredCould, share(r.preferredCouldInOne, r.preferredCould), r.preferredEarlier,
@@ -1162,9 +1167,7 @@ func (r *simResult) check(t *testing.T) {
 	if r.requiredInOne != r.requiredPlaced {
 		t.Errorf("%d of %d required groups placed inside one rack, want all", r.requiredInOne, r.requiredPlaced)
 	}
-	// A domain could have held a group at arrival if it had room then that no earlier job took
-	// (takenByEarlier): the measure, for a scheduler that serves its queue in order.
-	if could := r.preferredCould - r.preferredEarlier; could >= simPreferredMinGroups && float64(r.preferredCouldInOne) < simPreferredShare*float64(could) {
+	if could := r.preferredCouldHold(); could >= simPreferredMinGroups && float64(r.preferredCouldInOne) < simPreferredShare*float64(could) {
 		t.Errorf("%d of %d preferred groups placed inside one domain of their level where one had room at arrival that no earlier job took, want at least %.0f%%:\n  %s",
 			r.preferredCouldInOne, could, 100*simPreferredShare, strings.Join(r.misses, "\n  "))
 	}
