@@ -125,7 +125,8 @@ const (
 	// only over simPreferredMinGroups or more: a group whose room later jobs took in the moments
 	// before the scheduler came to it (its pods are created one by one) is a miss there, and the
 	// short size sees a few such groups in all, where one miss is more than 5%. Measured from when
-	// their first member was placed it is asserted always.
+	// their first member was placed (counting the pods that ended just before as holding their
+	// GPUs: see simGroup.roomAtPlacing) it is asserted always.
 	simPreferredShare     = 0.95
 	simPreferredMinGroups = 20
 )
@@ -348,7 +349,10 @@ type simGroup struct {
 	roomyAtArrival []topology.Domain
 	// placing is when its first member was nominated or bound; roomAtPlacing, the most members
 	// one domain had room for then, besides the group's own places, at its level and at each
-	// enclosing one (the levels a preferred group falls back to), outermost first.
+	// enclosing one (the levels a preferred group falls back to), outermost first. It counts as
+	// held the GPUs of pods that ended within simTimingSlack before: the scheduler chose the
+	// domain before this test saw the nomination, and may not have seen those pods go (in the
+	// short size's churn, GPUs free up by the dozen each second).
 	placing       time.Time
 	roomAtPlacing []int
 	bound         int
@@ -408,7 +412,7 @@ func (st *simState) observe(obj any, deleted bool) {
 	p.nominated = pod.Status.NominatedNodeName
 	if g := st.groups[p.job]; g != nil && g.placing.IsZero() && (p.nominated != "" || pod.Spec.NodeName != "") {
 		g.placing = now
-		held := st.heldGPUs(g.job.name)
+		held := st.heldGPUsSince(g.job.name, now.Add(-simTimingSlack))
 		for level := range st.levels.Index(g.job.level) + 1 {
 			g.roomAtPlacing = append(g.roomAtPlacing, st.largestRoom(held, st.levels[level], g.job.gpus))
 		}
@@ -442,14 +446,30 @@ func (st *simState) observe(obj any, deleted bool) {
 func (st *simState) heldGPUs(except string) map[string]int {
 	held := map[string]int{}
 	for _, p := range st.live {
-		if p.job == except {
-			continue
-		}
-		if n := cmp.Or(p.node, p.nominated); n != "" {
-			held[n] += p.gpus
+		p.hold(held, except)
+	}
+	return held
+}
+
+// heldGPUsSince is heldGPUs counting also the pods that ended after since.
+func (st *simState) heldGPUsSince(except string, since time.Time) map[string]int {
+	held := st.heldGPUs(except)
+	for _, p := range st.pods {
+		if p.ended() && p.endAt.After(since) {
+			p.hold(held, except)
 		}
 	}
 	return held
+}
+
+// hold adds p's GPUs to held at the node it is bound or nominated to, unless p is of the job except.
+func (p *simPod) hold(held map[string]int, except string) {
+	if p.job == except {
+		return
+	}
+	if n := cmp.Or(p.node, p.nominated); n != "" {
+		held[n] += p.gpus
+	}
 }
 
 // largestRoom is the most members asking gpus each that one domain of level has room for, given
@@ -474,7 +494,7 @@ func (st *simState) roomByDomain(held map[string]int, level string, gpus int) ma
 				continue
 			}
 		}
-		room[d] += (simGPUsPerNode - held[name]) / gpus
+		room[d] += max(0, simGPUsPerNode-held[name]) / gpus
 	}
 	return room
 }
