@@ -453,9 +453,9 @@ func (st *simState) heldGPUs(except string) map[string]int {
 
 // heldGPUsSince is heldGPUs counting also the pods that ended after since.
 func (st *simState) heldGPUsSince(except string, since time.Time) map[string]int {
-	held := st.heldGPUs(except)
+	held := map[string]int{}
 	for _, p := range st.pods {
-		if p.ended() && p.endAt.After(since) {
+		if !p.ended() || p.endAt.After(since) {
 			p.hold(held, except)
 		}
 	}
