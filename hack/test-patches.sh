@@ -4,7 +4,8 @@
 # in a scratch copy of go.mod, go.sum, vendor/ and hack/: it adds the package's tests from the
 # module cache, then each package they need that vendor/ lacks (and lists it in vendor/modules.txt),
 # and runs them with -race. Needs the Kubernetes module in the module cache (`go mod download
-# k8s.io/kubernetes@VERSION`, VERSION as vendor/modules.txt gives it). See hack/patches/README.md.
+# k8s.io/kubernetes@VERSION`, VERSION as vendor/modules.txt gives it), and the modules only its tests
+# need (testify) at the versions its go.mod gives. See hack/patches/README.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 GO=${GO:-go}
@@ -47,6 +48,13 @@ for vfile in $(sed 's/[{}]//g; s/"Replace"://; s/,/\n/g' hack/patches/overlay.js
     fi
     for m in $missing; do
       mod=$(moduleof "$m")
+      if [ -z "$mod" ]; then
+        # a module only upstream's tests need (testify): require it at the version Kubernetes does
+        read -r mod ver < <(awk -v p="$m" '($1 == "require" ? $2 : $1) ~ /\./ { n = ($1 == "require" ? $2 : $1); v = ($1 == "require" ? $3 : $2); if ((p == n || index(p, n "/") == 1) && length(n) > length(best)) { best = n; bv = v } } END { if (best != "") print best, bv }' "$ksrc/go.mod")
+        [ -n "$mod" ] || { echo "cannot find the module of $m in Kubernetes' go.mod" >&2; exit 1; }
+        echo "require $mod $ver" >>go.mod
+        printf '# %s %s\n## explicit\n' "$mod" "$ver" >>vendor/modules.txt
+      fi
       src=$modcache/$(escape "$mod")@$(modver "$mod")${m#"$mod"}
       [ -n "$mod" ] && [ -d "$src" ] || { echo "cannot find $m in the module cache" >&2; exit 1; }
       mkdir -p "vendor/$m"
