@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -106,16 +107,10 @@ func TestManagerCountsAShareAssumedAndInFlightOnce(t *testing.T) {
 // waitAllocated waits until the tracker lists claim with an allocation.
 func waitAllocated(ctx context.Context, t *testing.T, tracker fwk.ResourceClaimTracker, claim *resourceapi.ResourceClaim) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := tracker.Get(claim.Namespace, claim.Name); err == nil && c.Status.Allocation != nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal(ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		c, err := tracker.Get(claim.Namespace, claim.Name)
+		return err == nil && c.Status.Allocation != nil, nil
+	}); err != nil {
+		t.Fatalf("claim %s/%s not seen allocated: %v", claim.Namespace, claim.Name, err)
 	}
-	t.Fatalf("claim %s/%s not seen allocated", claim.Namespace, claim.Name)
 }
