@@ -13,8 +13,13 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(VERSION) \
 UPSTREAM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 # hack/patches: vendored upstream files replaced at build time (see its README).
-GOFLAGS_BUILD := -mod=vendor -overlay=hack/patches/overlay.json
-TEST_TIMEOUT ?= 30m
+GOFLAGS_BUILD := -mod=vendor -trimpath -overlay=hack/patches/overlay.json
+# One test (or one whole unit package) may take this long.
+TEST_TIMEOUT ?= 15m
+# Tests run side by side, each split test in its own process (hack/testrun).
+TEST_WORKERS ?= 3
+TESTRUN := $(GO) run -mod=vendor -trimpath ./hack/testrun -workers $(TEST_WORKERS) -timeout $(TEST_TIMEOUT) \
+	-build-flags "$(GOFLAGS_BUILD) -race"
 # kwok plays the kubelet of the demo's simulated nodes. Not in go.mod (it pins other Kubernetes
 # libraries): `make kwok` installs it from the Go module proxy, once.
 KWOK_VERSION := v0.7.0
@@ -24,7 +29,7 @@ HELM_VERSION := v3.19.0
 
 export BERTH_BIN_DIR := $(BIN)
 
-.PHONY: all build binaries kwok helm image test unit integration demo bench verify test-patches codegen clean
+.PHONY: all build binaries kwok helm image test soak unit integration demo bench verify test-patches codegen clean
 
 all: build
 
@@ -61,15 +66,25 @@ image: build
 	$(GO) run $(GOFLAGS_BUILD) ./hack/image --bin-dir $(BIN) --out $(BIN)/berth-image \
 		--ref berth-scheduler:$(subst +,-,$(VERSION)) --version $(VERSION)
 
-## test: every unit and integration test, with the race detector.
+## test: every unit and integration test, with the race detector, each behaviour tried enough
+## times to show it; ends with the slowest tests and one count. See docs/testing.md.
 test: binaries $(BIN)/helm
-	$(GO) test $(GOFLAGS_BUILD) -race -timeout $(TEST_TIMEOUT) ./...
+	$(TESTRUN) -json $(BIN)/test.json -durations $(BIN)/test-durations.json \
+		-seed-durations hack/testrun/test-durations.json ./...
+
+## soak: the tests that repeat a behaviour, ten tries and more, to catch a race; the simulations
+## and the benchmark harness's short workloads; upstream's tests of the patched packages.
+soak: binaries $(BIN)/helm
+	$(TESTRUN) -soak -json $(BIN)/soak.json -durations $(BIN)/soak-durations.json \
+		-seed-durations hack/testrun/soak-durations.json ./...
+	hack/test-patches.sh
 
 unit:
-	$(GO) test $(GOFLAGS_BUILD) -race ./pkg/... ./internal/...
+	$(GO) test $(GOFLAGS_BUILD) -race ./pkg/... ./internal/... ./cmd/... ./hack/...
 
+## integration RUN=regexp: the tests of test/... that match, e.g. make integration RUN=TestGang
 integration: binaries $(BIN)/helm
-	$(GO) test $(GOFLAGS_BUILD) -race -timeout $(TEST_TIMEOUT) ./test/...
+	$(TESTRUN) -run '$(RUN)' -json $(BIN)/integration.json ./test/...
 
 ## demo: a throwaway control plane on loopback, berth-scheduler, a small workload, a report.
 demo: binaries

@@ -5,7 +5,8 @@
 # module cache, then each package they need that vendor/ lacks (and lists it in vendor/modules.txt),
 # and runs them with -race. Needs the Kubernetes module in the module cache (`go mod download
 # k8s.io/kubernetes@VERSION`, VERSION as vendor/modules.txt gives it), and the modules only its tests
-# need (testify) at the versions its go.mod gives. See hack/patches/README.md.
+# need (testify) at the versions its go.mod gives; it downloads them when missing. See
+# hack/patches/README.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 GO=${GO:-go}
@@ -28,8 +29,7 @@ moduleof() {
 kver=$(modver k8s.io/kubernetes)
 ksrc=$modcache/k8s.io/kubernetes@$kver
 if [ ! -d "$ksrc" ]; then
-  echo "k8s.io/kubernetes@$kver is not in the module cache: go mod download k8s.io/kubernetes@$kver" >&2
-  exit 1
+  GOFLAGS=-mod=mod "$GO" mod download "k8s.io/kubernetes@$kver"
 fi
 
 fail=0
@@ -38,7 +38,7 @@ for vfile in $(sed 's/[{}]//g; s/"Replace"://; s/,/\n/g' hack/patches/overlay.js
   pkg=${pkgdir#vendor/}
   cp "$ksrc/${pkg#k8s.io/kubernetes/}"/*_test.go "$pkgdir/"
   for _ in $(seq 1 50); do
-    if out=$("$GO" test -mod=vendor -overlay=hack/patches/overlay.json -race -c -o "$work/patched.test" "./$pkgdir" 2>&1); then
+    if out=$("$GO" test -mod=vendor -trimpath -overlay=hack/patches/overlay.json -race -c -o "$work/patched.test" "./$pkgdir" 2>&1); then
       break
     fi
     missing=$(sed -n 's/.*cannot find module providing package \([^:]*\):.*/\1/p' <<<"$out" | sort -u)
@@ -56,6 +56,10 @@ for vfile in $(sed 's/[{}]//g; s/"Replace"://; s/,/\n/g' hack/patches/overlay.js
         printf '# %s %s\n## explicit\n' "$mod" "$ver" >>vendor/modules.txt
       fi
       src=$modcache/$(escape "$mod")@$(modver "$mod")${m#"$mod"}
+      if [ ! -d "$src" ]; then
+        # a new machine: the module cache holds what the build needs, not what only tests need
+        GOFLAGS=-mod=mod "$GO" mod download "$mod@$(modver "$mod")"
+      fi
       [ -n "$mod" ] && [ -d "$src" ] || { echo "cannot find $m in the module cache" >&2; exit 1; }
       mkdir -p "vendor/$m"
       find "$src" -maxdepth 1 -name '*.go' ! -name '*_test.go' -exec cp {} "vendor/$m/" \;

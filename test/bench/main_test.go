@@ -12,6 +12,8 @@ import (
 	"k8s.io/component-base/metrics"
 	apiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
+
+	"github.com/berth-sched/berth/test/bins"
 )
 
 // TestMain prepares what the harness takes from the process: etcd on PATH (it starts a fresh one
@@ -100,8 +102,5 @@ func sourceFile(fn any) string {
 	return file
 }
 
-// repoRoot is the root of the berth checkout, found from this file's compiled-in path.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
+// repoRoot is the root of the berth checkout.
+func repoRoot() string { return bins.RepoRoot() }

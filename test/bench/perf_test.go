@@ -21,6 +21,7 @@ import (
 
 	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/test/bench/report"
+	"github.com/berth-sched/berth/test/harness"
 )
 
 const (
@@ -77,6 +78,7 @@ func withCRDs(r frameworkruntime.Registry, dir string) frameworkruntime.Registry
 // schedules all its pods and reports its figures, and that the report reads them. How fast is for
 // the benchmarks to say.
 func TestBenchWorkloadsShort(t *testing.T) {
+	harness.SoakOnly(t)
 	want, err := shortWorkloads()
 	if err != nil {
 		t.Fatal(err)

@@ -58,14 +58,12 @@ import (
 //   - groups seen partly bound for 5 s or more (asserted: none), by the contention driver's
 //     count; and no GPU given to two pods (asserted).
 //
-// The short size (2 blocks x 2 racks x 4 nodes, 15 s of arrivals) runs in `go test`; the full
+// The short size (2 blocks x 2 racks x 4 nodes, 15 s of arrivals) runs in `make soak`; the full
 // size (4 x 4 x 8, 128 nodes and 1,024 GPUs, 4 minutes of arrivals) with BERTH_TOPOLOGY_SIM=1.
 // BERTH_TOPOLOGY_SIM_SEED changes the stream (default 1); BERTH_TOPOLOGY_SIM_LOGS=dir keeps the
 // scheduler's log (-v=2) there.
 func TestTopologySimulation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane, kwok and the scheduler")
-	}
+	harness.SoakOnly(t)
 	size := simShort
 	if os.Getenv(simFullEnv) != "" {
 		size = simFull

@@ -5,14 +5,26 @@ package bins
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
-// RepoRoot is the root of the berth checkout, found from this file's compiled-in path.
+// RepoRoot is the root of the berth checkout: the nearest directory above the test's working
+// directory (go test runs a test in its package's directory) that holds go.mod. The source path
+// compiled into the binary would not do: builds use -trimpath, so that a second checkout reuses
+// the build cache, and then that path names the module, not a directory.
 func RepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	dir, err := os.Getwd()
+	if err != nil {
+		panic("bins: " + err.Error())
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			panic("bins: no go.mod above " + dir)
+		}
+	}
 }
 
 // Dir is where the binaries are: $BERTH_BIN_DIR, or bin/ in the checkout. A missing binary among

@@ -58,10 +58,10 @@ func (e *quotaEnv) podExists(t *testing.T, ns, name string) bool {
 // A pod whose claim needs the node's only GPU, held whole by a pod of lower priority, preempts
 // it: BerthPreemption sees that the victim's claim frees the device (DynamicResources alone
 // cannot), the victim goes, the resourceclaim controller frees its claim, and the pod binds
-// there. Ten tries.
+// there. Ten tries in the soak run.
 func TestDRAPreemptionFreesADevice(t *testing.T) {
 	e, ns := draPreemptEnv(t)
-	const tries = 10
+	tries := harness.Tries(2, 10)
 	var took []time.Duration
 	for try := range tries {
 		low, high := fmt.Sprint("low-", try), fmt.Sprint("high-", try)
@@ -88,10 +88,10 @@ func TestDRAPreemptionFreesADevice(t *testing.T) {
 // one claim shared by a low-priority pod and a high-priority one; a mid-priority pod asking for
 // a GPU may not evict the high one, and evicting the low one alone frees nothing, so nothing is
 // evicted and the pod waits. Then the high holder finishes, and the low one is preempted for
-// real. Ten tries.
+// real. Ten tries in the soak run.
 func TestDRAPreemptionNeverEvictsForAClaimStillHeld(t *testing.T) {
 	e, ns := draPreemptEnv(t)
-	for try := range 10 {
+	for try := range harness.Tries(2, 10) {
 		shared, lo, hi, mid := fmt.Sprint("shared-", try), fmt.Sprint("lo-", try), fmt.Sprint("hi-", try), fmt.Sprint("mid-", try)
 		quotaClaim(t, e.Cluster, ns, shared, "")
 		e.CreatePod(t, priorityDRAPod(ns, lo, shared, "low"))
@@ -126,9 +126,9 @@ func TestDRAPreemptionNeverEvictsForAClaimStillHeld(t *testing.T) {
 
 // A gang of DRA pods: a PodGroup of 3 whose members each claim a whole GPU, on a node that
 // publishes 2, stays whole and pending (no member holds a GPU: the claims are left unallocated);
-// when the driver publishes a third GPU, the group binds whole. Three tries.
+// when the driver publishes a third GPU, the group binds whole. Three tries in the soak run.
 func TestGangOfDRAPods(t *testing.T) {
-	for try := range 3 {
+	for try := range harness.Tries(1, 3) {
 		e := startGangEnv(t, "gang")
 		e.CreateNode(t, harness.Node("dra", "32", "128Gi", nil))
 		ctx := context.Background()
@@ -189,7 +189,7 @@ func TestGangOfDRAPods(t *testing.T) {
 
 // Reclaim frees a DRA GPU: team-b borrows the only GPU (gpu-count min 0, max 1); team-a, whose min
 // guarantees it one GPU, gets it back from team-b's pod of the same priority, which plain
-// preemption would never evict. The quota rule and the DRA judgment together. Ten tries.
+// preemption would never evict. The quota rule and the DRA judgment together. Ten tries in the soak run.
 func TestQuotaReclaimFreesADRAGPU(t *testing.T) {
 	e := startQuotaEnv(t, harness.Node("dra", "32", "128Gi", nil))
 	ctx := context.Background()
@@ -207,7 +207,8 @@ func TestQuotaReclaimFreesADRAGPU(t *testing.T) {
 	e.ActAsKubelet(t)
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	var took []time.Duration
-	for try := range 10 {
+	tries := harness.Tries(2, 10)
+	for try := range tries {
 		name := fmt.Sprint("p", try)
 		quotaClaim(t, e.Cluster, b, name, "")
 		e.CreatePod(t, draPod(b, name, name, nil))
@@ -224,5 +225,5 @@ func TestQuotaReclaimFreesADRAGPU(t *testing.T) {
 		e.deleteClaims(t, a)
 		e.deleteClaims(t, b)
 	}
-	t.Logf("from team-a's pod created to bound, 10 tries: %v", took)
+	t.Logf("from team-a's pod created to bound, %d tries: %v", tries, took)
 }

@@ -137,10 +137,10 @@ func (e *quotaEnv) deleteClaims(t *testing.T, ns string) {
 
 // One ledger: a team's quota of 24 units of GPU memory counts a gpushare pod's 12 on the
 // gpushare node and a DRA claim's 10Gi on the DRA node together; a second claim of 10Gi waits with
-// a message naming the quota, and is admitted the moment the gpushare pod finishes. Ten tries.
+// a message naming the quota, and is admitted the moment the gpushare pod finishes. Ten tries in the soak run.
 func TestQuotaCountsDRAClaimsWithGPUSharePods(t *testing.T) {
 	e, ns := draQuotaEnv(t)
-	const tries = 10
+	tries := harness.Tries(2, 10)
 	var waits []time.Duration
 	for try := range tries {
 		g, d1, d2 := fmt.Sprint("g", try), fmt.Sprint("d1-", try), fmt.Sprint("d2-", try)
@@ -178,10 +178,10 @@ func TestQuotaCountsDRAClaimsWithGPUSharePods(t *testing.T) {
 // A claim for a whole DRA GPU counts its memory at admission, before the allocator has chosen the
 // device: the least memory of the devices its class matches (here the one GPU, 80Gi). Over the
 // team's 24 units it waits, saying so, where it used to be let in on its device count alone and
-// overrun the quota once allocated. Ten tries.
+// overrun the quota once allocated. Ten tries in the soak run.
 func TestQuotaCountsAPendingWholeDRAGPU(t *testing.T) {
 	e, ns := draQuotaEnv(t)
-	for try := range 10 {
+	for try := range harness.Tries(2, 10) {
 		name := fmt.Sprint("whole-", try)
 		quotaClaim(t, e.Cluster, ns, name, "")
 		e.CreatePod(t, draPod(ns, name, name, nil))
@@ -193,10 +193,10 @@ func TestQuotaCountsAPendingWholeDRAGPU(t *testing.T) {
 
 // A claim shared by three pods counts once against the quota (16 of 24), and keeps counting while
 // any of them holds it: when its first holder goes, a pod waiting for 10 more stays out; when the
-// last goes and the claim is freed, it is admitted. Ten tries.
+// last goes and the claim is freed, it is admitted. Ten tries in the soak run.
 func TestQuotaCountsASharedClaimOnce(t *testing.T) {
 	e, ns := draQuotaEnv(t)
-	const tries = 10
+	tries := harness.Tries(2, 10)
 	for try := range tries {
 		shared, waiter := fmt.Sprint("shared-", try), fmt.Sprint("w-", try)
 		quotaClaim(t, e.Cluster, ns, shared, "16Gi")

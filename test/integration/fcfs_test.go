@@ -22,7 +22,8 @@ import (
 // creation order, which the running scheduler fails; the real binary is restarted and fails them
 // again; room for one pod is freed at a time, and the pods must bind oldest first.
 func TestBacklogFirstComeFirstServedAcrossRestart(t *testing.T) {
-	const tries, backlog = 10, 4
+	const backlog = 4
+	tries := harness.Tries(2, 10)
 	c := harness.StartCluster(t)
 	ctx := context.Background()
 	zero := int64(0)

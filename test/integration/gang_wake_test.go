@@ -25,7 +25,10 @@ import (
 // oldest groups must be bound, the third not. The groups of earlier tries keep waiting on their
 // own full nodes throughout, a growing backlog.
 func TestWaitingGangsWakeOnRoom(t *testing.T) {
-	const tries, quiet = 10, 4 * time.Second
+	// The quiet spell is long enough for a retry without a change to show: the scheduler's
+	// backoff of a failed pod is 1 s, doubling.
+	const quiet = 4 * time.Second
+	tries := harness.Tries(3, 10)
 	e := startGangEnv(t, "wake")
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	ctx := context.Background()
@@ -123,8 +126,10 @@ func counterSum(t *testing.T, name string) float64 {
 // backoff at once, floor and all (and the group's next round could then count the members its
 // failed round had just released).
 func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
-	const tries, failures = 12, 3
+	const failures = 3
 	events := []string{"filler deleted", "filler finished", "node joined", "bystander then filler deleted"}
+	// Each event once in make test, ten times in the soak run.
+	tries := len(events) * harness.Tries(1, 10)
 	const within, notBefore = 5500 * time.Millisecond, time.Second
 	e := startGangEnv(t, "backoff")
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))

@@ -294,9 +294,9 @@ var kqCases = []kqCase{{
 }}
 
 // TestKueueScenariosReplayed runs each case on its own control plane (fair shares are of the
-// whole cluster's capacity), BERTH_KUEUE_TRIES times (default 1).
+// whole cluster's capacity), BERTH_KUEUE_TRIES times (default once, three times in the soak run).
 func TestKueueScenariosReplayed(t *testing.T) {
-	tries := envInt("BERTH_KUEUE_TRIES", 1)
+	tries := envInt("BERTH_KUEUE_TRIES", harness.Tries(1, 3))
 	for _, c := range kqCases {
 		for try := range tries {
 			t.Run(fmt.Sprintf("%s/try-%d", c.id, try), func(t *testing.T) { replayKueue(t, c) })
@@ -506,9 +506,10 @@ var lendingLimitLoweredInTree = kqCase{
 	},
 }
 
-// TestQuotaLendingLimitLoweredIsReclaimed runs both cases BERTH_KUEUE_TRIES times (default 1).
+// TestQuotaLendingLimitLoweredIsReclaimed runs both cases BERTH_KUEUE_TRIES times (default once,
+// three times in the soak run).
 func TestQuotaLendingLimitLoweredIsReclaimed(t *testing.T) {
-	for try := range envInt("BERTH_KUEUE_TRIES", 1) {
+	for try := range envInt("BERTH_KUEUE_TRIES", harness.Tries(1, 3)) {
 		for _, c := range []kqCase{lendingLimitLowered, lendingLimitLoweredInTree} {
 			t.Run(fmt.Sprint(c.id, "/try-", try), func(t *testing.T) { replayKueue(t, c) })
 		}

@@ -173,14 +173,22 @@ func TestFairSharePreemptionDoesNotPingPong(t *testing.T) {
 // were evicted (nine in ten before they finished), nearly all of them admitted while their team
 // was above its share.
 //
-// It runs five simulated minutes (about 50 s); with BERTH_CHURN=1, ten (about 100 s).
-func TestFairShareChurn(t *testing.T) { fairShareChurn(t, 1) }
+// It runs in the soak run: five simulated minutes (about 50 s); with BERTH_CHURN=1, ten (about
+// 100 s). TestFairShareChurnEvictsOnlyWhatTheSplitNeeds and the fair-admission tests show the
+// same rules in `make test`.
+func TestFairShareChurn(t *testing.T) {
+	harness.SoakOnly(t)
+	fairShareChurn(t, 1)
+}
 
 // TestFairShareChurnGangs is the churn with gangs as jobs: every job a PodGroup of two members
 // (minMember 2) of 2 units each. The same shares and bound on evictions, and no partial gang: no
 // job keeps some but not all of its members bound for more than 5 s (a gang binding, or being
 // evicted, is partly bound for a moment: one request per member).
-func TestFairShareChurnGangs(t *testing.T) { fairShareChurn(t, 2) }
+func TestFairShareChurnGangs(t *testing.T) {
+	harness.SoakOnly(t)
+	fairShareChurn(t, 2)
+}
 
 // fairShareChurn runs the churn with jobs of size pods each (a PodGroup when size > 1).
 func fairShareChurn(t *testing.T, size int) {
