@@ -17,6 +17,7 @@ package gang
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -229,7 +230,8 @@ var _ fwk.EnqueueExtensions = &Gang{}
 // backoff ending wake parked pods directly (see podGroupHandler and podHandler).
 func (pl *Gang) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
+		// UpdateNodeTaint is also how the queue tells a node uncordoned.
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
 	}, nil
 }
@@ -263,8 +265,9 @@ func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod
 }
 
 // addsRoom reports whether a capacity event can add room: a pod deleted or scaled down, a node
-// added, or a node whose allocatable grew in some resource; not a node update that only shrank
-// it or changed its labels.
+// added, a node whose allocatable grew in some resource, or one that became usable (uncordoned,
+// or a taint that keeps pods off gone: the node lifecycle controller's not-ready taint when the
+// node becomes ready); not a node update that only shrank it, changed its labels or added taints.
 func addsRoom(oldObj, newObj any) bool {
 	old, ok1 := oldObj.(*v1.Node)
 	cur, ok2 := newObj.(*v1.Node)
@@ -273,6 +276,15 @@ func addsRoom(oldObj, newObj any) bool {
 	}
 	for name, q := range cur.Status.Allocatable {
 		if was, ok := old.Status.Allocatable[name]; !ok || q.Cmp(was) > 0 {
+			return true
+		}
+	}
+	if old.Spec.Unschedulable && !cur.Spec.Unschedulable {
+		return true
+	}
+	for i := range old.Spec.Taints {
+		t := &old.Spec.Taints[i]
+		if t.Effect != v1.TaintEffectPreferNoSchedule && !slices.ContainsFunc(cur.Spec.Taints, func(c v1.Taint) bool { return c.MatchTaint(t) }) {
 			return true
 		}
 	}

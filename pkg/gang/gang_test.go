@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -860,11 +861,52 @@ func TestEventsToRegister(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(fwk.ClusterEventWithHint{}, "QueueingHintFn")); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// A node that becomes usable adds room as one that grows does: a group parked for want of a
+// domain, or waiting for room, must hear of it (issue 42: a rack whose fourth node became ready
+// was never given to the group that needed it).
+func TestAddsRoom(t *testing.T) {
+	base := st.MakeNode().Name("n1").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "4"}).Obj()
+	with := func(f func(*v1.Node)) *v1.Node {
+		n := base.DeepCopy()
+		f(n)
+		return n
+	}
+	notReady := v1.Taint{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule}
+	tests := []struct {
+		name     string
+		old, cur *v1.Node
+		want     bool
+	}{
+		{name: "a node added", cur: base, want: true},
+		{name: "allocatable grew", old: base, cur: with(func(n *v1.Node) { n.Status.Allocatable[v1.ResourceCPU] = resource.MustParse("8") }), want: true},
+		{name: "allocatable shrank", old: base, cur: with(func(n *v1.Node) { n.Status.Allocatable[v1.ResourceCPU] = resource.MustParse("2") })},
+		{name: "labels alone", old: base, cur: with(func(n *v1.Node) { n.Labels = map[string]string{"a": "b"} })},
+		{name: "the not-ready taint gone", old: with(func(n *v1.Node) { n.Spec.Taints = []v1.Taint{notReady} }), cur: base, want: true},
+		{name: "a taint added", old: base, cur: with(func(n *v1.Node) { n.Spec.Taints = []v1.Taint{notReady} })},
+		{name: "a PreferNoSchedule taint gone", old: with(func(n *v1.Node) {
+			n.Spec.Taints = []v1.Taint{{Key: "k", Effect: v1.TaintEffectPreferNoSchedule}}
+		}), cur: base},
+		{name: "uncordoned", old: with(func(n *v1.Node) { n.Spec.Unschedulable = true }), cur: base, want: true},
+		{name: "cordoned", old: base, cur: with(func(n *v1.Node) { n.Spec.Unschedulable = true })},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var oldObj any
+			if tc.old != nil {
+				oldObj = tc.old
+			}
+			if got := addsRoom(oldObj, tc.cur); got != tc.want {
+				t.Errorf("addsRoom = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

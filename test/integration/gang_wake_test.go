@@ -180,14 +180,7 @@ func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		case "filler finished":
-			p, err := e.Client.CoreV1().Pods(e.ns).Get(ctx, filler.Name, metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.Status.Phase = v1.PodSucceeded
-			if _, err := e.Client.CoreV1().Pods(e.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
-				t.Fatal(err)
-			}
+			e.finish(t, filler.Name)
 		case "node joined":
 			node := harness.Node(fmt.Sprintf("node-c-%d", try), "4", "16Gi", nil)
 			maps.Copy(node.Labels, pair)
