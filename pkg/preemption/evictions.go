@@ -28,11 +28,75 @@ const evictionShowsWithin = 30 * time.Second
 type evictions struct {
 	mu    sync.Mutex
 	since map[types.UID]time.Time
+	// rooms are, by preemptor, the node its last preemption nominated it to and the victims it
+	// evicted there (see waitsForItsVictims).
+	rooms map[types.UID]room
 	now   func() time.Time
 }
 
+// room is what one preemption freed for its preemptor: the node and the victims.
+type room struct {
+	node    string
+	victims map[types.UID]bool
+	at      time.Time
+}
+
+// roomKeptFor bounds how long a preemptor's room is remembered: longer than a victim's graceful
+// termination (30 s by default) takes, so the preemptor waits for it rather than evicting again.
+const roomKeptFor = 10 * time.Minute
+
 func newEvictions() *evictions {
-	return &evictions{since: map[types.UID]time.Time{}, now: time.Now}
+	return &evictions{since: map[types.UID]time.Time{}, rooms: map[types.UID]room{}, now: time.Now}
+}
+
+// nominate records that preemptor was nominated to node, its victims evicted there.
+func (e *evictions) nominate(preemptor types.UID, node string, victims []*v1.Pod) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	for uid, r := range e.rooms {
+		if now.Sub(r.at) > roomKeptFor {
+			delete(e.rooms, uid)
+		}
+	}
+	r := room{node: node, victims: make(map[types.UID]bool, len(victims)), at: now}
+	for _, p := range victims {
+		r.victims[p.UID] = true
+	}
+	e.rooms[preemptor] = r
+}
+
+// nominatedNode is the node preemptor waits for: its status's nomination, or, while the status
+// does not show it yet (the scheduler writes it after the cycle), the one its last preemption
+// chose.
+func (e *evictions) nominatedNode(preemptor *v1.Pod) string {
+	if preemptor.Status.NominatedNodeName != "" {
+		return preemptor.Status.NominatedNodeName
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r, ok := e.rooms[preemptor.UID]; ok && e.now().Sub(r.at) <= roomKeptFor {
+		return r.node
+	}
+	return ""
+}
+
+// waitsForItsVictims reports whether one of the pods on node, the preemptor's nominated node, is a
+// victim its own preemption evicted there that has not gone yet (terminating, or its deletion not
+// shown).
+func (e *evictions) waitsForItsVictims(preemptor types.UID, node string, pods []*v1.Pod) bool {
+	e.mu.Lock()
+	r, ok := e.rooms[preemptor]
+	e.mu.Unlock()
+	if !ok || r.node != node {
+		return false
+	}
+	for _, p := range pods {
+		if r.victims[p.UID] && (p.DeletionTimestamp != nil || e.underway(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // add records pods as being evicted now, and forgets those whose deletion should have shown.

@@ -47,3 +47,40 @@ func TestEvictionsUnderwayGoAsTerminating(t *testing.T) {
 		t.Errorf("%d expired evictions kept, want none", len(e.since))
 	}
 }
+
+// A preemptor whose own victim, of its own priority (taken for a quota's reclaim or fair sharing),
+// is still on its nominated node waits for it, as DefaultPreemption waits for lower-priority
+// victims: evaluated again, it chose a second victim on the other node, and the room of the first
+// went to another pod (issue 42). It waits also while its status does not show the nomination yet,
+// and not for victims of other preemptors.
+func TestPreemptorWaitsForItsOwnVictims(t *testing.T) {
+	terminating := func(p *v1.Pod) *v1.Pod {
+		p = p.DeepCopy()
+		p.DeletionTimestamp = &metav1.Time{Time: time.Unix(1000, 0)}
+		p.Status.Conditions = []v1.PodCondition{{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler}}
+		return p
+	}
+	victim, other := pod("victim", "n1", 0, "1", nil), pod("other", "n1", 0, "1", nil)
+	e := newEnv(t, []*v1.Node{node("n1"), node("n2")}, []*v1.Pod{terminating(victim), terminating(other), pod("stays", "n2", 0, "1", nil)})
+	preemptor, stranger := pod("preemptor", "", 0, "1", nil), pod("stranger", "", 0, "1", nil)
+	e.pl.evictions.nominate(preemptor.UID, "n1", []*v1.Pod{victim})
+	e.pl.evictions.nominate(stranger.UID, "n2", []*v1.Pod{other})
+
+	if ok, msg := e.pl.PodEligibleToPreemptOthers(e.ctx, preemptor, nil); ok || msg != terminatingOnNominated {
+		t.Errorf("its victim of its own priority still terminating on n1, status not showing the nomination: eligible %v (%q), want it to wait", ok, msg)
+	}
+	nominated := preemptor.DeepCopy()
+	nominated.Status.NominatedNodeName = "n1"
+	if ok, _ := e.pl.PodEligibleToPreemptOthers(e.ctx, nominated, nil); ok {
+		t.Error("its victim of its own priority still terminating on its nominated n1: eligible, want it to wait")
+	}
+	if ok, _ := e.pl.PodEligibleToPreemptOthers(e.ctx, stranger, nil); !ok {
+		t.Error("a pod whose own victim is not on its node (another preemptor's is): not eligible, want eligible")
+	}
+	if ok, _ := e.pl.PodEligibleToPreemptOthers(e.ctx, pod("new", "", 0, "1", nil), nil); !ok {
+		t.Error("a pod that preempted nothing: not eligible")
+	}
+	if got := e.pl.evictions.nominatedNode(preemptor); got != "n1" {
+		t.Errorf("nominated node %q, want n1 (its last preemption's)", got)
+	}
+}

@@ -142,6 +142,7 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 		if chosen, ok := a.chosen.Load(result.NominatedNodeName); ok {
 			victims = chosen.([]*v1.Pod)
 			pl.evictions.add(victims)
+			pl.evictions.nominate(pod.UID, result.NominatedNodeName, victims)
 			for _, r := range a.rules {
 				if r.Evicting != nil {
 					r.Evicting(victims)
@@ -149,7 +150,11 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 			}
 		}
 	} else if status.Message() == terminatingOnNominated {
-		victims = pl.terminatingOn(pod.Status.NominatedNodeName)
+		node := pl.evictions.nominatedNode(pod)
+		victims = pl.terminatingOn(node)
+		// The room is the preemptor's while its victims go: kept in the queue's nominations
+		// even when the pod's status, read back from the informer, does not show it yet.
+		result = framework.NewPostFilterResultWithNominatedNode(node)
 	}
 	for _, r := range a.rules {
 		if r.InProgress != nil && len(victims) > 0 {
@@ -262,21 +267,33 @@ const terminatingOnNominated = "not eligible due to a terminating pod on the nom
 
 // PodEligibleToPreemptOthers is DefaultPreemption's: not with preemptionPolicy Never, and not
 // while a pod it may preempt on its nominated node is still terminating from an earlier
-// preemption.
+// preemption. berth adds the victims a rule allowed whatever their priority (a quota's reclaim,
+// fair sharing): while one the pod's own preemption evicted on its nominated node is still going,
+// the pod waits for it too. DefaultPreemption's check passes over pods of its priority, so a
+// fair-sharing preemptor retried before its victim was gone evicted a second pod on the other
+// node, and the room of the first went to a pod of the team above its share, evicted in turn
+// (issue 42: 8 evictions where the split needed 6).
 func (pl *Preemption) PodEligibleToPreemptOthers(_ context.Context, pod *v1.Pod, nominatedNodeStatus *fwk.Status) (bool, string) {
 	if pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
 		return false, "not eligible due to preemptionPolicy=Never."
 	}
-	nomNodeName := pod.Status.NominatedNodeName
-	if nomNodeName == "" || nominatedNodeStatus.Code() == fwk.UnschedulableAndUnresolvable {
+	nomNodeName := pl.evictions.nominatedNode(pod)
+	// The status the evaluator read is of the node the pod's status names; for the node only the
+	// plugin remembers there is none (the evaluator read the absent nodes' Unresolvable).
+	if nomNodeName == "" || (pod.Status.NominatedNodeName != "" && nominatedNodeStatus.Code() == fwk.UnschedulableAndUnresolvable) {
 		return true, ""
 	}
 	if nodeInfo, _ := pl.fh.MutableSnapshotSharedLister().NodeInfos().Get(nomNodeName); nodeInfo != nil {
 		priority := corev1helpers.PodPriority(pod)
+		pods := make([]*v1.Pod, 0, len(nodeInfo.GetPods()))
 		for _, p := range nodeInfo.GetPods() {
 			if corev1helpers.PodPriority(p.GetPod()) < priority && preemption.PodTerminatingByPreemption(p.GetPod()) {
 				return false, terminatingOnNominated
 			}
+			pods = append(pods, p.GetPod())
+		}
+		if pl.evictions.waitsForItsVictims(pod.UID, nomNodeName, pods) {
+			return false, terminatingOnNominated
 		}
 	}
 	return true, ""

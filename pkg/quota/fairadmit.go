@@ -60,8 +60,9 @@ type fairLevel struct {
 	keeps    map[*node]Vector
 	borrowed map[*node]Vector
 	fair     map[string]Vector
-	// free is the capacity no pod holds.
-	free Vector
+	// free is the capacity no pod holds, and reserved the part of it that preemptors on their way
+	// in will take: what they ask beyond what their victims, still leaving, hold.
+	free, reserved Vector
 }
 
 func (lv *fairLevel) fairDS(p *node) float64 {
@@ -102,6 +103,13 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except type
 	lv.free = Vector{}
 	for name, x := range lv.pool {
 		lv.free[name] = max(x, 0)
+	}
+	lv.reserved = l.incoming.sum(arrivalTimeout, func(uid types.UID, _ string) bool { return uid != except })
+	for _, a := range l.namespaces {
+		lv.reserved.Add(a.leaving, -1)
+	}
+	for name, x := range lv.reserved {
+		lv.reserved[name] = min(max(x, 0), lv.free[name])
 	}
 	// Quotas outside the level keep, as the peers do, their staying pods and their preemptors on
 	// their way in: counted by what they held, a preemptor of best-effort whose victims were gone,
@@ -147,18 +155,28 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except type
 
 // Unfair says why a pod waits for fair sharing.
 type Unfair struct {
-	Quota      string
-	Share      float64
-	FairShare  float64
-	Peer       string
-	Resource   v1.ResourceName
-	Free, Kept int64
+	Quota     string
+	Share     float64
+	FairShare float64
+	// Peer is the quota below its fair share that Kept is kept for, "" when only Reserved is.
+	Peer                 string
+	Resource             v1.ResourceName
+	Free, Kept, Reserved int64
 }
 
 func (u *Unfair) Error() string {
-	return fmt.Sprintf("fair sharing: quota %s would be above its fair share with this pod (weighted dominant share %.3f, fair share %.3f) "+
-		"while quota %s, below its own, waits for %s (%s free, %s of it kept for quotas below their fair share)",
-		u.Quota, u.Share, u.FairShare, u.Peer, u.Resource, format(u.Resource, u.Free), format(u.Resource, u.Kept))
+	msg := fmt.Sprintf("fair sharing: quota %s would be above its fair share with this pod (weighted dominant share %.3f, fair share %.3f) ",
+		u.Quota, u.Share, u.FairShare)
+	if u.Peer != "" {
+		msg += fmt.Sprintf("while quota %s, below its own, waits for %s (%s free, %s of it kept for quotas below their fair share",
+			u.Peer, u.Resource, format(u.Resource, u.Free), format(u.Resource, u.Kept))
+	} else {
+		msg += fmt.Sprintf("and the free %s is not its (%s free", u.Resource, format(u.Resource, u.Free))
+	}
+	if u.Reserved > 0 {
+		msg += fmt.Sprintf(", %s of it freed for preemptors on their way in", format(u.Resource, u.Reserved))
+	}
+	return msg + ")"
 }
 
 // FairAdmits reports whether pod, asking request, may take free capacity as fair sharing has it,
@@ -228,8 +246,12 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfa
 				}
 			}
 		}
+		// The room preemptors on their way in freed is theirs: not counted free, whoever they
+		// are. Counted free, it let pods of a team above its share into the room freed for the
+		// other team's preemptors, which then evicted them again (issue 42: a pod preempted 40 ms
+		// after it was bound, 8 evictions where the fair split needed 6).
 		for res, r := range request {
-			if kept[res] > 0 && lv.free[res]-r < kept[res] {
+			if (kept[res] > 0 || lv.reserved[res] > 0) && lv.free[res]-lv.reserved[res]-r < kept[res] {
 				// Refused with its victims gone, a preemptor is no longer on its way in but waits
 				// like any pod (its demand is pending): left counted as arriving, it kept its
 				// quota's side looking at its fair share for up to a minute, and the quota's
@@ -237,7 +259,7 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfa
 				// physics at 1 of a fair 2, its two refused preemptors counted, chemistry at 3).
 				delete(l.incoming, pod.UID)
 				return &Unfair{Quota: side.spec.Name, Share: share, FairShare: fairShare, Peer: short,
-					Resource: res, Free: lv.free[res], Kept: kept[res]}, l.fairClock
+					Resource: res, Free: lv.free[res], Kept: kept[res], Reserved: lv.reserved[res]}, l.fairClock
 			}
 		}
 	}

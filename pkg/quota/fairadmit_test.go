@@ -292,3 +292,40 @@ func TestLostArrivalEnds(t *testing.T) {
 		t.Error("a preemptor without recorded victims lost its claim")
 	}
 }
+
+// The room a preemption freed is its preemptor's while it is on its way in: a pod of a quota that
+// would be above its fair share does not take it, even when no peer below its share waits (the
+// preemptor's quota is at its share counting the preemptor). Counted free, it let team-a's
+// pending pod into the room freed for team-b's preemptor, which then evicted it (issue 42).
+func TestFairAdmissionKeepsThePreemptorsRoom(t *testing.T) {
+	ask := vec(string(gpuMem), "2", "pods", "1")
+	l := ledgerOf(t, teams()...)
+	as := bindN(l, "a", "a", 6, string(gpuMem), "2") // 12
+	bindN(l, "c", "c", 2, string(gpuMem), "2")       // 4; the 16 are full
+	pre := podOf("c", "pre", string(gpuMem), "2")
+	l.Incoming(pre, ask, []types.UID{as[0].UID})
+	l.Leaving(as[0].UID)
+	// The victim still holds its room: nothing is free, and NodeResourcesFit decides.
+	if u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16); u != nil {
+		t.Errorf("the victim still there: a's pod refused for fairness: %v", u)
+	}
+	l.Forget(as[0].UID)
+	u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16)
+	if u == nil {
+		t.Fatal("the victim gone, c's preemptor on its way in: a's pod, above its share with it, admitted into the preemptor's room")
+	}
+	if msg := u.Error(); !strings.Contains(msg, "2 of it freed for preemptors on their way in") {
+		t.Errorf("the message %q does not say the room is a preemptor's", msg)
+	}
+	if u, _ := l.FairAdmits(pre, ask, pool16); u != nil {
+		t.Errorf("the preemptor itself refused its own room: %v", u)
+	}
+	if u, _ := l.FairAdmits(podOf("a", "p"), ask, vec(string(gpuMem), "18", "pods", "110")); u != nil {
+		t.Errorf("2 free beside the preemptor's room: a's pod refused: %v", u)
+	}
+	preReq, _ := RequestOf(pre, gpuMem)
+	l.Bound(pre, "", preReq)
+	if u, _ := l.FairAdmits(podOf("a", "p"), ask, vec(string(gpuMem), "18", "pods", "110")); u != nil {
+		t.Errorf("the preemptor bound, 2 free: a's pod refused: %v", u)
+	}
+}
