@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -223,14 +224,15 @@ func listPackages(patterns []string) ([]pkg, error) {
 	return pkgs, nil
 }
 
-// topLevelTests lists the Test functions of the package in dir; with soakOnly, those whose body
-// calls harness.Tries or harness.SoakOnly.
+// topLevelTests lists the Test functions of the package in dir; with soakOnly, those that call
+// harness.Tries or harness.SoakOnly, themselves or through the package's own functions.
 func topLevelTests(dir string, soakOnly bool) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
 		return nil, err
 	}
 	fset := token.NewFileSet()
+	funcs := map[string]*ast.FuncDecl{}
 	var tests []string
 	for _, f := range files {
 		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
@@ -239,14 +241,18 @@ func topLevelTests(dir string, soakOnly bool) ([]string, error) {
 		}
 		for _, d := range file.Decls {
 			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !isTestName(fn.Name.Name) || fn.Body == nil {
+			if !ok || fn.Recv != nil || fn.Body == nil {
 				continue
 			}
-			if soakOnly && !callsSoak(fn.Body) {
-				continue
+			funcs[fn.Name.Name] = fn
+			if isTestName(fn.Name.Name) {
+				tests = append(tests, fn.Name.Name)
 			}
-			tests = append(tests, fn.Name.Name)
 		}
+	}
+	if soakOnly {
+		soaks := soakFuncs(funcs)
+		tests = slices.DeleteFunc(tests, func(name string) bool { return !soaks[name] })
 	}
 	sort.Strings(tests)
 	return tests, nil
@@ -260,19 +266,41 @@ func isTestName(name string) bool {
 	return rest == "" || !(rest[0] >= 'a' && rest[0] <= 'z')
 }
 
-func callsSoak(body *ast.BlockStmt) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return !found
+// soakFuncs are the functions that call harness.Tries or harness.SoakOnly, or a function of the
+// package that does (by name: a package's top-level functions have one name each).
+func soakFuncs(funcs map[string]*ast.FuncDecl) map[string]bool {
+	soaks := map[string]bool{}
+	calls := map[string][]string{}
+	for name, fn := range funcs {
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && x.Name == "harness" && (n.Sel.Name == "Tries" || n.Sel.Name == "SoakOnly") {
+					soaks[name] = true
+				}
+			case *ast.Ident:
+				if _, ok := funcs[n.Name]; ok && n.Name != name {
+					calls[name] = append(calls[name], n.Name)
+				}
+			}
+			return true
+		})
+	}
+	for changed := true; changed; {
+		changed = false
+		for name, callees := range calls {
+			if soaks[name] {
+				continue
+			}
+			for _, c := range callees {
+				if soaks[c] {
+					soaks[name], changed = true, true
+					break
+				}
+			}
 		}
-		if x, ok := sel.X.(*ast.Ident); ok && x.Name == "harness" && (sel.Sel.Name == "Tries" || sel.Sel.Name == "SoakOnly") {
-			found = true
-		}
-		return !found
-	})
-	return found
+	}
+	return soaks
 }
 
 // build compiles each split package's test binary once, in one go command so it builds in parallel.

@@ -274,17 +274,23 @@ func TestRawScore(t *testing.T) {
 }
 
 // TieOrder is the same for the same pod and node, in [0, TieSpan), and orders a cluster's nodes
-// differently for different pods: each node comes first among 256 for about as many pods.
+// differently for different pods: each node comes first among 64 for about as many pods. (64 nodes
+// and 100 pods each judge the spread as well as 256 did, in a sixteenth of the calls.)
 func TestTieOrder(t *testing.T) {
 	if TieOrder("ns/a", "node-1") != TieOrder("ns/a", "node-1") {
 		t.Fatal("TieOrder is not a function of its arguments")
 	}
-	const nodes, pods = 256, 25600
+	const nodes, pods = 64, 6400
+	names := make([]string, nodes)
+	for n := range names {
+		names[n] = fmt.Sprintf("node-%04d", n)
+	}
 	first := make([]int, nodes)
 	for p := range pods {
+		pod := fmt.Sprintf("ns/pod-%d", p)
 		best, bestNode := int64(-1), 0
 		for n := range nodes {
-			o := TieOrder(fmt.Sprintf("ns/pod-%d", p), fmt.Sprintf("node-%04d", n))
+			o := TieOrder(pod, names[n])
 			if o < 0 || o >= TieSpan {
 				t.Fatalf("TieOrder = %d, want [0, %d)", o, TieSpan)
 			}
