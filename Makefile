@@ -13,7 +13,10 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(VERSION) \
 UPSTREAM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 # hack/patches: vendored upstream files replaced at build time (see its README).
-GOFLAGS_BUILD := -mod=vendor -trimpath -overlay=hack/patches/overlay.json
+# -trimpath: no compiled package depends on the checkout's folder, so another checkout on the same
+# machine reuses the build cache.
+GOFLAGS_UPSTREAM := -mod=vendor -trimpath
+GOFLAGS_BUILD := $(GOFLAGS_UPSTREAM) -overlay=hack/patches/overlay.json
 # One test (or one whole unit package) may take this long.
 TEST_TIMEOUT ?= 15m
 # Tests run side by side, each split test in its own process (hack/testrun).
@@ -29,7 +32,7 @@ HELM_VERSION := v3.19.0
 
 export BERTH_BIN_DIR := $(BIN)
 
-.PHONY: all build binaries kwok helm image test soak unit integration demo bench verify test-patches codegen clean
+.PHONY: all build binaries kwok helm image test soak unit integration demo bench verify test-patches bump-kubernetes codegen clean
 
 all: build
 
@@ -44,11 +47,12 @@ build:
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-berth ./cmd/kubectl-berth
 
 ## binaries: berth plus the upstream parts the tests and the demo run as real processes:
-## etcd, kube-apiserver and the stock kube-scheduler, all from vendor/, and kwok.
+## etcd, kube-apiserver and the stock kube-scheduler, all from vendor/ without berth's patches (stock
+## is stock), and kwok.
 binaries: build kwok
-	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/etcd go.etcd.io/etcd/server/v3
-	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
-	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
+	$(GO) build $(GOFLAGS_UPSTREAM) -o $(BIN)/etcd go.etcd.io/etcd/server/v3
+	$(GO) build $(GOFLAGS_UPSTREAM) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+	$(GO) build $(GOFLAGS_UPSTREAM) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
 
 ## kwok: bin/kwok at $(KWOK_VERSION), for the demo and its tests.
 kwok: $(BIN)/kwok
@@ -102,6 +106,11 @@ codegen:
 ## verify: fails when go.mod, vendor/, generated code or formatting are out of date.
 verify:
 	hack/verify.sh
+
+## bump-kubernetes VERSION=v1.37.2: moves berth to that Kubernetes release (hack/bump-kubernetes.sh):
+## modules, vendor/, each patch redone, version stamps, generated code, upstream's tests of the patches.
+bump-kubernetes:
+	hack/bump-kubernetes.sh $(VERSION)
 
 ## test-patches: upstream's own tests of the vendored packages hack/patches changes, run against
 ## the patched files (about 5 minutes; needs k8s.io/kubernetes in the module cache).

@@ -31,7 +31,7 @@ mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 
 # Compile once, then run the binary: the compile takes minutes and must not overlap the runs.
-"$GO" test -mod=vendor -overlay=hack/patches/overlay.json -c -o "$OUT/bench.test" ./test/bench
+"$GO" test -mod=vendor -trimpath -overlay=hack/patches/overlay.json -c -o "$OUT/bench.test" ./test/bench
 
 # One run of the binary per round: -test.count would repeat each workload back to back (stock,
 # stock, ..., berth, berth, ...) where the rounds must interleave to share the machine's drift.
