@@ -46,6 +46,7 @@ func main() {
 		seed      = flag.String("seed-durations", "", "durations to go by when the -durations file does not exist yet (a new checkout)")
 		run       = flag.String("run", "", "only the tests of the split packages that match this regexp")
 		slowest   = flag.Int("slowest", 15, "how many of the slowest tests to list at the end")
+		list      = flag.Bool("list", false, "print the jobs, longest first, and run nothing")
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: testrun [flags] packages...\n")
@@ -61,6 +62,7 @@ func main() {
 		timeout:   *timeout,
 		soak:      *soak,
 		workers:   *workers,
+		list:      *list,
 	}
 	if _, err := os.Stat(*durations); err != nil && *seed != "" {
 		r.seed = *seed
@@ -77,6 +79,7 @@ type runner struct {
 	soak      bool
 	workers   int
 	seed      string // durations to go by before this checkout has its own
+	list      bool
 
 	mu      sync.Mutex
 	results []result
@@ -165,10 +168,6 @@ func (r *runner) main(patterns []string, split, run, jsonOut, durationsFile stri
 	if len(jobs) == 0 {
 		return errors.New("no test to run")
 	}
-	if err := r.build(toBuild, binDir); err != nil {
-		return err
-	}
-
 	last := readDurations(durationsFile)
 	if r.seed != "" {
 		last = readDurations(r.seed)
@@ -186,6 +185,15 @@ func (r *runner) main(patterns []string, split, run, jsonOut, durationsFile stri
 		}
 		return jobs[a].test != "" && jobs[b].test == ""
 	})
+	if r.list {
+		for _, j := range jobs {
+			fmt.Printf("%6.0fs %s\n", last[j.key()], j.key())
+		}
+		return nil
+	}
+	if err := r.build(toBuild, binDir); err != nil {
+		return err
+	}
 
 	if jsonOut != "" {
 		if r.events, err = os.Create(jsonOut); err != nil {
