@@ -2,6 +2,7 @@ package harness
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,8 +15,14 @@ import (
 // log file shown when the test fails.
 func StartBinary(t testing.TB, name string, args ...string) *proc.Process {
 	t.Helper()
-	bin := filepath.Join(BinDir(t, name), name)
-	p, err := proc.Start(name, filepath.Join(t.TempDir(), name+".log"), bin, args...)
+	return StartProgram(t, filepath.Join(BinDir(t, name), name), args...)
+}
+
+// StartProgram is StartBinary for the program at path, wherever it was built.
+func StartProgram(t testing.TB, path string, args ...string) *proc.Process {
+	t.Helper()
+	name := filepath.Base(path)
+	p, err := proc.Start(name, filepath.Join(t.TempDir(), name+".log"), path, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,11 +40,33 @@ func StartBinary(t testing.TB, name string, args ...string) *proc.Process {
 // process when it stops leading, which would end the test binary too.
 func (c *Cluster) StartSchedulerBinary(t testing.TB, config string, args ...string) *proc.Process {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+	return c.StartSchedulerProgram(t, filepath.Join(BinDir(t, "berth-scheduler"), "berth-scheduler"), config, args...)
+}
+
+// StartSchedulerProgram is StartSchedulerBinary for any kube-scheduler command at path: one built
+// from upstream's app package takes the same flags.
+func (c *Cluster) StartSchedulerProgram(t testing.TB, path, config string, args ...string) *proc.Process {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(file, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return StartBinary(t, "berth-scheduler", append([]string{"--config", path, "--secure-port", "0"}, args...)...)
+	return StartProgram(t, path, append([]string{"--config", file, "--secure-port", "0"}, args...)...)
+}
+
+// BuildProgram builds the main package pkg (relative to the repository's root, "./cmd/...") as
+// every build of berth is built (Makefile's GOFLAGS_BUILD, hack/patches' overlay included), with
+// the go command on PATH, into the test's temporary directory, and returns the program's path.
+func BuildProgram(t testing.TB, pkg string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-mod=vendor", "-trimpath", "-overlay=hack/patches/overlay.json", "-o", out, pkg)
+	// The overlay's paths are relative to the root.
+	cmd.Dir = RepoRoot()
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+	}
+	return out
 }
 
 // StartKwok runs bin/kwok against the cluster until the test ends, as the kubelet of every node
