@@ -21,8 +21,9 @@ GOFLAGS_BUILD := $(GOFLAGS_UPSTREAM) -overlay=hack/patches/overlay.json
 TEST_TIMEOUT ?= 15m
 # Tests run side by side, each split test in its own process (hack/testrun).
 TEST_WORKERS ?= 3
+# A test in hack/testrun/quarantine.txt shows a known open fault: its failure is printed, not counted.
 TESTRUN := $(GO) run -mod=vendor -trimpath ./hack/testrun -workers $(TEST_WORKERS) -timeout $(TEST_TIMEOUT) \
-	-build-flags "$(GOFLAGS_BUILD) -race"
+	-build-flags "$(GOFLAGS_BUILD) -race" -quarantine hack/testrun/quarantine.txt
 # kwok plays the kubelet of the demo's simulated nodes. Not in go.mod (it pins other Kubernetes
 # libraries): `make kwok` installs it from the Go module proxy, once.
 KWOK_VERSION := v0.7.0

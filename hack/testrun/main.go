@@ -47,6 +47,7 @@ func main() {
 		run       = flag.String("run", "", "only the tests of the split packages that match this regexp")
 		slowest   = flag.Int("slowest", 15, "how many of the slowest tests to list at the end")
 		list      = flag.Bool("list", false, "print the jobs, longest first, and run nothing")
+		quarFile  = flag.String("quarantine", "", "file of tests whose failure is a known, open fault: reported, not counted")
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: testrun [flags] packages...\n")
@@ -64,6 +65,14 @@ func main() {
 		workers:   *workers,
 		list:      *list,
 	}
+	if *quarFile != "" {
+		q, err := readQuarantine(*quarFile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "testrun: %v\n", err)
+			os.Exit(2)
+		}
+		r.quarantine = q
+	}
 	if _, err := os.Stat(*durations); err != nil && *seed != "" {
 		r.seed = *seed
 	}
@@ -80,6 +89,8 @@ type runner struct {
 	workers   int
 	seed      string // durations to go by before this checkout has its own
 	list      bool
+	// quarantine holds, by test name, why the test's failure is a known open fault.
+	quarantine map[string]string
 
 	mu      sync.Mutex
 	results []result
@@ -488,6 +499,7 @@ func (r *runner) report(wall time.Duration, slowest int) error {
 			testFailed[res.pkg] = true
 		}
 	}
+	var quarantined []result
 	for _, res := range r.results {
 		if res.test == "" {
 			// A package that failed with no failed test: it did not build, or crashed.
@@ -497,13 +509,15 @@ func (r *runner) report(wall time.Duration, slowest int) error {
 			continue
 		}
 		tests = append(tests, res)
-		switch res.action {
-		case "pass":
+		switch {
+		case res.action == "fail" && r.quarantine[res.test] != "":
+			quarantined = append(quarantined, res)
+		case res.action == "pass":
 			passed++
-		case "fail":
+		case res.action == "fail":
 			failed++
 			failures = append(failures, res)
-		case "skip":
+		case res.action == "skip":
 			skipped++
 		}
 	}
@@ -519,11 +533,35 @@ func (r *runner) report(wall time.Duration, slowest int) error {
 			fmt.Printf("  %s %s\n", f.pkg, f.test)
 		}
 	}
+	for _, q := range quarantined {
+		fmt.Printf("quarantined, failed as known (not counted): %s %s: %s\n", q.pkg, q.test, r.quarantine[q.test])
+	}
 	fmt.Printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped)
 	if len(failures) > 0 {
 		return fmt.Errorf("%d failed", len(failures))
 	}
 	return nil
+}
+
+// readQuarantine reads lines "TestName why", # comments and blank lines ignored.
+func readQuarantine(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	q := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, why, _ := strings.Cut(line, " ")
+		if !isTestName(name) || strings.TrimSpace(why) == "" {
+			return nil, fmt.Errorf("%s: %q: want a test's name and why it is quarantined", path, line)
+		}
+		q[name] = strings.TrimSpace(why)
+	}
+	return q, nil
 }
 
 func readDurations(path string) map[string]float64 {
