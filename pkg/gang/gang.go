@@ -308,7 +308,8 @@ var _ fwk.PreFilterPlugin = &Gang{}
 // PreFilter rejects a member early when its group cannot be scheduled (see PreEnqueue; the
 // cluster may have changed since), or when the group's minResources exceed the cluster's free
 // capacity. The rejections are UnschedulableAndUnresolvable: preempting for one member cannot
-// help the group.
+// help the group. A group no domain of its required topology level holds is rejected by Filter
+// instead, as Pending on every node, so that the event that frees a domain skips its backoff.
 func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	// Only the leader runs scheduling cycles: any pod's cycle starts the status writer.
 	pl.status.leading.Lead()
@@ -363,6 +364,15 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			pl.warnPodGroup(pg, st.Message())
 		}
 		state.Write(heldStateKey, heldMark{})
+		if reason == parkedTopology {
+			// Rejected as Pending, by Filter on every node (roomsum.go says why there): room
+			// freed in a domain then requeues the member past the queue's backoff, which its
+			// failed tries under churn grow to 10 s. As an UnschedulableAndUnresolvable PreFilter
+			// rejection the member waited it out whenever the active queue was not empty (the
+			// queue pops the backoff queue only when it is): issue 42, fault 2.
+			state.Write(roomStateKey, &roomState{msg: st.Message()})
+			return nil, nil
+		}
 		return nil, st
 	}
 	if domain == nil {

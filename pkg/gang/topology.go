@@ -84,7 +84,8 @@ var _ fwk.FilterPlugin = &Gang{}
 // dry runs, the extender-style checks of other profiles).
 func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
 	if r := roomStateOf(state); r != nil {
-		// The group cannot fit the cluster's room at all (roomsum.go).
+		// The group cannot fit the cluster's room at all (roomsum.go), or no domain of the
+		// level it requires (PreFilter).
 		return fwk.NewStatus(fwk.Pending, r.msg)
 	}
 	s := topologyStateOf(state)

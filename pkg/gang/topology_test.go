@@ -99,14 +99,14 @@ func TestTopologyNoDomainHoldsTheGroup(t *testing.T) {
 		msg   string
 		want  topology.Domain
 	}{
-		{"required", topology.RequiredAnnotation, oneBlock, fwk.UnschedulableAndUnresolvable,
+		{"required", topology.RequiredAnnotation, oneBlock, fwk.Pending,
 			"pod group ns/a needs one berth.dev/rack domain with room for 3 members (each cpu 1); the largest has room for 2 (required)", ""},
 		{"preferred, the block holds it", topology.PreferredAnnotation, oneBlock, fwk.Success, "", "/b1"},
 		{"preferred, nothing holds it", topology.PreferredAnnotation, twoBlocks, fwk.Skip, "", ""},
 	} {
 		h := newHarness(t, []*v1alpha1.PodGroup{annotated(podGroup("a", 3), tt.ann, topology.RackLabel)}, pods...)
 		state := framework.NewCycleState()
-		_, st := h.pl.PreFilter(h.ctx, state, pods[0], tt.nodes)
+		st := preFilterAndFilter(h, state, pods[0], tt.nodes)
 		if st.Code() != tt.code || st.Message() != tt.msg {
 			t.Errorf("%s: PreFilter %v, want %v %q", tt.name, st, tt.code, tt.msg)
 		}
@@ -118,6 +118,17 @@ func TestTopologyNoDomainHoldsTheGroup(t *testing.T) {
 			t.Errorf("%s: domain %q, want %q", tt.name, got, tt.want)
 		}
 	}
+}
+
+// preFilterAndFilter is PreFilter's rejection, or else the first node's Filter status: a group no
+// domain holds is rejected as Pending by Filter on every node, so that room freed requeues its
+// members past the queue's backoff.
+func preFilterAndFilter(h *harness, state *framework.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
+	_, st := h.pl.PreFilter(h.ctx, state, pod, nodes)
+	if !st.IsSuccess() || roomStateOf(state) == nil {
+		return st
+	}
+	return h.pl.Filter(h.ctx, state, pod, nodes[0])
 }
 
 func inBlock(n *v1.Node, block string) *v1.Node {
@@ -183,7 +194,7 @@ func TestTopologyDomainForPreemption(t *testing.T) {
 		p.Spec.PreemptionPolicy = &never
 	}
 	h = newHarness(t, []*v1alpha1.PodGroup{pg}, pods...)
-	if _, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), pods[0], nodes); st.Code() != fwk.UnschedulableAndUnresolvable {
+	if st := preFilterAndFilter(h, framework.NewCycleState(), pods[0], nodes); st.Code() != fwk.Pending {
 		t.Errorf("PreFilter of a group that may not preempt: %v, want it held", st)
 	}
 }
@@ -269,8 +280,8 @@ func TestTopologyCordonedRoomIsNoRoom(t *testing.T) {
 	h := newHarness(t, []*v1alpha1.PodGroup{pg}, m1, m2)
 	cordoned := rackNode("cordoned", "r1", "8")
 	cordoned.Spec.Unschedulable = true
-	_, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), m1, []fwk.NodeInfo{nodeInfo(cordoned), nodeInfo(rackNode("one", "r2", "1"))})
-	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "the largest has room for 1") {
-		t.Errorf("PreFilter: %v, want unresolvable with the largest room 1 (the cordoned rack's 8 not counted)", st)
+	st := preFilterAndFilter(h, framework.NewCycleState(), m1, []fwk.NodeInfo{nodeInfo(cordoned), nodeInfo(rackNode("one", "r2", "1"))})
+	if st.Code() != fwk.Pending || !strings.Contains(st.Message(), "the largest has room for 1") {
+		t.Errorf("PreFilter and Filter: %v, want Pending with the largest room 1 (the cordoned rack's 8 not counted)", st)
 	}
 }

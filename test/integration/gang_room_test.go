@@ -23,11 +23,35 @@ const gpuResource v1.ResourceName = "nvidia.com/gpu"
 
 // gpuRackNode is a node of 8 whole GPUs in block and rack.
 func gpuRackNode(name, block, rack string) *v1.Node {
-	n := harness.Node(name, "32", "128Gi", v1.ResourceList{gpuResource: resource.MustParse("8")})
+	return inRack(harness.Node(name, "32", "128Gi", v1.ResourceList{gpuResource: resource.MustParse("8")}), block, rack)
+}
+
+// inRack labels n as a node of zone z1, block and rack.
+func inRack(n *v1.Node, block, rack string) *v1.Node {
 	n.Labels[topology.ZoneLabel] = "z1"
 	n.Labels[topology.BlockLabel] = block
 	n.Labels[topology.RackLabel] = rack
 	return n
+}
+
+// rack is one of issue 42's four racks, in two blocks of two.
+type rack struct{ block, name string }
+
+var issue42Racks = []rack{{"b1", "r1"}, {"b1", "r2"}, {"b2", "r1"}, {"b2", "r2"}}
+
+// node is the name of the rack's node i.
+func (r rack) node(i int) string { return fmt.Sprintf("%s-%s-%d", r.block, r.name, i) }
+
+// createRacks creates issue 42's racks of three nodes each, made by newNode, and the node
+// "elsewhere", where pods end that free nothing any rack group needs.
+func (e *gangEnv) createRacks(t *testing.T, newNode func(name, block, rack string) *v1.Node) {
+	t.Helper()
+	for _, r := range issue42Racks {
+		for i := range 3 {
+			e.CreateNode(t, newNode(r.node(i), r.block, r.name))
+		}
+	}
+	e.CreateNode(t, harness.Node("elsewhere", "4", "16Gi", nil))
 }
 
 // gpuContainer asks for gpus whole GPUs.
@@ -53,6 +77,60 @@ func (e *gangEnv) finish(t *testing.T, name string) {
 	}
 }
 
+// rackGroupTurnedAway creates group, three members that ask what asks sets and require one rack,
+// and waits until the scheduler has turned each away.
+func (e *gangEnv) rackGroupTurnedAway(t *testing.T, group string, asks func(*v1.Pod)) {
+	t.Helper()
+	e.podGroup(t, group, 3, topologyAnnotation(topology.RequiredAnnotation, topology.RackLabel))
+	for i := range 3 {
+		e.member(t, group, fmt.Sprintf("%s-%d", group, i), "1", asks)
+	}
+	e.WaitForPods(t, e.ns, time.Minute, "every member turned away", func(pods []v1.Pod) bool {
+		n := 0
+		for i := range pods {
+			if pods[i].Labels[v1alpha1.PodGroupLabel] == group && harness.Unschedulable(&pods[i]) != "" {
+				n++
+			}
+		}
+		return n == 3
+	})
+}
+
+// endElsewhere lets n pods end on the node "elsewhere", one every interval: room events that free
+// nothing the rack groups need.
+func (e *gangEnv) endElsewhere(t *testing.T, try, n int, interval time.Duration) {
+	t.Helper()
+	for i := range n {
+		time.Sleep(interval)
+		p := pod(e.ns, fmt.Sprintf("elsewhere-%d-%d", try, i), "some-other-scheduler")
+		p.Spec.NodeName = "elsewhere"
+		e.CreatePod(t, p)
+		if err := e.Client.CoreV1().Pods(e.ns).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// deleteMembers deletes group's pods among pods, with force.
+func (e *gangEnv) deleteMembers(t *testing.T, pods []v1.Pod, group string) {
+	t.Helper()
+	for _, p := range pods {
+		if p.Labels[v1alpha1.PodGroupLabel] == group {
+			if err := e.Client.CoreV1().Pods(e.ns).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// waitGroupGone waits until no pod of group is left.
+func (e *gangEnv) waitGroupGone(t *testing.T, group string) {
+	t.Helper()
+	e.WaitForPods(t, e.ns, time.Minute, "the group's pods gone", func(p []v1.Pod) bool {
+		return !slices.ContainsFunc(p, func(q v1.Pod) bool { return q.Labels[v1alpha1.PodGroupLabel] == group })
+	})
+}
+
 // A group that needs a whole rack takes a rack the moment one frees, whatever frees it and however
 // long the group has waited (issue 42, fault 2). Four racks in two blocks, three 8-GPU nodes each;
 // one node of every rack is held by a pod bound to it by name (as a kubelet-run pod or another
@@ -69,20 +147,12 @@ func TestARackGangTakesARackTheMomentItFrees(t *testing.T) {
 	const within = 3 * time.Second
 	e := startGangEnv(t, "rack-room")
 	e.ActAsKubelet(t)
-	type rack struct{ block, name string }
-	racks := []rack{{"b1", "r1"}, {"b1", "r2"}, {"b2", "r1"}, {"b2", "r2"}}
-	nodeName := func(r rack, i int) string { return fmt.Sprintf("%s-%s-%d", r.block, r.name, i) }
-	for _, r := range racks {
-		for i := range 3 {
-			e.CreateNode(t, gpuRackNode(nodeName(r, i), r.block, r.name))
-		}
-	}
-	// Where pods end that free nothing any group here needs.
-	e.CreateNode(t, harness.Node("elsewhere", "4", "16Gi", nil))
+	racks := issue42Racks
+	e.createRacks(t, gpuRackNode)
 	ctx := context.Background()
 	fill := func(try int, r rack) *v1.Pod {
 		p := pod(e.ns, fmt.Sprintf("filler-%d-%s-%s", try, r.block, r.name), "some-other-scheduler", gpuContainer("8"))
-		p.Spec.NodeName = nodeName(r, 0)
+		p.Spec.NodeName = r.node(0)
 		return e.CreatePod(t, p)
 	}
 	fillers := map[rack]*v1.Pod{}
@@ -94,7 +164,7 @@ func TestARackGangTakesARackTheMomentItFrees(t *testing.T) {
 	for try := range tries {
 		how := events[try%len(events)]
 		freed := racks[try%len(racks)]
-		extra := nodeName(freed, 3)
+		extra := freed.node(3)
 		if how == "node became ready" {
 			n := gpuRackNode(extra, freed.block, freed.name)
 			n.Spec.Taints = []v1.Taint{{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule}}
@@ -102,32 +172,12 @@ func TestARackGangTakesARackTheMomentItFrees(t *testing.T) {
 			e.CreateNode(t, n)
 		}
 		group := fmt.Sprintf("g%d", try)
-		e.podGroup(t, group, 3, topologyAnnotation(topology.RequiredAnnotation, topology.RackLabel))
-		for i := range 3 {
-			e.member(t, group, fmt.Sprintf("%s-%d", group, i), "1", func(p *v1.Pod) { p.Spec.Containers = []v1.Container{gpuContainer("8")} })
-		}
-		e.WaitForPods(t, e.ns, time.Minute, "every member turned away", func(pods []v1.Pod) bool {
-			n := 0
-			for i := range pods {
-				if pods[i].Labels[v1alpha1.PodGroupLabel] == group && harness.Unschedulable(&pods[i]) != "" {
-					n++
-				}
-			}
-			return n == 3
-		})
+		e.rackGroupTurnedAway(t, group, func(p *v1.Pod) { p.Spec.Containers = []v1.Container{gpuContainer("8")} })
 		// The issue's wait, 8 s, with pods ending elsewhere meanwhile, one a second, as on any
 		// busy cluster: each is a room event that can requeue the members and turn them away
 		// again, growing the queue's backoff of each (1, 2, 4, 8, 10 s), which the room event
 		// must cut. The last ends just before the room appears.
-		for i := range 8 {
-			time.Sleep(time.Second)
-			p := pod(e.ns, fmt.Sprintf("elsewhere-%d-%d", try, i), "some-other-scheduler")
-			p.Spec.NodeName = "elsewhere"
-			e.CreatePod(t, p)
-			if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		e.endElsewhere(t, try, 8, time.Second)
 		// For the last one's requeue to be done with.
 		time.Sleep(300 * time.Millisecond)
 		if pods := e.WaitForPods(t, e.ns, time.Second, "state", func([]v1.Pod) bool { return true }); boundIn(pods, group) != 0 {
@@ -174,13 +224,7 @@ func TestARackGangTakesARackTheMomentItFrees(t *testing.T) {
 			t.Errorf("try %d (%s): the group was bound %v after room appeared in its rack, want within %v", try, how, d.Round(time.Millisecond), within)
 		}
 		// Back to four full racks for the next try.
-		for _, p := range pods {
-			if p.Labels[v1alpha1.PodGroupLabel] == group {
-				if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		e.deleteMembers(t, pods, group)
 		if how == "node joined" || how == "node became ready" {
 			if err := e.Client.CoreV1().Nodes().Delete(ctx, extra, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
@@ -194,9 +238,7 @@ func TestARackGangTakesARackTheMomentItFrees(t *testing.T) {
 			})
 			fillers[freed] = fill(try+1, freed)
 		}
-		e.WaitForPods(t, e.ns, time.Minute, "the group's pods gone", func(p []v1.Pod) bool {
-			return !slices.ContainsFunc(p, func(q v1.Pod) bool { return q.Labels[v1alpha1.PodGroupLabel] == group })
-		})
+		e.waitGroupGone(t, group)
 	}
 	for _, how := range events {
 		sorted := slices.Clone(delays[how])
