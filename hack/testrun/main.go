@@ -433,7 +433,7 @@ func (r *runner) read(j job, stdout interface{ Read([]byte) (int, error) }) (fai
 			top = top[:i]
 		}
 		switch e.Action {
-		case "output":
+		case "output", "build-output":
 			outputs[top] = append(outputs[top], e.Output)
 		case "pass", "fail", "skip":
 			if e.Test != top {
