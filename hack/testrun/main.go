@@ -504,6 +504,7 @@ func (r *runner) report(wall time.Duration, slowest int) error {
 		if res.test == "" {
 			// A package that failed with no failed test: it did not build, or crashed.
 			if res.action == "fail" && !testFailed[res.pkg] {
+				failed++
 				failures = append(failures, res)
 			}
 			continue
