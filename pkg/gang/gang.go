@@ -340,7 +340,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		if room := pl.roomShort(key, pod, int(podgroup.MinMember(pg)), nodes); room != nil {
 			// Who is turned away by the sum, and who goes, in order, is what tells whether the room
 			// went to the oldest group (issue 28).
-			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need)
+			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.all, "oneMemberNeeds", room.need.one)
 			pl.groups.TurnTaken(key)
 			state.Write(roomStateKey, room)
 			return nil, nil

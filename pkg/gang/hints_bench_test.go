@@ -34,7 +34,7 @@ func waitingGroups(n int) (*Gang, [][]*v1.Pod) {
 			return 0, true
 		})
 		m.MemberFailed(key, groups[g][0], 4, nil, "could not place member "+groups[g][0].Name)
-		m.NoteNeed(key, map[string]int64{"cpu": 4000, "pods": 4})
+		m.NoteNeed(key, roomNeed{all: map[string]int64{"cpu": 4000, "pods": 4}, one: map[string]int64{"cpu": 1000, "pods": 1}})
 		for _, p := range groups[g][1:] {
 			m.Park(key, p, parkedNoRoom)
 		}

@@ -1009,7 +1009,7 @@ func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
 	if len(g.ready) == 0 && len(g.placed) == 0 {
 		// No member is left to take a turn or wait for room: no one gives way to the group.
 		delete(m.turnWoken, key)
-		g.room.need = nil
+		g.room.need = roomNeed{}
 	}
 }
 

@@ -18,11 +18,18 @@ import (
 //
 // A member of a group that holds nothing is turned away as Pending, on every node, when the
 // cluster's free room summed over the snapshot's nodes cannot hold the least its group still needs,
-// even counting as free what every pod it could preempt holds. The queue then puts it straight
-// into the active queue when Gang's hint accepts an event, skipping its backoff, and QOSSort puts
-// the oldest group first. The sum is an upper bound of the room the group could use and the need
-// a lower bound, so a group that could fit is never held here: packing, selectors and taints stay
+// or when no single node has room for the least any one member asks; in both, even counting as
+// free what every pod it could preempt holds. The queue then puts it straight into the active
+// queue when Gang's hint accepts an event, skipping its backoff, and QOSSort puts the oldest group
+// first. The sum and the best node are upper bounds of the room the group could use and the needs
+// lower bounds, so a group that could fit is never held here: packing, selectors and taints stay
 // with the Filter plugins and the queue's usual backoff.
+//
+// The per-node bound is what keeps a deep backlog in order when nodes join one after another
+// (issue 42, fault 3). Free room scattered over small nodes covers the sum, so without it the
+// waiters were turned away by NodeResourcesFit and sat out the queue's backoff; a node joining
+// while the scheduler was still working through the last event's requeues then went to a younger
+// group already in the active queue, ahead of older ones it had just turned away.
 //
 // The check runs in PreFilter but the rejection is Filter's: kube-scheduler 1.37 takes a Pending
 // status from PreFilter for an error (RunPreFilterPlugins), and records Pending from Filter (and
@@ -34,10 +41,16 @@ import (
 const roomStateKey fwk.StateKey = "PreFilter" + Name + "/room"
 
 // roomState is what Filter tells every node's check of a member whose group does not fit, and
-// the least the group needs, which its wait for room keeps (see olderFits).
+// the least the group needs in all and on one node, which its wait for room keeps (see olderFits).
 type roomState struct {
 	msg  string
-	need topology.Resources
+	need roomNeed
+}
+
+// roomNeed is the least a group that holds nothing needs: in all, and on some one node for any
+// one member.
+type roomNeed struct {
+	all, one topology.Resources
 }
 
 func (s *roomState) Clone() fwk.StateData { return s }
@@ -69,26 +82,30 @@ func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, 
 			candidates = append(candidates, p)
 		}
 	}
-	need := leastNeed(candidates, minMember)
-	if need == nil {
-		return nil
-	}
-	short := roomShortOf(nodes, need, nil)
-	if len(short) > 0 && preempts {
-		short = roomShortOf(nodes, need, pod)
-	}
-	if len(short) == 0 {
+	need := roomNeed{all: leastNeed(candidates, minMember), one: leastOne(candidates)}
+	if need.all == nil {
 		return nil
 	}
 	counting := "what pods of lower priority hold counted as free"
 	if !preempts {
 		counting = "its members may not preempt"
 	}
-	for i, name := range short {
-		short[i] = "Insufficient " + name
+	short := roomShortOf(nodes, need.all, nil)
+	if len(short) > 0 && preempts {
+		short = roomShortOf(nodes, need.all, pod)
 	}
-	return &roomState{need: need, msg: fmt.Sprintf("pod group %s needs at least %s for the %d members it still has to place: %s in the whole cluster (%s); it is tried again at once when room is freed",
-		key, need, minMember, strings.Join(short, ", "), counting)}
+	if len(short) > 0 {
+		for i, name := range short {
+			short[i] = "Insufficient " + name
+		}
+		return &roomState{need: need, msg: fmt.Sprintf("pod group %s needs at least %s for the %d members it still has to place: %s in the whole cluster (%s); it is tried again at once when room is freed",
+			key, need.all, minMember, strings.Join(short, ", "), counting)}
+	}
+	if nodeHolds(nodes, need.one, nil) || preempts && nodeHolds(nodes, need.one, pod) {
+		return nil
+	}
+	return &roomState{need: need, msg: fmt.Sprintf("pod group %s has no node with room for any of its members, each of which needs at least %s on one node (%s); it is tried again at once when room is freed",
+		key, need.one, counting)}
 }
 
 // olderFits names an older group (see manager.older) that waits for room, was turned away by the
@@ -103,9 +120,20 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 	}
 	all := topology.Resources{}
 	for _, w := range older {
-		for name := range w.need {
+		for name := range w.need.all {
 			all[name] = 1
 		}
+	}
+	// Older groups mostly ask alike: whether some node holds one member is asked once per shape.
+	holdsOne := map[string]bool{}
+	oneFits := func(one topology.Resources) bool {
+		shape := one.String()
+		held, asked := holdsOne[shape]
+		if !asked {
+			held = nodeHolds(nodes, one, nil)
+			holdsOne[shape] = held
+		}
+		return held
 	}
 	// With many older groups waiting, asking each after every node would cost more than the sum:
 	// they are asked after 1, 2, 4, ... nodes and after the last.
@@ -114,13 +142,49 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 		t.add(n, nil)
 		if i+1 == len(nodes) || i&(i+1) == 0 {
 			for _, w := range older {
-				if t.covers(w.need) {
+				if t.covers(w.need.all) && oneFits(w.need.one) {
 					return w.key.String()
 				}
 			}
 		}
 	}
 	return ""
+}
+
+// leastOne is the least any one of candidates asks, resource by resource, and a pod slot: no
+// member fits a node whose free room does not cover it.
+func leastOne(candidates []*v1.Pod) topology.Resources {
+	one := topology.Resources{topology.Pods: 1}
+	for i, p := range candidates {
+		r := topology.Requests(p)
+		if i == 0 {
+			maps.Copy(one, r)
+			continue
+		}
+		for name, v := range one {
+			if name != topology.Pods {
+				one[name] = min(v, r[name])
+			}
+		}
+	}
+	for name, v := range one {
+		if v <= 0 {
+			delete(one, name)
+		}
+	}
+	return one
+}
+
+// nodeHolds reports whether some node's free room covers one; with preemptor, counting as free
+// what the pods of lower priority than it hold. It stops at the first such node.
+func nodeHolds(nodes []fwk.NodeInfo, one topology.Resources, preemptor *v1.Pod) bool {
+	for _, n := range nodes {
+		t := newTally(one)
+		if t.add(n, preemptor); t.covers(one) {
+			return true
+		}
+	}
+	return false
 }
 
 // leastNeed is the least the group can need to place n of candidates: for each resource the n

@@ -1,12 +1,20 @@
 package gang
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -92,5 +100,69 @@ func TestRoomSum(t *testing.T) {
 	}
 	if mayPreempt(never) {
 		t.Errorf("a pod with preemptionPolicy Never may preempt")
+	}
+}
+
+func TestLeastOne(t *testing.T) {
+	pod := func(cpu, mem string) *v1.Pod {
+		return st.MakePod().Req(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourceMemory: mem}).Obj()
+	}
+	got := leastOne([]*v1.Pod{pod("4", "1"), pod("1", "8"), pod("2", "2")})
+	if diff := cmp.Diff(topology.Resources{"cpu": 1000, "memory": 1, topology.Pods: 1}, got); diff != "" {
+		t.Errorf("leastOne (-want +got):\n%s", diff)
+	}
+	// A resource one candidate does not ask for is not needed by the least of them.
+	got = leastOne([]*v1.Pod{pod("4", "1"), st.MakePod().Req(map[v1.ResourceName]string{v1.ResourceCPU: "2"}).Obj()})
+	if diff := cmp.Diff(topology.Resources{"cpu": 2000, topology.Pods: 1}, got); diff != "" {
+		t.Errorf("leastOne without memory on one (-want +got):\n%s", diff)
+	}
+}
+
+// Free room scattered over nodes too small for any one member covers the group's sum but holds
+// none of it: the member is turned away as Pending, so that a node joining requeues it past its
+// backoff, and a younger group gives way to it once a node holds one member (issue 42, fault 3:
+// without this a younger group already in the active queue took the room of a node that joined).
+func TestNoNodeForOneMember(t *testing.T) {
+	node := func(name, cpu string) *v1.Node {
+		return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourcePods: "10"}).Obj()
+	}
+	withCPU := func(p *v1.Pod, cpu string) *v1.Pod {
+		p = p.DeepCopy()
+		p.Spec.Containers = st.MakePod().Req(map[v1.ResourceName]string{v1.ResourceCPU: cpu}).Obj().Spec.Containers
+		p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever)
+		return p
+	}
+	older1, older2 := withCPU(a1, "1"), withCPU(a2, "1")
+	younger1, younger2 := withCPU(b1, "1"), withCPU(b2, "1")
+	pgA, pgB := podGroup("a", 2), podGroup("b", 2)
+	pgA.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC))
+	pgB.CreationTimestamp = metav1.NewTime(pgA.CreationTimestamp.Add(time.Minute))
+	h := newHarness(t, []*v1alpha1.PodGroup{pgA, pgB}, older1, older2, younger1, younger2)
+	small := []fwk.NodeInfo{}
+	for i := range 4 {
+		small = append(small, nodeInfo(node(fmt.Sprintf("small-%d", i), "500m")))
+	}
+
+	state := framework.NewCycleState()
+	if _, st := h.pl.PreFilter(h.ctx, state, older1, small); st != nil {
+		t.Fatalf("PreFilter: %v, want the rejection left to Filter", st)
+	}
+	got := h.pl.Filter(h.ctx, state, older1, small[0])
+	want := fwk.NewStatus(fwk.Pending, "pod group ns/a has no node with room for any of its members, each of which needs at least cpu 1 on one node (its members may not preempt); it is tried again at once when room is freed")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Filter on 2 CPUs free in nodes of 500m (-want +got):\n%s", diff)
+	}
+	h.pl.PostFilter(h.ctx, state, older1, framework.NewDefaultNodeToStatus())
+
+	// A node joins with room for one group: the younger group, tried first, gives way.
+	joined := append(slices.Clone(small), nodeInfo(node("joined", "2")))
+	if _, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), younger1, joined); st.Code() != fwk.UnschedulableAndUnresolvable ||
+		!strings.Contains(st.Message(), "gives way to pod group ns/a") {
+		t.Errorf("the younger group's PreFilter after a node joined: %v, want it to give way to ns/a", st)
+	}
+	// Without that node, the older group holds no room and the younger one does not wait for it
+	// (it is turned away by the room there is itself).
+	if _, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), younger1, small); st != nil {
+		t.Errorf("the younger group's PreFilter with no node for either: %v, want the rejection left to Filter", st)
 	}
 }

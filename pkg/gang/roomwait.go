@@ -7,8 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
-
-	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // Waiting for room.
@@ -55,9 +53,9 @@ type roomWait struct {
 	waits int
 	// why says what the waiter lacked, as a clause after "pod group ns/name".
 	why string
-	// need is the least the group needs, when the waiter was turned away by the sum of room
-	// (roomsum.go); nil otherwise.
-	need topology.Resources
+	// need is the least the group needs, when the waiter was turned away by the sum of room or
+	// for want of a node with room for one member (roomsum.go); zero otherwise.
+	need roomNeed
 }
 
 // minRoomBackstop is a waiting group's first backstop: upstream's queue flushes unschedulable pods
@@ -122,9 +120,9 @@ func (m *manager) EndRoomWaitsIn(namespace string) {
 	}
 }
 
-// NoteNeed records that the group's waiter was turned away by the sum of room, and the least its
-// group needs.
-func (m *manager) NoteNeed(key types.NamespacedName, need topology.Resources) {
+// NoteNeed records that the group's waiter was turned away by the room there is (roomsum.go),
+// and the least its group needs.
+func (m *manager) NoteNeed(key types.NamespacedName, need roomNeed) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if g, ok := m.groups[key]; ok && g.room.waiter != "" {
@@ -132,10 +130,10 @@ func (m *manager) NoteNeed(key types.NamespacedName, need topology.Resources) {
 	}
 }
 
-// olderWaiter is a group that waits for room, turned away by the sum, and what it needs.
+// olderWaiter is a group that waits for room, turned away by the room there is, and what it needs.
 type olderWaiter struct {
 	key  types.NamespacedName
-	need topology.Resources
+	need roomNeed
 }
 
 // OlderWaiting lists the groups older than key's (see older) whose waiters the sum of room
@@ -151,7 +149,7 @@ func (m *manager) OlderWaiting(key types.NamespacedName) []olderWaiter {
 	}
 	var out []olderWaiter
 	add := func(other types.NamespacedName) {
-		if o, ok := m.groups[other]; ok && o.room.need != nil && m.older(other, key, g) {
+		if o, ok := m.groups[other]; ok && o.room.need.all != nil && m.older(other, key, g) {
 			out = append(out, olderWaiter{key: other, need: o.room.need})
 		}
 	}

@@ -250,8 +250,9 @@ func TestARackGangTakesARackTheMomentItFrees(t *testing.T) {
 
 // A node that joins wakes a backlog of waiting groups at once, and its room goes to the oldest
 // groups it holds, whole (issue 42, fault 3: 2.2 s at 200 groups where a pod's deletion took under
-// 1 s). Nodes of 50m cpu hold none of the
-// groups of four 100m members; each try a node joins with room for exactly five groups, and the
+// 1 s; and, on a loaded machine, a node that joined while the scheduler still worked through the
+// last node's requeues went to a younger group already in the active queue, see roomsum.go).
+// Nodes of 50m cpu hold none of the groups of four 100m members; each try a node joins with room for exactly five groups, and the
 // five oldest still waiting must be bound whole, and no other member. The backlog is five groups
 // per try and twenty more (150 in the soak run: the issue's 200 groups), so that groups wait
 // behind the room to the end. The bound, 3 s, is a loaded machine's (load average 4) margin over
@@ -287,7 +288,12 @@ func TestWaitingGangsWakeOnNodeJoin(t *testing.T) {
 		start := time.Now()
 		e.CreateNode(t, harness.Node(fmt.Sprintf("joined-%d", try), fmt.Sprintf("%dm", perTry*size*100), "16Gi", nil))
 		want := groups[try*perTry : (try+1)*perTry]
+		younger := groups[(try+1)*perTry:]
 		pods := e.WaitForPods(t, e.ns, time.Minute, "the oldest groups bound", func(pods []v1.Pod) bool {
+			// A younger group bound has taken room that was not its: that is a failure, seen now.
+			if slices.ContainsFunc(younger, func(g string) bool { return boundIn(pods, g) > 0 }) {
+				return true
+			}
 			for _, g := range want {
 				if boundIn(pods, g) != size {
 					return false
@@ -300,10 +306,14 @@ func TestWaitingGangsWakeOnNodeJoin(t *testing.T) {
 		if d > within {
 			t.Errorf("try %d: the five oldest groups were bound %v after the node joined, want within %v", try, d.Round(time.Millisecond), within)
 		}
-		for _, g := range groups[(try+1)*perTry:] {
+		for _, g := range younger {
 			if n := boundIn(pods, g); n != 0 {
 				t.Errorf("try %d: %d members of %s bound, a group younger than the room's five", try, n, g)
 			}
+		}
+		if t.Failed() {
+			// The next tries would only count this one's room again.
+			return
 		}
 	}
 	sorted := slices.Clone(delays)
