@@ -329,3 +329,36 @@ func TestFairAdmissionKeepsThePreemptorsRoom(t *testing.T) {
 		t.Errorf("the preemptor bound, 2 free: a's pod refused: %v", u)
 	}
 }
+
+// The room a preemption freed stays its preemptor's against a pod whose quota is within its fair
+// share too: only the preemptor takes it, or a pod within its quota's min (issue 42, "Not built
+// yet" 7: a high-priority pod bound into another team's preemptor's room and evicted 0.6 s later).
+func TestFairAdmissionKeepsThePreemptorsRoomFromAQuotaWithinItsShare(t *testing.T) {
+	ask := vec(string(gpuMem), "2", "pods", "1")
+	l := ledgerOf(t, teams()...)
+	bindN(l, "a", "a", 1, string(gpuMem), "2")       // 2, below a's fair 4
+	cs := bindN(l, "c", "c", 7, string(gpuMem), "2") // 14; the 16 are full
+	l.Waiting(podOf("b", "w1", string(gpuMem), "2"), ask)
+	l.Waiting(podOf("b", "w2", string(gpuMem), "2"), ask)
+	pre := podOf("b", "pre", string(gpuMem), "2")
+	l.Incoming(pre, ask, []types.UID{cs[0].UID})
+	l.Leaving(cs[0].UID)
+	l.Forget(cs[0].UID)
+	u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16)
+	if u == nil {
+		t.Fatal("a within its fair share took the room freed for b's preemptor")
+	}
+	if msg := u.Error(); !strings.Contains(msg, "room that preemption freed for pods on their way in (2 free, 2 of it theirs); quota a/q") {
+		t.Errorf("the message %q does not say whose the room is", msg)
+	}
+	if u, _ := l.FairAdmits(pre, ask, pool16); u != nil {
+		t.Errorf("the preemptor refused its own room: %v", u)
+	}
+	preReq, _ := RequestOf(pre, gpuMem)
+	l.Bound(pre, "", preReq)
+	// The preemptor is in: what is free now (nothing) is NodeResourcesFit's to judge, and a's pod,
+	// within its share, is not refused for fairness.
+	if u, _ := l.FairAdmits(podOf("a", "p"), ask, vec(string(gpuMem), "18", "pods", "110")); u != nil {
+		t.Errorf("the preemptor bound, 2 free: a's pod, within its share, refused: %v", u)
+	}
+}
