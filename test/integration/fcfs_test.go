@@ -50,6 +50,8 @@ func TestBacklogFirstComeFirstServedAcrossRestart(t *testing.T) {
 		var want []string
 		for i := backlog - 1; i >= 0; i-- {
 			if i < backlog-1 {
+				// Creation timestamps have whole seconds: each job must be created in a second of
+				// its own for the order to be the test's.
 				time.Sleep(1100 * time.Millisecond)
 			}
 			name := fmt.Sprintf("job-%d", i)
@@ -168,6 +170,7 @@ func TestNativeGroupsFirstComeFirstServedAtStart(t *testing.T) {
 	var want []string
 	for i := backlog - 1; i >= 0; i-- {
 		if i < backlog-1 {
+			// Creation timestamps have whole seconds: one second for each group.
 			time.Sleep(1100 * time.Millisecond)
 		}
 		name := fmt.Sprintf("g-%d", i)

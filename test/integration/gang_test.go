@@ -118,6 +118,8 @@ func everyPodSays(t *testing.T, c *harness.Cluster, ns, want string) {
 		return len(pods) > 0
 	}
 	c.WaitForPods(t, ns, 30*time.Second, "every member's condition naming "+want, all)
+	// A window in which no condition may change: 5 s holds two of Gang's 2 s backoffs, so each
+	// member has been retried and has rewritten its condition at least once more.
 	time.Sleep(5 * time.Second)
 	pods, err := c.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 	if err != nil {

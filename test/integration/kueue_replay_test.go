@@ -401,6 +401,8 @@ func replayKueue(t *testing.T, c kqCase) {
 			}
 			return true
 		})
+		// The quiet spell: 3 s holds every waiting pod's next try (the queue's backoff is 1 s,
+		// then 2 s), which would preempt or bind after the fact if the outcome were not stable.
 		time.Sleep(3 * time.Second)
 		pods := e.waitAll(t, namespaces, "list", func([]v1.Pod) bool { return true })
 		if msg := kqOutcome(pods, s.bound); msg != "" {

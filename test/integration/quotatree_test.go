@@ -154,6 +154,8 @@ func TestFairSharePreemptionDoesNotPingPong(t *testing.T) {
 		// a asks again: nothing comes back to it, and c keeps what it took.
 		create(a, 2, true)
 		e.Settled(t, a, time.Minute)
+		// A window in which nothing may move: 5 s holds a's pods' next tries (the queue's backoff
+		// is 1 s, then 2 s), each of which would preempt c again if fair sharing let it.
 		time.Sleep(5 * time.Second)
 		if got := [3]int{bound(a), bound(b), bound(c)}; got != [3]int{3, 1, 4} {
 			t.Fatalf("try %d: bound pods of a, b, c %v after a asked again, want [3 1 4]", try, got)
@@ -537,6 +539,8 @@ func TestQuotaLendingLimit(t *testing.T) {
 		bound(x, 1)
 		e.deletePod(t, y, "y0")
 		bound(y, 4)
+		// A window in which y may not go past 4: 3 s holds its waiting pods' next tries (the
+		// queue's backoff is 1 s, then 2 s) after y0's deletion requeued them.
 		time.Sleep(3 * time.Second)
 		if pods := bound(y, 4); len(pods) != 5 {
 			t.Errorf("try %d: y has %d pods, want 5", try, len(pods))

@@ -142,6 +142,8 @@ func TestGangTopologyPreemptsNothingWhenNoRackCanBeFreed(t *testing.T) {
 			}
 			return told == 4
 		})
+		// A window in which nothing may be evicted or bound: 3 s holds the members' next tries
+		// (the queue's backoff is 1 s, then 2 s), each of which would preempt again if it could.
 		time.Sleep(3 * time.Second)
 		pods := e.WaitForPods(t, jobs, time.Second, "state", func([]v1.Pod) bool { return true })
 		if n := boundIn(pods, "train"); n != 0 {
