@@ -17,6 +17,7 @@ import (
 
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/internal/kwok"
+	"github.com/berth-sched/berth/pkg/podroom"
 )
 
 // gangTimeoutSeconds bounds how long the scheduler holds a gang's first members waiting for the
@@ -273,7 +274,7 @@ func (d *demo) freeOn(ctx context.Context, nodes []string) (map[string]v1.Resour
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		left, ok := free[p.Spec.NodeName]
-		if !ok || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+		if !ok || !podroom.Holds(p) {
 			continue
 		}
 		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {

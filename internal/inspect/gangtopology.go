@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -155,7 +156,7 @@ func freeOnNodes(nodes []v1.Node, pods []v1.Pod) map[string]topology.Resources {
 	for i := range pods {
 		p := &pods[i]
 		f, ok := free[p.Spec.NodeName]
-		if !ok || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+		if !ok || !podroom.Holds(p) {
 			continue
 		}
 		for name, v := range topology.Requests(p) {

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podroom"
 )
 
 // GPUs is every GPU of the nodes looked at and the pods holding its memory. Memory is in the unit
@@ -131,7 +132,7 @@ func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
 
 	for i := range pods {
 		p := &pods[i]
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+		if p.Spec.NodeName == "" || !podroom.Holds(p) {
 			continue
 		}
 		a, ok, err := gpu.AssignmentOf(p)

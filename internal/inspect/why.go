@@ -24,6 +24,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/quota"
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -177,7 +178,7 @@ func WhyOfIn(in WhyInput, room *Room) *Why {
 	case p.Spec.NodeName != "":
 		w.Cause, w.Summary = CauseNotPending, fmt.Sprintf("not pending: bound to node %s", p.Spec.NodeName)
 		return w
-	case p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed:
+	case !podroom.Holds(p):
 		w.Cause, w.Summary = CauseNotPending, fmt.Sprintf("not pending: it has finished (%s)", p.Status.Phase)
 		return w
 	case p.DeletionTimestamp != nil:
@@ -301,7 +302,7 @@ func newCluster(in WhyInput) *cluster {
 	sort.Slice(c.nodes, func(i, j int) bool { return c.nodes[i].node.Name < c.nodes[j].node.Name })
 	for i := range in.Pods {
 		p := &in.Pods[i]
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed || (in.Pod != nil && p.UID == in.Pod.UID) {
+		if p.Spec.NodeName == "" || !podroom.Holds(p) || (in.Pod != nil && p.UID == in.Pod.UID) {
 			continue
 		}
 		c.pods = append(c.pods, p)
@@ -838,7 +839,7 @@ func (c *cluster) gangOf(key types.NamespacedName, groups []v1alpha1.PodGroup) *
 	}
 	self := c.in.Pod
 	consider := func(p *v1.Pod) {
-		if k, ok := podgroup.KeyOf(p); !ok || k.String() != g.key || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+		if k, ok := podgroup.KeyOf(p); !ok || k.String() != g.key || !podroom.Holds(p) {
 			return
 		}
 		g.members = append(g.members, p)

@@ -39,6 +39,7 @@ import (
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/process"
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -228,7 +229,7 @@ func (p *publisher) sweep(ctx context.Context) {
 	var waiting []candidate
 	seen := map[types.UID]bool{}
 	for _, pod := range all {
-		if pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed {
+		if !podroom.Holds(pod) {
 			continue
 		}
 		live = append(live, pod)

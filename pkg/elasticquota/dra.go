@@ -16,13 +16,13 @@ import (
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
 	"github.com/berth-sched/berth/pkg/dra"
+	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -194,7 +194,7 @@ func (s *shared) recountReservers(claim *resourceapi.ResourceClaim, seen *claimS
 			continue
 		}
 		pod, err := s.pods(claim.Namespace, r.Name)
-		if err != nil || pod.UID != r.UID || podutil.IsPodTerminal(pod) {
+		if err != nil || pod.UID != r.UID || !podroom.Holds(pod) {
 			continue
 		}
 		if _, bound := s.ledger.Holds(pod.UID); !bound {

@@ -224,7 +224,7 @@ func (s *shared) missingMembers(pod *v1.Pod, group string, held int) int {
 func (s *shared) groupNeed(pod *v1.Pod, group string, request quota.Vector, others int) quota.Vector {
 	var waiting []quota.Vector
 	for _, p := range podgroup.Pods(s.groups.Pods, types.NamespacedName{Namespace: pod.Namespace, Name: group}) {
-		if p.UID == pod.UID || p.DeletionTimestamp != nil || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+		if p.UID == pod.UID || !podgroup.Live(p) {
 			continue
 		}
 		if held, _ := s.ledger.Holds(p.UID); held {

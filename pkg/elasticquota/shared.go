@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
@@ -25,6 +24,7 @@ import (
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/process"
 	"github.com/berth-sched/berth/pkg/quota"
 )
@@ -165,7 +165,7 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 		if pod.Spec.NodeName == "" {
 			return
 		}
-		if podutil.IsPodTerminal(pod) {
+		if !podroom.Holds(pod) {
 			s.recountSharers(pod, pod.UID)
 			s.wake(s.ledger.Forget(pod.UID))
 			return
@@ -214,7 +214,7 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 // binding, which sets spec.nodeName.
 func sameCount(old, cur *v1.Pod) bool {
 	return old.UID == cur.UID && old.Generation == cur.Generation && old.Spec.NodeName == cur.Spec.NodeName &&
-		podutil.IsPodTerminal(old) == podutil.IsPodTerminal(cur) && (old.DeletionTimestamp == nil) == (cur.DeletionTimestamp == nil) &&
+		podroom.Holds(old) == podroom.Holds(cur) && (old.DeletionTimestamp == nil) == (cur.DeletionTimestamp == nil) &&
 		groupOf(old) == groupOf(cur) && old.Annotations[gpu.PodGPUCountAnnotation] == cur.Annotations[gpu.PodGPUCountAnnotation]
 }
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -521,7 +522,7 @@ func (m *manager) PodChanged(key types.NamespacedName, uid types.UID, pod *v1.Po
 	} else {
 		g.ready.Delete(uid)
 	}
-	if pod != nil && pod.Spec.NodeName != "" && live(pod) {
+	if pod != nil && pod.Spec.NodeName != "" && podgroup.Live(pod) {
 		g.bound.Insert(uid)
 		g.placed.Insert(uid)
 	} else {

@@ -16,27 +16,17 @@ type members struct {
 
 func (m members) of(key types.NamespacedName) []*v1.Pod { return podgroup.Pods(m.indexer, key) }
 
-// live reports whether pod still counts for its group: not finished and not being deleted.
-func live(pod *v1.Pod) bool {
-	return pod.DeletionTimestamp == nil && !finished(pod)
-}
-
-// finished reports whether pod has run to its end: its node no longer counts what it asked.
-func finished(pod *v1.Pod) bool {
-	return pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
-}
-
 // schedulable reports whether pod can take part in its group's next round: live and not held
 // by scheduling gates, which would leave its siblings waiting at Permit for nothing.
 func schedulable(pod *v1.Pod) bool {
-	return live(pod) && len(pod.Spec.SchedulingGates) == 0
+	return podgroup.Live(pod) && len(pod.Spec.SchedulingGates) == 0
 }
 
 // bound returns the group's live pods that are bound to a node.
 func (m members) bound(key types.NamespacedName) []*v1.Pod {
 	var pods []*v1.Pod
 	for _, pod := range m.of(key) {
-		if pod.Spec.NodeName != "" && live(pod) {
+		if pod.Spec.NodeName != "" && podgroup.Live(pod) {
 			pods = append(pods, pod)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/activate"
 	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/process"
 )
 
@@ -174,7 +175,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
-			if cur.Spec.NodeName != "" && !finished(old) && finished(cur) {
+			if cur.Spec.NodeName != "" && podroom.Holds(old) && !podroom.Holds(cur) {
 				c.groups.RoomFreed()
 			}
 			oldKey, wasMember := podgroup.KeyOf(old)
@@ -196,7 +197,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			}
 			if pod, ok := obj.(*v1.Pod); ok {
 				// A pod that finished gave its room back then (the scheduler forgets it).
-				if pod.Spec.NodeName != "" && !finished(pod) {
+				if pod.Spec.NodeName != "" && podroom.Holds(pod) {
 					c.groups.RoomFreed()
 				}
 				if key, ok := podgroup.KeyOf(pod); ok {

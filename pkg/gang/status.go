@@ -21,6 +21,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/podroom"
 )
 
 // computeStatus is the status a PodGroup should show, given all its pods (finished ones
@@ -44,7 +45,7 @@ func computeStatus(pg *v1alpha1.PodGroup, pods []*v1.Pod, started time.Time) gro
 	}
 	var bound, live int32
 	for _, pod := range pods {
-		if pod.Status.Phase != v1.PodSucceeded && pod.Status.Phase != v1.PodFailed {
+		if podroom.Holds(pod) {
 			live++
 		}
 		if pod.Spec.NodeName != "" {

@@ -11,7 +11,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+
+	"github.com/berth-sched/berth/pkg/podroom"
 )
 
 // Cache knows every node's GPUs and every pod's share of them: pods seen bound with an assignment
@@ -114,7 +115,7 @@ func (c *Cache) DeleteNode(name string) {
 // A bound pod with malformed annotations keeps what it held before and the error is returned for
 // the caller to report; so is a bound pod that asks for GPU memory but names no devices.
 func (c *Cache) AddOrUpdatePod(pod *v1.Pod) error {
-	if podutil.IsPodTerminal(pod) {
+	if !podroom.Holds(pod) {
 		c.DeletePod(pod.UID)
 		return nil
 	}

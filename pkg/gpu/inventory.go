@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+
+	"github.com/berth-sched/berth/pkg/podroom"
 )
 
 // maxDevicesPerNode bounds what a node or an annotation may claim, so that a corrupt capacity
@@ -107,7 +108,7 @@ func quantityEqual(a, b v1.ResourceList, name v1.ResourceName) bool {
 // PodChanged reports whether an update of a pod can change how the cache accounts it.
 func PodChanged(old, cur *v1.Pod) bool {
 	return old.Spec.NodeName != cur.Spec.NodeName ||
-		podutil.IsPodTerminal(old) != podutil.IsPodTerminal(cur) ||
+		podroom.Holds(old) != podroom.Holds(cur) ||
 		old.Annotations[PodGPUDevicesAnnotation] != cur.Annotations[PodGPUDevicesAnnotation] ||
 		old.Annotations[GPUShareIndexAnnotation] != cur.Annotations[GPUShareIndexAnnotation] ||
 		old.Annotations[GPUSharePodAnnotation] != cur.Annotations[GPUSharePodAnnotation]

@@ -1,10 +1,10 @@
 // Package podgroup is what berth knows of a pod group: scheduler-plugins' PodGroup
 // (scheduling.x-k8s.io/v1alpha1), joined by the scheduling.x-k8s.io/pod-group label. It owns a
-// pod's group key (KeyOf), the members a group wants (MinMember), the index that finds a group's
-// pods on the scheduler's pod informer (which has no other index that finds them, not even one by
-// namespace), the groups' creation order that QOSSort sorts by (Order), and, once per scheduler
-// process, the scheduler-plugins client and PodGroup informer that Gang and ElasticQuota share
-// (Groups).
+// pod's group key (KeyOf), the members a group wants (MinMember), which pods still count as
+// members (Live), the index that finds a group's pods on the scheduler's pod informer (which has
+// no other index that finds them, not even one by namespace), the groups' creation order that
+// QOSSort sorts by (Order), and, once per scheduler process, the scheduler-plugins client and
+// PodGroup informer that Gang and ElasticQuota share (Groups).
 //
 // Kubernetes 1.37's native pod groups (scheduling.k8s.io, joined by spec.schedulingGroup) are
 // placed by upstream's GangScheduling plugin and reach berth's plugins as single pods, or, in the
@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/podroom"
 )
 
 // Key is group's key, the one KeyOf returns for its members.
@@ -27,6 +29,12 @@ func Key(group *v1alpha1.PodGroup) types.NamespacedName {
 // unset field reads as 1.
 func MinMember(group *v1alpha1.PodGroup) int32 {
 	return max(group.Spec.MinMember, 1)
+}
+
+// Live reports whether pod still counts as one of its group's members: it holds its room and is
+// not being deleted, since a group cannot count on a member that is going.
+func Live(pod *v1.Pod) bool {
+	return pod.DeletionTimestamp == nil && podroom.Holds(pod)
 }
 
 // index names the pod-informer index from "namespace/podgroup" to the group's pods.

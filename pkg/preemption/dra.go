@@ -12,6 +12,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/activate"
 	"github.com/berth-sched/berth/pkg/dra"
+	"github.com/berth-sched/berth/pkg/podroom"
 )
 
 // Preemption for DRA GPUs. Upstream's DynamicResources plugin has no PreFilterExtensions: when the
@@ -79,10 +80,12 @@ func (d *dryRun) freesClaim(c *resourceapi.ResourceClaim) bool {
 	return true
 }
 
-// podGone reports whether the pod is deleted or being deleted, as the scheduler's informer shows it.
+// podGone reports whether the pod is deleted or being deleted, as the scheduler's informer shows it:
+// a pod being deleted counts as gone here, though it holds its node's room until it is, because
+// its claims are released when it goes and preemption need not evict anything more for them.
 func (pl *Preemption) podGone(ns, name string, uid types.UID) bool {
 	p, err := pl.fh.SharedInformerFactory().Core().V1().Pods().Lister().Pods(ns).Get(name)
-	return err != nil || p.UID != uid || p.DeletionTimestamp != nil || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+	return err != nil || p.UID != uid || p.DeletionTimestamp != nil || !podroom.Holds(p)
 }
 
 // draResolvable is the scheduling cycle's node statuses as preemption should read them for a pod
