@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -33,8 +34,10 @@ type Gang struct {
 	Name      string `json:"name"`
 	// Phase is the PodGroup's status.phase; empty while no scheduler has written it, and for a
 	// group whose PodGroup does not exist (Missing).
-	Phase     v1alpha1.PodGroupPhase `json:"phase"`
-	MinMember int32                  `json:"minMember"`
+	Phase v1alpha1.PodGroupPhase `json:"phase"`
+	// MinMember is the members the scheduler waits for (podgroup.MinMember): an unset minMember
+	// counts as 1.
+	MinMember int32 `json:"minMember"`
 	// Missing is set when pods name the group but its PodGroup does not exist.
 	Missing bool `json:"missing,omitempty"`
 	// Members counts the pods labelled with the group, finished ones included.
@@ -73,7 +76,7 @@ func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event)
 	for i := range groups {
 		pg := &groups[i]
 		byKey[types.NamespacedName{Namespace: pg.Namespace, Name: pg.Name}] = &Gang{
-			Namespace: pg.Namespace, Name: pg.Name, Phase: pg.Status.Phase, MinMember: pg.Spec.MinMember, Waiting: []WaitingPod{},
+			Namespace: pg.Namespace, Name: pg.Name, Phase: pg.Status.Phase, MinMember: podgroup.MinMember(pg), Waiting: []WaitingPod{},
 		}
 	}
 	for i := range pods {

@@ -129,10 +129,10 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 // the nodes a member with tolerations may use, as Gang's choice counts them.
 func domainRooms(nodes []v1.Node, free map[string]topology.Resources, levels topology.Levels, level int, tolerations []v1.Toleration, member topology.Resources) map[topology.Domain]int {
 	room := map[topology.Domain]int{}
+	comparisonOperators := topology.ComparisonOperators()
 	for i := range nodes {
 		n := &nodes[i]
-		// The scheduler's TaintTolerationComparisonOperators gate is alpha and off by default.
-		if d, ok := levels.DomainOf(n.Labels, level); ok && topology.Usable(n, tolerations, false) {
+		if d, ok := levels.DomainOf(n.Labels, level); ok && topology.Usable(n, tolerations, comparisonOperators) {
 			room[d] += topology.Fits(free[n.Name], member)
 		}
 	}

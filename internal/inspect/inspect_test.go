@@ -258,6 +258,27 @@ func TestGangsOf(t *testing.T) {
 	}
 }
 
+// A PodGroup without minMember reads as the scheduler reads it: one member.
+func TestGangsOfUnsetMinMember(t *testing.T) {
+	groups := []v1alpha1.PodGroup{{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "solo"}}}
+	pods := []v1.Pod{{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "solo-0", UID: "solo-0", Labels: map[string]string{v1alpha1.PodGroupLabel: "solo"}},
+		Spec:       v1.PodSpec{NodeName: "n1"},
+		Status:     v1.PodStatus{Phase: v1.PodRunning},
+	}}
+	got := GangsOf(groups, pods, nil)
+	if len(got.Groups) != 1 || got.Groups[0].MinMember != 1 {
+		t.Fatalf("GangsOf = %+v, want one group with MinMember 1", got.Groups)
+	}
+	var out bytes.Buffer
+	if err := got.WriteTable(&out, false); err != nil {
+		t.Fatal(err)
+	}
+	if line := "solo   <none>   1           1         1        1         0           0"; !containsLine(out.String(), line) {
+		t.Errorf("the table lacks the line %q:\n%s", line, out.String())
+	}
+}
+
 func TestQuotasOf(t *testing.T) {
 	rl := func(pairs ...string) v1.ResourceList {
 		l := v1.ResourceList{}

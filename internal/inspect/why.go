@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
-	"k8s.io/klog/v2"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
@@ -405,8 +404,10 @@ func amount(name v1.ResourceName, milli int64) string {
 
 // excluded says why the pod may not run on the node whatever its room: cordoned, its node selector
 // or required node affinity, a taint it does not tolerate; "" if it may.
-func excluded(p *v1.Pod, n *v1.Node) string {
-	if n.Spec.Unschedulable && !tolerates(p, v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}) {
+// comparisonOperators is topology.ComparisonOperators, read once per pod judged.
+func excluded(p *v1.Pod, n *v1.Node, comparisonOperators bool) string {
+	cordoned, taint := topology.Excluded(n, p.Spec.Tolerations, comparisonOperators)
+	if cordoned {
 		return "cordoned (spec.unschedulable)"
 	}
 	if len(p.Spec.NodeSelector) > 0 {
@@ -417,17 +418,10 @@ func excluded(p *v1.Pod, n *v1.Node) string {
 	if ok, _ := nodeaffinity.NewRequiredNodeAffinity(nil, p.Spec.Affinity).Match(n); !ok {
 		return "required node affinity"
 	}
-	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, p.Spec.Tolerations, func(t *v1.Taint) bool {
-		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-	}, true)
-	if untolerated {
+	if taint != nil {
 		return "taint " + taint.ToString()
 	}
 	return ""
-}
-
-func tolerates(p *v1.Pod, t v1.Taint) bool {
-	return corev1helpers.TolerationsTolerateTaint(klog.Background(), p.Spec.Tolerations, &t, true)
 }
 
 func selectorText(sel map[string]string) string {
@@ -454,8 +448,9 @@ type fit struct {
 
 func (c *cluster) judge(p *v1.Pod, req quota.Vector, g gpu.Request) fit {
 	f := fit{excluded: map[string]int{}, short: map[string][]string{}}
+	comparisonOperators := topology.ComparisonOperators()
 	for _, r := range c.nodes {
-		if why := excluded(p, r.node); why != "" {
+		if why := excluded(p, r.node, comparisonOperators); why != "" {
 			f.excluded[why]++
 			continue
 		}

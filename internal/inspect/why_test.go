@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/topology"
 )
 
 func cpuNode(name, cpu string, mutate ...func(*v1.Node)) v1.Node {
@@ -320,5 +321,27 @@ func TestWhyShowsPublished(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "Published") {
 		t.Errorf("a bound pod shows a published answer:\n%s", b.String())
+	}
+}
+
+// kubectl berth why and kubectl berth gangs judge a toleration alike, as the scheduler does by
+// default: the comparison operators (Gt, Lt) are an alpha gate, off unless enabled, so a toleration
+// using one tolerates nothing.
+func TestWhyAndGangsJudgeTolerationsAlike(t *testing.T) {
+	tainted := cpuNode("tainted", "8", func(n *v1.Node) {
+		n.Spec.Taints = []v1.Taint{{Key: "example.com/generation", Value: "5", Effect: v1.TaintEffectNoSchedule}}
+	})
+	newer := func(p *v1.Pod) {
+		p.Spec.Tolerations = []v1.Toleration{{Key: "example.com/generation", Operator: v1.TolerationOpGt, Value: "3", Effect: v1.TaintEffectNoSchedule}}
+	}
+	in := WhyInput{Nodes: []v1.Node{tainted}, Pods: []v1.Pod{cpuPod("ns", "p", "", "1", newer)}}
+	w := whyOf(t, "p", in)
+	if w.Cause != CauseNodeConstraints || !strings.Contains(w.text(), "taint example.com/generation=5:NoSchedule") {
+		t.Errorf("why: cause %s, %q; want %s by taint example.com/generation=5:NoSchedule", w.Cause, w.text(), CauseNodeConstraints)
+	}
+	levels := topology.Levels{v1.LabelHostname}
+	rooms := domainRooms(in.Nodes, freeOnNodes(in.Nodes, nil), levels, 0, in.Pods[0].Spec.Tolerations, topology.Requests(&in.Pods[0]))
+	if n := rooms["tainted"]; n != 0 {
+		t.Errorf("gangs: the tainted node's domain has room for %d members, want 0", n)
 	}
 }

@@ -8,11 +8,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/features"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/podgroup"
@@ -193,7 +191,7 @@ func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, pod *v1.Pod,
 			asks = append(asks, ask{v1.ResourceName(name), want})
 		}
 	}
-	comparisonOperators := utilfeature.DefaultFeatureGate.Enabled(features.TaintTolerationComparisonOperators)
+	comparisonOperators := topology.ComparisonOperators()
 	out := make([]topology.Node, 0, len(nodes))
 	for _, n := range nodes {
 		if n.Node() == nil {
