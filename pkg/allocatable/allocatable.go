@@ -9,7 +9,6 @@ package allocatable
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	v1 "k8s.io/api/core/v1"
@@ -49,11 +48,8 @@ type weighted struct {
 
 // New builds the plugin from its args (nil means the defaults).
 func New(_ context.Context, obj runtime.Object, _ fwk.Handle) (fwk.Plugin, error) {
-	args, err := argsFrom(obj)
+	args, err := config.ArgsOf(obj, configv1.DefaultNodeResourcesAllocatableArgs, validation.ValidateNodeResourcesAllocatableArgs)
 	if err != nil {
-		return nil, err
-	}
-	if err := validation.ValidateNodeResourcesAllocatableArgs(nil, args); err != nil {
 		return nil, err
 	}
 	pl := &Allocatable{sign: 1}
@@ -65,17 +61,6 @@ func New(_ context.Context, obj runtime.Object, _ fwk.Handle) (fwk.Plugin, error
 		pl.weightSum += float64(r.Weight)
 	}
 	return pl, nil
-}
-
-func argsFrom(obj runtime.Object) (*config.NodeResourcesAllocatableArgs, error) {
-	if obj == nil {
-		return configv1.DefaultNodeResourcesAllocatableArgs()
-	}
-	args, ok := obj.(*config.NodeResourcesAllocatableArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args to be of type NodeResourcesAllocatableArgs, got %T", obj)
-	}
-	return args, nil
 }
 
 // amountOf reads a resource from a node's allocatable resources: the native ones from their own

@@ -2,7 +2,6 @@ package elasticquota
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -11,6 +10,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
@@ -40,18 +40,8 @@ import (
 // pod waiting for quota must not slip in on a claim that is still held).
 
 // elasticQuotaArgs returns obj as validated ElasticQuotaArgs, or the defaults when obj is nil.
-func elasticQuotaArgs(obj any) (*config.ElasticQuotaArgs, error) {
-	if obj == nil {
-		return configv1.DefaultElasticQuotaArgs()
-	}
-	args, ok := obj.(*config.ElasticQuotaArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args of type ElasticQuotaArgs, got %T", obj)
-	}
-	if err := validation.ValidateElasticQuotaArgs(nil, args); err != nil {
-		return nil, err
-	}
-	return args, nil
+func elasticQuotaArgs(obj runtime.Object) (*config.ElasticQuotaArgs, error) {
+	return config.ArgsOf(obj, configv1.DefaultElasticQuotaArgs, validation.ValidateElasticQuotaArgs)
 }
 
 // draCounting is what claims count under: DRAResources by DeviceClass (for requests not yet

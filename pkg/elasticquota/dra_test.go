@@ -186,7 +186,7 @@ func TestElasticQuotaArgs(t *testing.T) {
 			}
 		})
 	}
-	if _, err := elasticQuotaArgs(&config.GangArgs{}); err == nil || !strings.Contains(err.Error(), "want args of type ElasticQuotaArgs") {
+	if _, err := elasticQuotaArgs(&config.GangArgs{}); err == nil || !strings.Contains(err.Error(), "want args to be of type ElasticQuotaArgs") {
 		t.Errorf("another plugin's args: %v", err)
 	}
 	d, err := elasticQuotaArgs(nil)

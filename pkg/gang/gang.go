@@ -89,21 +89,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 
 // gangArgs returns obj as validated GangArgs, or the defaults when obj is nil.
 func gangArgs(obj runtime.Object) (*config.GangArgs, error) {
-	if obj == nil {
-		defaults, err := configv1.DefaultGangArgs()
-		if err != nil {
-			return nil, err
-		}
-		obj = defaults
-	}
-	args, ok := obj.(*config.GangArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args of type GangArgs, got %T", obj)
-	}
-	if err := validation.ValidateGangArgs(nil, args); err != nil {
-		return nil, err
-	}
-	return args, nil
+	return config.ArgsOf(obj, configv1.DefaultGangArgs, validation.ValidateGangArgs)
 }
 
 func newGang(ctx context.Context, args *config.GangArgs, h fwk.Handle, client versioned.Interface, t timings) (*Gang, error) {

@@ -948,7 +948,7 @@ func TestGangArgs(t *testing.T) {
 		{name: "no args take the defaults", want: &config.GangArgs{DefaultScheduleTimeoutSeconds: 60, TopologyLevels: topology.DefaultLevels()}},
 		{name: "valid args", obj: &config.GangArgs{DefaultScheduleTimeoutSeconds: 5}, want: &config.GangArgs{DefaultScheduleTimeoutSeconds: 5}},
 		{name: "invalid args", obj: &config.GangArgs{DefaultScheduleTimeoutSeconds: 0}, wantErr: "defaultScheduleTimeoutSeconds: Invalid value: 0: must be between 1 and 900"},
-		{name: "another plugin's args", obj: &config.GPUShareArgs{}, wantErr: "want args of type GangArgs, got *config.GPUShareArgs"},
+		{name: "another plugin's args", obj: &config.GPUShareArgs{}, wantErr: "want args to be of type GangArgs, got *config.GPUShareArgs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,11 +55,8 @@ type GPUShare struct {
 
 // New builds the plugin from its args (nil means the defaults).
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	args, err := argsFrom(obj)
+	args, err := config.ArgsOf(obj, configv1.DefaultGPUShareArgs, validation.ValidateGPUShareArgs)
 	if err != nil {
-		return nil, err
-	}
-	if err := validation.ValidateGPUShareArgs(nil, args); err != nil {
 		return nil, err
 	}
 	strategy, err := gpu.StrategyNamed(args.ScoringStrategy)
@@ -101,17 +98,6 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		signerKey:       "berth.dev/GPURequest(" + args.MemoryResource + ")",
 		demandSignerKey: "berth.dev/GPUDemand(" + args.MemoryResource + ")",
 	}, nil
-}
-
-func argsFrom(obj runtime.Object) (*config.GPUShareArgs, error) {
-	if obj == nil {
-		return configv1.DefaultGPUShareArgs()
-	}
-	args, ok := obj.(*config.GPUShareArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args to be of type GPUShareArgs, got %T", obj)
-	}
-	return args, nil
 }
 
 // Name returns the name of the plugin.

@@ -8,7 +8,6 @@ package preemption
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"math/rand"
 	"slices"
@@ -33,6 +32,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
+	berthconfig "github.com/berth-sched/berth/pkg/apis/config"
 	"github.com/berth-sched/berth/pkg/dra"
 	"github.com/berth-sched/berth/pkg/victims"
 )
@@ -83,7 +83,7 @@ func Factory(rules ...func(ctx context.Context, h fwk.Handle) (victims.RuleFor, 
 
 // New builds the plugin from DefaultPreemptionArgs (nil means the defaults) and victim rules.
 func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rulesFor ...victims.RuleFor) (*Preemption, error) {
-	args, err := argsFrom(obj)
+	args, err := berthconfig.ArgsOf(obj, defaultArgs, validation.ValidateDefaultPreemptionArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -97,24 +97,15 @@ func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rulesFor ...vic
 	return pl, nil
 }
 
-func argsFrom(obj runtime.Object) (*config.DefaultPreemptionArgs, error) {
-	if obj == nil {
-		v1args := &kubeschedulerv1.DefaultPreemptionArgs{}
-		configv1.SetDefaults_DefaultPreemptionArgs(v1args)
-		args := &config.DefaultPreemptionArgs{
-			MinCandidateNodesPercentage: *v1args.MinCandidateNodesPercentage,
-			MinCandidateNodesAbsolute:   *v1args.MinCandidateNodesAbsolute,
-		}
-		return args, nil
-	}
-	args, ok := obj.(*config.DefaultPreemptionArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args of type DefaultPreemptionArgs, got %T", obj)
-	}
-	if err := validation.ValidateDefaultPreemptionArgs(nil, args); err != nil {
-		return nil, err
-	}
-	return args, nil
+// defaultArgs are upstream's DefaultPreemptionArgs as v1 defaulting gives an empty pluginConfig
+// entry: what the plugin built with no args (nil) runs with.
+func defaultArgs() (*config.DefaultPreemptionArgs, error) {
+	v1args := &kubeschedulerv1.DefaultPreemptionArgs{}
+	configv1.SetDefaults_DefaultPreemptionArgs(v1args)
+	return &config.DefaultPreemptionArgs{
+		MinCandidateNodesPercentage: *v1args.MinCandidateNodesPercentage,
+		MinCandidateNodesAbsolute:   *v1args.MinCandidateNodesAbsolute,
+	}, nil
 }
 
 // Name returns the plugin's name.
