@@ -255,12 +255,13 @@ func TestARackGangTakesARackTheMomentItFrees(t *testing.T) {
 // Nodes of 50m cpu hold none of the groups of four 100m members; each try a node joins with room for exactly five groups, and the
 // five oldest still waiting must be bound whole, and no other member. The backlog is five groups
 // per try and twenty more (150 in the soak run: the 200 groups), so that groups wait
-// behind the room to the end. The bound, 3 s, is a loaded machine's (load average 4) margin over
-// the 1 s goal for the twenty bindings: it catches a wake-up left to a timer or the queue's
-// backoff, not the last few hundred milliseconds (docs/gang.md has the figures).
+// behind the room to the end. The bound, 8 s, catches a wake-up left to a timer or to the queue's
+// backoff: the waiters have been tried many times, so theirs is the queue's longest, 10 s. It does
+// not hold the 1 s goal, which the test logs (docs/gang.md has the figures): at load average 10 the
+// twenty bindings took up to 3.3 s, against 0.55 to 0.8 s on a quiet machine.
 func TestWaitingGangsWakeOnNodeJoin(t *testing.T) {
 	const perTry, size = 5, 4
-	const within = 3 * time.Second
+	const within = 8 * time.Second
 	// The soak run's backlog is the issue's: 200 groups.
 	tries, behind := harness.Tries(2, 10), harness.Tries(20, 150)
 	e := startGangEnv(t, "node-join")
