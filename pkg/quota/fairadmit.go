@@ -165,10 +165,6 @@ type Unfair struct {
 }
 
 func (u *Unfair) Error() string {
-	if u.Share <= u.FairShare {
-		return fmt.Sprintf("fair sharing: the free %s is room that preemption freed for pods on their way in (%s free, %s of it theirs); quota %s (weighted dominant share %.3f with this pod, fair share %.3f) waits for room of its own",
-			u.Resource, format(u.Resource, u.Free), format(u.Resource, u.Reserved), u.Quota, u.Share, u.FairShare)
-	}
 	msg := fmt.Sprintf("fair sharing: quota %s would be above its fair share with this pod (weighted dominant share %.3f, fair share %.3f) ",
 		u.Quota, u.Share, u.FairShare)
 	if u.Peer != "" {
@@ -191,9 +187,9 @@ func (u *Unfair) Error() string {
 // still hold, of each resource the request asks, what those peers are short of their fair share
 // (at most what their waiting pods ask). So a quota always gets its fair share, and beyond it only
 // what nobody below theirs can use; capacity is idle only as long as such a peer's pods wait.
-// Wherever its side borrows, the pod never takes the room that preemptors on their way in freed,
-// its own excepted, whatever the shares. capacity is the nodes' allocatable; nil admits (no pool
-// to divide).
+// Where its side would rise above its fair share, the pod never takes the room that preemptors on
+// their way in freed, its own excepted, whether or not their victims have left yet. capacity is the
+// nodes' allocatable; nil admits (no pool to divide).
 func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfair, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -223,19 +219,11 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfa
 		share := DominantShare(borrowing(side, lv.keeps[side], request), lv.pool, side.spec.weight())
 		fairShare := lv.fairDS(side)
 		if share <= fairShare {
-			// Within its fair share, a borrowing pod still leaves alone the room that preemptors
-			// on their way in freed (see below). The share that admission computes and the one
-			// preemption judges by can differ for a moment while victims leave; a pod bound into
-			// a preemptor's room when they did was evicted again (issue 42: a high-priority pod,
-			// which the scheduler's nominated-pod check does not hold back, evicted 0.6 s after
-			// it was bound, 11 evictions where the split needed 10).
-			for res, r := range request {
-				if r > 0 && lv.reserved[res] > 0 && lv.free[res]-lv.reserved[res] < r {
-					delete(l.incoming, pod.UID)
-					return &Unfair{Quota: side.spec.Name, Share: share, FairShare: fairShare,
-						Resource: res, Free: lv.free[res], Reserved: lv.reserved[res]}, l.fairClock
-				}
-			}
+			// Within its fair share a pod may take room that a preemptor on its way in freed: it
+			// could preempt for that room itself, and the preemptor then preempts a pod of a quota
+			// above its share again, which it would have lost anyway. Refused here, it could not
+			// preempt at all until the preemptor bound, and preemptions went one at a time (issue
+			// 42's churn guard reached the split in 12 s instead of 3 to 7).
 			continue
 		}
 		// What the peers below their fair share, with pods waiting, are short of it. A peer whose
@@ -268,9 +256,18 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfa
 		// The room preemptors on their way in freed is theirs: not counted free, whoever they
 		// are. Counted free, it let pods of a team above its share into the room freed for the
 		// other team's preemptors, which then evicted them again (issue 42: a pod preempted 40 ms
-		// after it was bound, 8 evictions where the fair split needed 6).
+		// after it was bound, 8 evictions where the fair split needed 6). That holds while their
+		// victims are still in the ledger too: the scheduler's snapshot may have seen them go
+		// first, and NodeResourcesFit then finds their room free (issue 42 again, under churn
+		// with three teams: team-a's recreated pod bound into the room of its own old pod, freed
+		// for team-g's preemptor 2 ms before, and evicted 90 ms later).
+		// Only other sides' preemptors count: the side's own are what its share is made of, and
+		// at the top of a tree, where the side is everything, every waiting pod would be refused
+		// while any preemptor is on its way, and could not preempt (fair shares reached one
+		// preemption at a time).
+		theirs := l.incoming.sum(arrivalTimeout, func(uid types.UID, ns string) bool { return uid != pod.UID && !side.counts[ns] })
 		for res, r := range request {
-			if (kept[res] > 0 || lv.reserved[res] > 0) && lv.free[res]-lv.reserved[res]-r < kept[res] {
+			if (kept[res] > 0 || theirs[res] > 0) && lv.free[res]-lv.reserved[res]-r < kept[res] {
 				// Refused with its victims gone, a preemptor is no longer on its way in but waits
 				// like any pod (its demand is pending): left counted as arriving, it kept its
 				// quota's side looking at its fair share for up to a minute, and the quota's

@@ -305,9 +305,10 @@ func TestFairAdmissionKeepsThePreemptorsRoom(t *testing.T) {
 	pre := podOf("c", "pre", string(gpuMem), "2")
 	l.Incoming(pre, ask, []types.UID{as[0].UID})
 	l.Leaving(as[0].UID)
-	// The victim still holds its room: nothing is free, and NodeResourcesFit decides.
-	if u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16); u != nil {
-		t.Errorf("the victim still there: a's pod refused for fairness: %v", u)
+	// The victim still holds its room in the ledger, but the scheduler's snapshot may have seen
+	// it go first: its room is the preemptor's either way.
+	if u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16); u == nil {
+		t.Errorf("the victim leaving: a's pod admitted, and NodeResourcesFit may find the victim's room free")
 	}
 	l.Forget(as[0].UID)
 	u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16)
@@ -330,10 +331,11 @@ func TestFairAdmissionKeepsThePreemptorsRoom(t *testing.T) {
 	}
 }
 
-// The room a preemption freed stays its preemptor's against a pod whose quota is within its fair
-// share too: only the preemptor takes it, or a pod within its quota's min (issue 42, "Not built
-// yet" 7: a high-priority pod bound into another team's preemptor's room and evicted 0.6 s later).
-func TestFairAdmissionKeepsThePreemptorsRoomFromAQuotaWithinItsShare(t *testing.T) {
+// A pod of a quota within its fair share may take the room a preemptor on its way in freed: it
+// could preempt for it itself. Refused, it could not preempt until the preemptor bound, and
+// preemptions for a new split went one at a time (issue 42's churn guard: 12 s to the split where
+// 3 to 7 s were usual).
+func TestFairAdmissionLetsAQuotaWithinItsShareIntoAPreemptorsRoom(t *testing.T) {
 	ask := vec(string(gpuMem), "2", "pods", "1")
 	l := ledgerOf(t, teams()...)
 	bindN(l, "a", "a", 1, string(gpuMem), "2")       // 2, below a's fair 4
@@ -343,22 +345,11 @@ func TestFairAdmissionKeepsThePreemptorsRoomFromAQuotaWithinItsShare(t *testing.
 	pre := podOf("b", "pre", string(gpuMem), "2")
 	l.Incoming(pre, ask, []types.UID{cs[0].UID})
 	l.Leaving(cs[0].UID)
+	if u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16); u != nil {
+		t.Errorf("the victim leaving: a, within its fair share, refused: %v", u)
+	}
 	l.Forget(cs[0].UID)
-	u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16)
-	if u == nil {
-		t.Fatal("a within its fair share took the room freed for b's preemptor")
-	}
-	if msg := u.Error(); !strings.Contains(msg, "room that preemption freed for pods on their way in (2 free, 2 of it theirs); quota a/q") {
-		t.Errorf("the message %q does not say whose the room is", msg)
-	}
-	if u, _ := l.FairAdmits(pre, ask, pool16); u != nil {
-		t.Errorf("the preemptor refused its own room: %v", u)
-	}
-	preReq, _ := RequestOf(pre, gpuMem)
-	l.Bound(pre, "", preReq)
-	// The preemptor is in: what is free now (nothing) is NodeResourcesFit's to judge, and a's pod,
-	// within its share, is not refused for fairness.
-	if u, _ := l.FairAdmits(podOf("a", "p"), ask, vec(string(gpuMem), "18", "pods", "110")); u != nil {
-		t.Errorf("the preemptor bound, 2 free: a's pod, within its share, refused: %v", u)
+	if u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16); u != nil {
+		t.Errorf("the victim gone: a, within its fair share, refused: %v", u)
 	}
 }
