@@ -2,7 +2,7 @@
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY . .
-ARG VERSION=v1.37.1+berth.image
+ARG VERSION=v1.37.2+berth.image
 ENV CGO_ENABLED=0 GOFLAGS="-mod=vendor -overlay=hack/patches/overlay.json" GOPROXY=off
 RUN LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=${VERSION} \
       -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37" && \

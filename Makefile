@@ -2,10 +2,10 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 BIN := $(CURDIR)/bin
-K8S_VERSION := v1.37.1
+K8S_VERSION := v1.37.2
 GIT_SHA := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-# Semver build metadata: kube-scheduler parses its own version, and "+berth..." keeps it v1.37.1 to
-# every version comparison while saying which berth build this is.
+# Semver build metadata: kube-scheduler parses its own version, and "+berth..." keeps it
+# $(K8S_VERSION) to every version comparison while saying which berth build this is.
 VERSION ?= $(K8S_VERSION)+berth.$(GIT_SHA)
 LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37 \

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 gen=bin/codegen
 mkdir -p "$gen"
 for g in deepcopy-gen conversion-gen defaulter-gen; do
-  go build -mod=vendor -o "$gen/$g" "k8s.io/code-generator/cmd/$g"
+  go build -mod=vendor -trimpath -o "$gen/$g" "k8s.io/code-generator/cmd/$g"
 done
 
 header=hack/boilerplate.go.txt
