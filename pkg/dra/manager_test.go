@@ -87,7 +87,13 @@ func TestManagerCountsAShareAssumedAndInFlightOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitAllocated(ctx, t, tracker, other)
-	want(t, "the other claim written", 20)
+	// The manager's totals follow the informer through a handler of their own, which may run after
+	// the assume cache's: wait for both (the CI run of 2026-11-28 read 0Gi here under load).
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return consumed(t) == 20*gi, nil
+	}); err != nil {
+		t.Fatalf("the other claim written: %s never consumed 20Gi: %v", device, err)
+	}
 
 	allocated := share(claim, "share-c", "20Gi")
 	if err := tracker.SignalClaimPendingAllocation(claim.UID, allocated); err != nil {
