@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
@@ -49,12 +50,16 @@ func (e *quotaEnv) quota(t *testing.T, ns string, min, max v1.ResourceList) {
 
 func (e *quotaEnv) setMax(t *testing.T, ns string, max v1.ResourceList) {
 	t.Helper()
-	q, err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Get(context.Background(), "quota", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Spec.Max = max
-	if _, err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Update(context.Background(), q, metav1.UpdateOptions{}); err != nil {
+	// The scheduler writes the quota's status meanwhile: an update can conflict, and is retried.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		q, err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Get(context.Background(), "quota", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		q.Spec.Max = max
+		_, err = e.eq.SchedulingV1alpha1().ElasticQuotas(ns).Update(context.Background(), q, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/test/harness"
@@ -550,17 +551,21 @@ func TestQuotaLendingLimit(t *testing.T) {
 
 	// A lending limit that is not a valid resource list is refused with a Warning event naming
 	// the annotation, and the last valid tree stays in force.
-	q, err := e.eq.SchedulingV1alpha1().ElasticQuotas(x).Get(context.Background(), "quota", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Annotations["berth.dev/lending-limit"] = "{cpu: -1}"
-	if _, err := e.eq.SchedulingV1alpha1().ElasticQuotas(x).Update(context.Background(), q, metav1.UpdateOptions{}); err != nil {
+	// The scheduler writes the quota's status meanwhile: an update can conflict, and is retried.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		q, err := e.eq.SchedulingV1alpha1().ElasticQuotas(x).Get(context.Background(), "quota", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		q.Annotations["berth.dev/lending-limit"] = "{cpu: -1}"
+		_, err = e.eq.SchedulingV1alpha1().ElasticQuotas(x).Update(context.Background(), q, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	want := "annotation berth.dev/lending-limit: cpu -1 is negative"
 	var notes []string
-	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		events, err := e.Client.EventsV1().Events(x).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
@@ -90,12 +91,16 @@ watching:
 	}
 
 	// The cause changes its numbers: a max of 2200m leaves the pod 300m over.
-	eq, err = sp.SchedulingV1alpha1().ElasticQuotas(ns).Get(ctx, eq.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eq.Spec.Max[v1.ResourceCPU] = resource.MustParse("2200m")
-	if _, err := sp.SchedulingV1alpha1().ElasticQuotas(ns).Update(ctx, eq, metav1.UpdateOptions{}); err != nil {
+	// The scheduler writes the quota's status meanwhile: an update can conflict, and is retried.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		eq, err = sp.SchedulingV1alpha1().ElasticQuotas(ns).Get(ctx, eq.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		eq.Spec.Max[v1.ResourceCPU] = resource.MustParse("2200m")
+		_, err = sp.SchedulingV1alpha1().ElasticQuotas(ns).Update(ctx, eq, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	waitCondition(t, c, ns, "over-quota", "1500m used of max 2200m, and the pod asks 1; 300m over")
