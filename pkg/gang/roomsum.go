@@ -178,8 +178,9 @@ func leastOne(candidates []*v1.Pod) topology.Resources {
 // nodeHolds reports whether some node's free room covers one; with preemptor, counting as free
 // what the pods of lower priority than it hold. It stops at the first such node.
 func nodeHolds(nodes []fwk.NodeInfo, one topology.Resources, preemptor *v1.Pod) bool {
+	t := newTally(one)
 	for _, n := range nodes {
-		t := newTally(one)
+		clear(t.free)
 		if t.add(n, preemptor); t.covers(one) {
 			return true
 		}
