@@ -17,8 +17,8 @@ import (
 	"github.com/berth-sched/berth/test/bench/trace"
 )
 
-// The trace replay: the nodes of a trace (Alibaba's cluster-trace-gpu-v2023, or the fixture in
-// testdata/trace) receive its pods in the trace's order, none ever leaving, each placed by one
+// The trace replay: the nodes of a trace (Alibaba's cluster-trace-gpu-v2023, or a part of it in
+// the tests) receive its pods in the trace's order, none ever leaving, each placed by one
 // policy or turned away where it fits nowhere, until the GPUs asked for reach 100% and then 130%
 // of the cluster's. The trace asks for 98% of its GPUs; the pods after it are drawn from it at
 // random, with replacement. At each mark the replay records the GPU allocation ratio (GPUs
@@ -604,15 +604,22 @@ func checkTraceMarks(t *testing.T, name string, stream []trace.Pod, marks []trac
 	}
 }
 
-// TestTraceFixture replays the invented trace in testdata/trace with every policy, checking that
-// no device, cpu or memory is ever over-committed, that a pod is turned away only where it fits
-// nowhere, that the marks add up, and that with NoGPUHarm pods without GPU go to the node without
-// GPUs while it has room.
+// TestTraceFixture replays a part of the trace with every policy, checking that no device, cpu or
+// memory is ever over-committed, that a pod is turned away only where it fits nowhere, that the
+// marks add up, and that with NoGPUHarm pods without GPU go to the node without GPUs while it has
+// room. The part: every 30th node of the trace (each model among them), one node without GPUs,
+// which the trace's GPU node list lacks, and the first 400 pods.
 func TestTraceFixture(t *testing.T) {
-	nodes, pods, err := trace.Load("testdata/trace")
+	all, pods, err := trace.Load(trace.Shared())
 	if err != nil {
 		t.Fatal(err)
 	}
+	var nodes []trace.Node
+	for i := 0; i < len(all); i += 30 {
+		nodes = append(nodes, all[i])
+	}
+	nodes = append(nodes, trace.Node{Name: "no-gpu", MilliCPU: 96000, MemoryMiB: 393216})
+	pods = pods[:400]
 	check := func(pol string, c *traceCluster, p trace.Pod, node int) {
 		for i := range c.nodes {
 			n := &c.nodes[i]

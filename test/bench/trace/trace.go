@@ -2,8 +2,8 @@
 // the "openb" lists of "Beware of Fragmentation", USENIX ATC'23) for berth's placement benchmarks.
 //
 // The trace is public but is not berth's to redistribute: it is never committed to this repository.
-// Benchmarks read it from the directory named by $BERTH_TRACE_DIR (see Dir) and skip without it;
-// tests run on the invented fixture in test/bench/testdata/trace.
+// The full replays read it from the directory named by $BERTH_TRACE_DIR (see Dir) and skip without
+// it; the tests read parts of it where the workplace keeps it beside the repository (see Shared).
 package trace
 
 import (
@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/berth-sched/berth/test/bins"
 )
 
 // DirEnv names the environment variable that holds the directory with the trace's lists.
@@ -67,6 +69,13 @@ func (p Pod) Runs(model string) bool {
 
 // Dir is the trace directory from DirEnv, "" if it is not set.
 func Dir() string { return os.Getenv(DirEnv) }
+
+// Shared is the trace directory kept beside the repository, ../shared/data/openb from its root,
+// whatever DirEnv says: the tests read a part of it, which costs seconds, where the replays that
+// Dir turns on take minutes.
+func Shared() string {
+	return filepath.Join(bins.RepoRoot(), "..", "shared", "data", "openb")
+}
 
 // Load reads both lists from dir.
 func Load(dir string) ([]Node, []Pod, error) {
