@@ -353,3 +353,20 @@ func TestFairAdmissionLetsAQuotaWithinItsShareIntoAPreemptorsRoom(t *testing.T) 
 		t.Errorf("the victim gone: a, within its fair share, refused: %v", u)
 	}
 }
+
+// A pod deleted while its scheduling cycle runs is recorded as waiting by that cycle's PreFilter
+// after the ledger forgot it: it must not count as its quota's demand (issue 42: the test's next
+// try found a deleted pod of team-b still holding team-a's pod back, for pendingTimeout).
+func TestFairAdmissionForgetsAPodDeletedBeforeItsCycleRecordsIt(t *testing.T) {
+	ask := vec(string(gpuMem), "2", "pods", "1")
+	l := ledgerOf(t, teams()...)
+	bindN(l, "a", "a", 2, string(gpuMem), "2")
+	bindN(l, "b", "b", 1, string(gpuMem), "2")
+	bindN(l, "c", "c", 4, string(gpuMem), "2")
+	waiter := podOf("b", "w")
+	l.Forget(waiter.UID)
+	l.Waiting(waiter, ask)
+	if u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16); u != nil {
+		t.Errorf("b's only waiter was deleted before its cycle recorded it: a's pod refused: %v", u)
+	}
+}

@@ -156,11 +156,16 @@ func (l *Ledger) EndLostArrival(preemptor types.UID, placed iter.Seq[*v1.Pod]) b
 }
 
 // record notes in m that pod, which holds nothing yet, asks request (a preemptor: evicting
-// victims). Callers hold mu.
+// victims). A pod already forgotten is not recorded: a cycle that took it before its deletion
+// records it after Forget, and nothing would remove the record but its timeout. Callers hold mu.
 func (l *Ledger) record(m arrivals, pod *v1.Pod, request Vector, victims []types.UID) {
-	if _, ok := l.pods[pod.UID]; !ok {
-		m[pod.UID] = arrival{pod: pod, namespace: pod.Namespace, request: request, at: time.Now(), victims: victims}
+	if _, held := l.pods[pod.UID]; held {
+		return
 	}
+	if _, gone := l.gone[pod.UID]; gone {
+		return
+	}
+	m[pod.UID] = arrival{pod: pod, namespace: pod.Namespace, request: request, at: time.Now(), victims: victims}
 }
 
 // arriving is what preemptors on their way in, other than except, will hold in the namespaces n
