@@ -71,7 +71,15 @@ func serve[Req, Resp any](e *Extender, verb string, f *inFlight, handle func(con
 			}
 			observe(verb, code, time.Since(start))
 		}()
+		maxBytes := f.limits.MaxRequestBytes
 		fail := func(err error) {
+			if r.ContentLength <= maxBytes {
+				// The rest of the body is read, into nothing, before the refusal: net/http closes a
+				// connection whose body was left unread half a second after the answer, and a
+				// client still writing then (a loaded scheduler) gets a reset, not the answer, and
+				// a new connection for its retry.
+				_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxBytes))
+			}
 			code = http.StatusInternalServerError
 			var reqErr *requestError
 			if errors.As(err, &reqErr) {
@@ -89,7 +97,6 @@ func serve[Req, Resp any](e *Extender, verb string, f *inFlight, handle func(con
 			fail(&requestError{code: http.StatusMethodNotAllowed, msg: fmt.Sprintf("%s takes POST, not %s", verb, r.Method)})
 			return
 		}
-		maxBytes := f.limits.MaxRequestBytes
 		if r.ContentLength > maxBytes {
 			// Refused unread.
 			fail(tooLarge(maxBytes))

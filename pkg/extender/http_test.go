@@ -1,6 +1,7 @@
 package extender
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -300,5 +302,62 @@ func TestSchedulerClientKeepsItsConnection(t *testing.T) {
 	}
 	if n := conns.Load(); n != 1 {
 		t.Errorf("40 calls opened %d connections, want 1", n)
+	}
+}
+
+// A refusal reaches a client that is still sending its body: as the answer, not as a connection
+// reset. Refused unread, a large body's connection was closed half a second after the answer (the
+// net/http server's wait for the client to read it), and a client that had not read it by then,
+// still writing, lost it to the reset: under load berth-extender's burst test saw 4 of 120
+// requests end so (TestExtenderBoundedMemoryUnderBurst), where each should have had its 429 and
+// Retry-After. The client here sends half its body, pauses past that wait, then sends the rest.
+func TestRefusalsReachAClientStillSending(t *testing.T) {
+	env := newEnv(t, gpu.Binpack, gpuNode("n", 1, 8))
+	const maxBytes = 8 << 20
+	f := newInFlight(Limits{MaxRequestBytes: maxBytes, MaxInFlightBytes: maxBytes})
+	f.release = func() {}
+	server := httptest.NewServer(env.ext.handler(testPrefix, f))
+	t.Cleanup(server.Close)
+	tests := []struct {
+		name     string
+		body     []byte
+		fill     bool
+		wantCode int
+	}{
+		{"at the in-flight bound", hugeBody(2 << 20), true, http.StatusTooManyRequests},
+		{"malformed at its first byte", append([]byte("<"), hugeBody(2<<20)...), false, http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.fill {
+				if err := f.acquire(maxBytes); err != nil {
+					t.Fatal(err)
+				}
+				defer f.done(maxBytes)
+			}
+			conn, err := net.Dial("tcp", server.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			half := len(tt.body) / 2
+			if _, err := fmt.Fprintf(conn, "POST %s/%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+				testPrefix, FilterVerb, len(tt.body)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Write(tt.body[:half]); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second) // past net/http's 500 ms wait before it closes a connection with a body unread
+			_, writeErr := conn.Write(tt.body[half:])
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("reading the answer: %v (the body's second half: %v), want the refusal %d", err, writeErr, tt.wantCode)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantCode || writeErr != nil {
+				t.Errorf("status %d, the body's second half %v; want %d, the whole body taken", resp.StatusCode, writeErr, tt.wantCode)
+			}
+		})
 	}
 }
