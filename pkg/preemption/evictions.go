@@ -99,8 +99,14 @@ func (e *evictions) waitsForItsVictims(preemptor types.UID, node string, pods []
 	return false
 }
 
-// add records pods as being evicted now, and forgets those whose deletion should have shown.
-func (e *evictions) add(pods []*v1.Pod) {
+// add records pods as being evicted now, and forgets those whose deletion should have shown. A
+// pod waiting at Permit (waiting says which) is not recorded: the executor rejects it in memory,
+// nothing is deleted, and the pod goes back to the queue at once. Recorded, it counted as being
+// evicted for evictionShowsWithin even after it was scheduled again and bound: a gang member
+// rejected so and bound again 9 s later was handed to the next preemption of its group as
+// terminating, and the executor evicted the other member alone (TestFairShareChurnEvictsOnly-
+// WhatTheSplitNeeds under load, issue 42).
+func (e *evictions) add(pods []*v1.Pod, waiting func(types.UID) bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.now()
@@ -110,7 +116,7 @@ func (e *evictions) add(pods []*v1.Pod) {
 		}
 	}
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil {
+		if p.DeletionTimestamp == nil && !waiting(p.UID) {
 			e.since[p.UID] = now
 		}
 	}

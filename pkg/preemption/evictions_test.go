@@ -20,7 +20,7 @@ func TestEvictionsUnderwayGoAsTerminating(t *testing.T) {
 		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name)}}
 	}
 	chosen, other := mk("chosen"), mk("other")
-	e.add([]*v1.Pod{chosen})
+	e.add([]*v1.Pod{chosen}, func(types.UID) bool { return false })
 
 	got := e.asTerminating([]*v1.Pod{other, chosen})
 	if got[0] != other || got[0].DeletionTimestamp != nil {
@@ -42,9 +42,20 @@ func TestEvictionsUnderwayGoAsTerminating(t *testing.T) {
 	if e.underway(chosen) {
 		t.Error("an eviction that never showed is still underway after evictionShowsWithin")
 	}
-	e.add(nil)
+	e.add(nil, nil)
 	if len(e.since) != 0 {
 		t.Errorf("%d expired evictions kept, want none", len(e.since))
+	}
+
+	// A victim waiting at Permit is rejected in memory, and may be bound again soon after: its
+	// group's next preemption must evict it with the others.
+	waiting := mk("waiting")
+	e.add([]*v1.Pod{waiting, chosen}, func(uid types.UID) bool { return uid == waiting.UID })
+	if e.underway(waiting) {
+		t.Error("a victim waiting at Permit counts as being evicted, want it chosen as any pod when bound again")
+	}
+	if !e.underway(chosen) {
+		t.Error("a bound victim beside a waiting one is not underway")
 	}
 }
 

@@ -132,7 +132,7 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	if status.IsSuccess() && result != nil && result.NominatedNodeName != "" {
 		if chosen, ok := a.chosen.Load(result.NominatedNodeName); ok {
 			victims = chosen.([]*v1.Pod)
-			pl.evictions.add(victims)
+			pl.evictions.add(victims, func(uid types.UID) bool { return pl.fh.GetWaitingPod(uid) != nil })
 			pl.evictions.nominate(pod.UID, result.NominatedNodeName, victims)
 			for _, r := range a.rules {
 				if r.Evicting != nil {
