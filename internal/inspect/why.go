@@ -833,8 +833,10 @@ func (c *cluster) gangOf(key types.NamespacedName, groups []v1alpha1.PodGroup) *
 		}
 	}
 	self := c.in.Pod
+	// Members as Gang counts them (podgroup.Live): one being deleted is gone for the group, though
+	// its room stays taken (newCluster) until the kubelet has stopped it.
 	consider := func(p *v1.Pod) {
-		if k, ok := podgroup.KeyOf(p); !ok || k.String() != g.key || !podroom.Holds(p) {
+		if k, ok := podgroup.KeyOf(p); !ok || k.String() != g.key || !podgroup.Live(p) {
 			return
 		}
 		g.members = append(g.members, p)

@@ -38,6 +38,10 @@ func cpuPod(ns, name, node, cpu string, mutate ...func(*v1.Pod)) v1.Pod {
 	return p
 }
 
+// deleting marks a pod as being deleted, as a graceful delete leaves it until the kubelet has
+// stopped it.
+func deleting(p *v1.Pod) { p.DeletionTimestamp = &metav1.Time{} }
+
 func priority(n int32) func(*v1.Pod) { return func(p *v1.Pod) { p.Spec.Priority = &n } }
 
 func inGroup(name string) func(*v1.Pod) {
@@ -263,6 +267,32 @@ func TestWhy(t *testing.T) {
 				Pods:   []v1.Pod{cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "node-a", "1", inGroup("train"))},
 			},
 			cause: CauseGang, berth: true, says: []string{"fits now: 1 of its 2 (minMember) bound and 1 more placeable together"},
+		},
+		{
+			// Gang counts a member being deleted as gone (podgroup.Live); its room stays taken
+			// until the kubelet has stopped it (podroom.Holds).
+			name: "gang: a deleting member is not a member", pod: "g0",
+			in: WhyInput{
+				Nodes:  []v1.Node{cpuNode("node-a", "4")},
+				Groups: []v1alpha1.PodGroup{group("train", 3)},
+				Pods: []v1.Pod{
+					cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "", "1", inGroup("train")),
+					cpuPod("ml", "g2", "node-a", "1", inGroup("train"), deleting),
+				},
+			},
+			cause: CauseGangMembers, berth: true, says: []string{"needs 3 pods (minMember) and 2 exist: 1 missing", "members: 0 bound, 2 waiting"},
+		},
+		{
+			name: "gang: a deleting member is not bound, and holds its room", pod: "g0",
+			in: WhyInput{
+				Nodes:  []v1.Node{cpuNode("node-a", "2")},
+				Groups: []v1alpha1.PodGroup{group("train", 2)},
+				Pods: []v1.Pod{
+					cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "", "1", inGroup("train")),
+					cpuPod("ml", "g2", "node-a", "1", inGroup("train"), deleting),
+				},
+			},
+			cause: CauseGang, berth: true, says: []string{"members: 0 bound, 2 waiting, 1 placeable now together"},
 		},
 		{
 			name: "room now, the scheduler said something else", pod: "p",
