@@ -37,14 +37,14 @@ export BERTH_BIN_DIR := $(BIN)
 
 all: build
 
-## build: bin/berth-scheduler, bin/berth-extender, the node annotator bin/berth-gpu-topology and
+## build: bin/berth-scheduler, bin/berth-extender, the node annotator bin/berth-gpu-links and
 ## the kubectl plugin bin/kubectl-berth.
 ## Static (no cgo), as the image needs them: it has no libc.
 build: export CGO_ENABLED := 0
 build:
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-scheduler ./cmd/berth-scheduler
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-extender ./cmd/berth-extender
-	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-gpu-topology ./cmd/berth-gpu-topology
+	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-gpu-links ./cmd/berth-gpu-links
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-berth ./cmd/kubectl-berth
 
 ## binaries: berth plus the upstream parts the tests and the demo run as real processes:

@@ -107,13 +107,13 @@ func TestGPUsOf(t *testing.T) {
 // With the berth.dev/gpu-topology annotation each GPU shows its links, best first, and the node
 // which GPUs are free whole and the worst link among them; a malformed matrix is a problem line.
 func TestGPUsOfLinks(t *testing.T) {
-	matrix, err := os.ReadFile("../../pkg/gpu/testdata/topology/nvlink-pairs-4gpu.txt")
+	matrix, err := os.ReadFile("../../pkg/gpu/testdata/links/nvlink-pairs-4gpu.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	nodes := []v1.Node{
-		gpuNode("pairs", "4", "64", map[string]string{gpu.NodeGPUTopologyAnnotation: string(matrix)}),
-		gpuNode("pasted-wrong", "2", "32", map[string]string{gpu.NodeGPUTopologyAnnotation: "GPU0 GPU1\nGPU0 X"}),
+		gpuNode("pairs", "4", "64", map[string]string{gpu.NodeGPULinksAnnotation: string(matrix)}),
+		gpuNode("pasted-wrong", "2", "32", map[string]string{gpu.NodeGPULinksAnnotation: "GPU0 GPU1\nGPU0 X"}),
 	}
 	pods := []v1.Pod{
 		gpuPod("ml", "infer", "pairs", "4", v1.PodRunning, map[string]string{gpu.PodGPUDevicesAnnotation: "0:4"}),

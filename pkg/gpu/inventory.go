@@ -90,11 +90,11 @@ func parseDeviceMemory(s string) ([]int64, error) {
 	return devs, nil
 }
 
-// NodeChanged reports whether an update of a node can change what DevicesOf or TopologyOf
+// NodeChanged reports whether an update of a node can change what DevicesOf or LinksOf
 // returns, so that frequent status updates cost nothing.
 func NodeChanged(old, cur *v1.Node, res Resources) bool {
 	return old.Annotations[NodeGPUMemoryAnnotation] != cur.Annotations[NodeGPUMemoryAnnotation] ||
-		old.Annotations[NodeGPUTopologyAnnotation] != cur.Annotations[NodeGPUTopologyAnnotation] ||
+		old.Annotations[NodeGPULinksAnnotation] != cur.Annotations[NodeGPULinksAnnotation] ||
 		!quantityEqual(old.Status.Allocatable, cur.Status.Allocatable, res.Memory) ||
 		!quantityEqual(old.Status.Allocatable, cur.Status.Allocatable, res.Count)
 }
