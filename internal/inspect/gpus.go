@@ -95,7 +95,7 @@ type Share struct {
 // its annotations, berth's (berth.dev/gpu-devices) or the gpushare extender's
 // (ALIYUN_COM_GPU_MEM_IDX and _POD); pods that have finished hold nothing. Nodes without GPUs are
 // left out.
-func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
+func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.ResourceNames) *GPUs {
 	r := &GPUs{Nodes: []NodeGPUs{}}
 	byName := make(map[string]*NodeGPUs, len(nodes))
 	links := make(map[string]*gpu.Links, len(nodes))
@@ -266,7 +266,7 @@ func nodeNamed(nodes []*v1.Node, name string) (*v1.Node, bool) {
 
 // ListGPUs reads the report from the cluster: every node's GPUs, or only node's if it is not
 // empty. A named node that does not exist or has no GPUs is an error.
-func ListGPUs(ctx context.Context, client kubernetes.Interface, res gpu.Resources, node string) (*GPUs, error) {
+func ListGPUs(ctx context.Context, client kubernetes.Interface, res gpu.ResourceNames, node string) (*GPUs, error) {
 	// Finished pods hold no GPU memory: leave them on the server.
 	selectors := []fields.Selector{
 		fields.OneTermNotEqualSelector("status.phase", string(v1.PodSucceeded)),

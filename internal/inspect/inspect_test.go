@@ -20,7 +20,7 @@ import (
 	"github.com/berth-sched/berth/pkg/gpu"
 )
 
-var res = gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}
+var res = gpu.ResourceNames{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}
 
 func gpuNode(name, count, memory string, annotations map[string]string) v1.Node {
 	c := v1.ResourceList{res.Count: resource.MustParse(count), res.Memory: resource.MustParse(memory)}

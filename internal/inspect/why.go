@@ -87,7 +87,7 @@ type WhyInput struct {
 	Quotas    []v1alpha1.ElasticQuota
 	Groups    []v1alpha1.PodGroup
 	Events    []eventsv1.Event
-	Resources gpu.Resources
+	Resources gpu.ResourceNames
 	// Levels are the scheduler's topologyLevels, outermost first; nil reads the shipped default.
 	Levels topology.Levels
 }
@@ -97,13 +97,13 @@ var ErrPodNotFound = errors.New("not found")
 
 // ExplainPod reads what WhyOf needs from the cluster and answers for pod ns/name, reading
 // topology domains by the shipped profile's levels.
-func ExplainPod(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, res gpu.Resources, ns, name string) (*Why, error) {
+func ExplainPod(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, res gpu.ResourceNames, ns, name string) (*Why, error) {
 	return ExplainPodByLevels(ctx, client, groups, res, topology.DefaultLevels(), ns, name)
 }
 
 // ExplainPodByLevels is ExplainPod reading topology domains by levels, the scheduler's
 // topologyLevels (outermost first), as Gang reads them.
-func ExplainPodByLevels(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, res gpu.Resources, levels topology.Levels, ns, name string) (*Why, error) {
+func ExplainPodByLevels(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, res gpu.ResourceNames, levels topology.Levels, ns, name string) (*Why, error) {
 	pod, err := client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("pod %s/%s %w", ns, name, ErrPodNotFound)
@@ -357,7 +357,7 @@ func (r *nodeRoom) take(req quota.Vector, g gpu.Request) {
 
 // short lists what the node lacks for req, "cpu (asks 4, 2 free)"; fragmented is set when its GPUs
 // have the memory in total but not enough of it on few enough GPUs.
-func (r *nodeRoom) short(req quota.Vector, g gpu.Request, res gpu.Resources) (short []string, fragmented bool) {
+func (r *nodeRoom) short(req quota.Vector, g gpu.Request, res gpu.ResourceNames) (short []string, fragmented bool) {
 	names := make([]string, 0, len(req))
 	for name := range req {
 		names = append(names, string(name))
@@ -577,7 +577,7 @@ func pathText(path []*quota.TreeQuota) string {
 	return strings.Join(names, " -> ")
 }
 
-func requestOf(p *v1.Pod, name v1.ResourceName, res gpu.Resources) int64 {
+func requestOf(p *v1.Pod, name v1.ResourceName, res gpu.ResourceNames) int64 {
 	v, err := quota.RequestOf(p, res.Memory)
 	if err != nil {
 		return 0

@@ -57,7 +57,7 @@ const EventReason = "WaitingFor"
 // GPUShare's resources count GPU memory for its pods.
 type profile struct {
 	recorder events.EventRecorder
-	// key is the profile's framework handle, the key gpu.ProfileResources reads it by.
+	// key is the profile's framework handle, the key gpu.ProfileResourceNames reads it by.
 	key any
 	// levels are the profile's Gang topologyLevels (UseLevels); nil where Gang is not enabled,
 	// which reads the shipped default.
@@ -288,7 +288,7 @@ func (p *publisher) sweep(ctx context.Context) {
 	groupsOf := map[string][]v1alpha1.PodGroup{}
 	// The room on each node is counted once a sweep (per GPU resource names, which profiles may
 	// set apart): it is most of an answer's cost.
-	rooms := map[gpu.Resources]*inspect.Room{}
+	rooms := map[gpu.ResourceNames]*inspect.Room{}
 	for _, c := range waiting {
 		if ctx.Err() != nil {
 			return
@@ -307,7 +307,7 @@ func (p *publisher) sweep(ctx context.Context) {
 			}
 			in.Groups = groupsOf[ns]
 		}
-		in.Resources = gpu.ProfileResources(c.profile.key)
+		in.Resources = gpu.ProfileResourceNames(c.profile.key)
 		in.Levels = c.profile.levels
 		room, ok := rooms[in.Resources]
 		if !ok {

@@ -19,7 +19,7 @@ import (
 // (whoever placed them) and pods the scheduler has reserved devices for and not yet seen bound.
 // It is fed by node and pod informers and by Reserve/Unreserve, and is safe for concurrent use.
 type Cache struct {
-	res Resources
+	res ResourceNames
 
 	mu    sync.RWMutex
 	nodes map[string]*nodeState
@@ -51,7 +51,7 @@ type podState struct {
 
 // NewCache returns an empty cache for the given resource names, reported in the GPU metrics until
 // it is closed.
-func NewCache(res Resources) *Cache {
+func NewCache(res ResourceNames) *Cache {
 	RegisterMetrics()
 	c := &Cache{
 		res:   res,
@@ -323,7 +323,7 @@ func (c *Cache) CheckCapacity(req Request) error {
 // CheckCapacity is Cache.CheckCapacity for nodes given by their GPUs' capacities (DevicesOf), as a
 // scheduler's snapshot has them. It stops at the first node that could hold the request, which in
 // a cluster with GPUs is almost always one of the first.
-func (r Resources) CheckCapacity(req Request, nodes iter.Seq[[]int64]) error {
+func (r ResourceNames) CheckCapacity(req Request, nodes iter.Seq[[]int64]) error {
 	var (
 		most    int
 		largest int64
@@ -346,7 +346,7 @@ func (r Resources) CheckCapacity(req Request, nodes iter.Seq[[]int64]) error {
 
 // capacityError says why no node could hold req, given the most GPUs of at least req.PerDevice on
 // one node and the largest GPU of any node; nil if one can.
-func (r Resources) capacityError(req Request, most int, largest int64) error {
+func (r ResourceNames) capacityError(req Request, most int, largest int64) error {
 	switch {
 	case most >= req.Count:
 		return nil

@@ -30,7 +30,7 @@ import (
 // pointer followed to a view stored a while ago was a miss of the processor's caches, about 0.3 µs
 // a node in the benchmark, most of what Filter and Score cost.
 type nodeViews struct {
-	res      gpu.Resources
+	res      gpu.ResourceNames
 	devices  *deviceCache
 	strategy *gpu.Strategy
 
@@ -116,7 +116,7 @@ type nodeView struct {
 	devs       []gpu.Device
 }
 
-func newNodeViews(res gpu.Resources, devices *deviceCache, strategy *gpu.Strategy) *nodeViews {
+func newNodeViews(res gpu.ResourceNames, devices *deviceCache, strategy *gpu.Strategy) *nodeViews {
 	return &nodeViews{res: res, devices: devices, strategy: strategy, m: map[string]*nodeView{}}
 }
 
