@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
 var res = gpu.ResourceNames{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}
@@ -229,13 +230,13 @@ func TestGangsOf(t *testing.T) {
 	}
 	got := GangsOf(groups, pods, events)
 	want := &Gangs{Groups: []Gang{
-		{Namespace: "ml", Name: "done", Phase: v1alpha1.PodGroupFinished, MinMember: 2, Members: 2, Placed: 2, Succeeded: 2, Waiting: []WaitingPod{}},
-		{Namespace: "ml", Name: "held", Phase: v1alpha1.PodGroupPending, MinMember: 3, Members: 3, Waiting: []WaitingPod{
+		{Namespace: "ml", Name: "done", Phase: v1alpha1.PodGroupFinished, MinMember: 2, Members: 2, Placed: 2, Succeeded: 2, Waiting: []why.WaitingPod{}},
+		{Namespace: "ml", Name: "held", Phase: v1alpha1.PodGroupPending, MinMember: 3, Members: 3, Waiting: []why.WaitingPod{
 			{Name: "held-0", Reason: "FailedScheduling", Message: "newer attempt", Since: at(10)},
 			{Name: "held-1", Reason: "Unschedulable", Message: "0/2 nodes are available", Since: at(20)},
 			{Name: "held-2", Reason: "GangWaiting", Message: "first", Since: at(30)},
 		}},
-		{Namespace: "ml", Name: "orphan", Missing: true, Members: 1, Waiting: []WaitingPod{
+		{Namespace: "ml", Name: "orphan", Missing: true, Members: 1, Waiting: []why.WaitingPod{
 			{Name: "orphan-0", Reason: "GangWaiting", Message: "pod group ml/orphan does not exist", Since: at(3)},
 		}},
 	}}
