@@ -65,8 +65,8 @@ helm: $(BIN)/helm
 $(BIN)/helm:
 	GOBIN=$(BIN) GOFLAGS= $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
-## image: bin/berth-image, an OCI image layout with both binaries on no base image, running as a
-## non-root user; push it with `crane push bin/berth-image REF` or `skopeo copy oci:bin/berth-image ...`.
+## image: bin/berth-image, an OCI image layout with berth-scheduler, berth-extender and
+## berth-gpu-links on no base image, running as a non-root user; push it with `crane push bin/berth-image REF` or `skopeo copy oci:bin/berth-image ...`.
 image: build
 	$(GO) run $(GOFLAGS_BUILD) ./hack/image --bin-dir $(BIN) --out $(BIN)/berth-image \
 		--ref berth-scheduler:$(subst +,-,$(VERSION)) --version $(VERSION)

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/component-base/version"
 	"k8s.io/klog/v2"
 
 	"github.com/berth-sched/berth/pkg/gpu"
@@ -49,8 +50,17 @@ func main() {
 	fs.StringVar(&o.nvidiaSMI, "nvidia-smi", o.nvidiaSMI, "The nvidia-smi binary to run.")
 	fs.DurationVar(&o.interval, "interval", 0, "Read and write the matrix again this often (a GPU replaced or a driver upgraded); 0: once, then exit.")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "Print the annotation's value instead of writing it.")
+	showVersion := fs.Bool("version", false, "Print the version and exit.")
 	klog.InitFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: berth-gpu-links [flags]\n\nWrites the node's GPU link matrix (nvidia-smi topo -m) into its %s annotation.\n\n", gpu.NodeGPULinksAnnotation)
+		fs.PrintDefaults()
+	}
 	_ = fs.Parse(os.Args[1:])
+	if *showVersion {
+		fmt.Println(version.Get().GitVersion)
+		return
+	}
 
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
