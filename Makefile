@@ -37,14 +37,14 @@ export BERTH_BIN_DIR := $(BIN)
 
 all: build
 
-## build: bin/berth-scheduler, bin/berth-extender, the node annotator bin/berth-gpu-topology and
+## build: bin/berth-scheduler, bin/berth-extender, the node annotator bin/berth-gpu-links and
 ## the kubectl plugin bin/kubectl-berth.
 ## Static (no cgo), as the image needs them: it has no libc.
 build: export CGO_ENABLED := 0
 build:
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-scheduler ./cmd/berth-scheduler
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-extender ./cmd/berth-extender
-	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-gpu-topology ./cmd/berth-gpu-topology
+	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-gpu-links ./cmd/berth-gpu-links
 	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-berth ./cmd/kubectl-berth
 
 ## binaries: berth plus the upstream parts the tests and the demo run as real processes:
@@ -65,8 +65,8 @@ helm: $(BIN)/helm
 $(BIN)/helm:
 	GOBIN=$(BIN) GOFLAGS= $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
-## image: bin/berth-image, an OCI image layout with both binaries on no base image, running as a
-## non-root user; push it with `crane push bin/berth-image REF` or `skopeo copy oci:bin/berth-image ...`.
+## image: bin/berth-image, an OCI image layout with berth-scheduler, berth-extender and
+## berth-gpu-links on no base image, running as a non-root user; push it with `crane push bin/berth-image REF` or `skopeo copy oci:bin/berth-image ...`.
 image: build
 	$(GO) run $(GOFLAGS_BUILD) ./hack/image --bin-dir $(BIN) --out $(BIN)/berth-image \
 		--ref berth-scheduler:$(subst +,-,$(VERSION)) --version $(VERSION)

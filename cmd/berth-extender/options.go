@@ -178,7 +178,7 @@ func (o *Options) Validate() (extender.Config, error) {
 		return extender.Config{}, err
 	}
 	return extender.Config{
-		Resources: gpu.Resources{Memory: v1.ResourceName(o.MemoryResource), Count: v1.ResourceName(o.CountResource)},
+		Resources: gpu.ResourceNames{Memory: v1.ResourceName(o.MemoryResource), Count: v1.ResourceName(o.CountResource)},
 		Strategy:  strategy,
 	}, nil
 }

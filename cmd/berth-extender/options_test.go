@@ -31,22 +31,22 @@ func TestOptions(t *testing.T) {
 	}{
 		{
 			name: "defaults are the GPUShare plugin's",
-			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
+			want: extender.Config{Resources: gpu.ResourceNames{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
 		},
 		{
 			name: "every GPU flag",
 			args: []string{"--memory-resource=example.com/vram", "--count-resource=example.com/gpus", "--scoring-strategy=Spread"},
-			want: extender.Config{Resources: gpu.Resources{Memory: v1.ResourceName("example.com/vram"), Count: "example.com/gpus"}, Strategy: gpu.Spread},
+			want: extender.Config{Resources: gpu.ResourceNames{Memory: v1.ResourceName("example.com/vram"), Count: "example.com/gpus"}, Strategy: gpu.Spread},
 		},
 		{
 			name: "the Fragmentation strategy",
 			args: []string{"--scoring-strategy=Fragmentation"},
-			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.FragmentationStrategy},
+			want: extender.Config{Resources: gpu.ResourceNames{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.FragmentationStrategy},
 		},
 		{
 			name: "serving flags",
 			args: []string{"--bind-address=::1", "--port=8443", "--url-prefix=", "--tls-cert-file=c", "--tls-private-key-file=k"},
-			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
+			want: extender.Config{Resources: gpu.ResourceNames{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
 		},
 		{
 			name: "every bad flag at once",
@@ -67,7 +67,7 @@ func TestOptions(t *testing.T) {
 			name: "mutual TLS and leader election",
 			args: []string{"--tls-cert-file=c", "--tls-private-key-file=k", "--client-ca-file=" + writeCA(t),
 				"--leader-elect", "--leader-elect-lease-duration=3s", "--leader-elect-renew-deadline=2s"},
-			want: extender.Config{Resources: gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
+			want: extender.Config{Resources: gpu.ResourceNames{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}, Strategy: gpu.Binpack},
 		},
 		{
 			name: "client certificates without HTTPS, or from a file that is no CA bundle",

@@ -1,7 +1,8 @@
 // Command image assembles berth's container image without a container engine: one layer with the
-// two static binaries and a passwd entry for the non-root user they run as, on no base image, and
-// writes it as an OCI image layout (a directory that `crane push`, `skopeo copy oci:...` or
-// `podman load` take). `make image` runs it on the binaries `make build` makes.
+// three static binaries (the scheduler, the extender and the GPU links annotator) and a passwd
+// entry for the non-root user they run as, on no base image, and writes it as an OCI image layout
+// (a directory that `crane push`, `skopeo copy oci:...` or `podman load` take). `make image` runs it
+// on the binaries `make build` makes.
 package main
 
 import (
@@ -33,7 +34,7 @@ const (
 
 func main() {
 	var o options
-	flag.StringVar(&o.binDir, "bin-dir", "bin", "Directory with the static berth-scheduler and berth-extender (make build).")
+	flag.StringVar(&o.binDir, "bin-dir", "bin", "Directory with the static berth-scheduler, berth-extender and berth-gpu-links (make build).")
 	flag.StringVar(&o.out, "out", "bin/berth-image", "Directory to write the OCI image layout to (replaced).")
 	flag.StringVar(&o.ref, "ref", "berth-scheduler:dev", "Name the layout's index gives the image (org.opencontainers.image.ref.name).")
 	flag.StringVar(&o.version, "version", "", "Version recorded in the image's labels.")
@@ -51,8 +52,8 @@ type options struct {
 	binDir, out, ref, version, arch string
 }
 
-// binaries go to the image's root, as the Deployments' commands name them.
-var binaries = []string{"berth-scheduler", "berth-extender"}
+// binaries go to the image's root, as the Deployments' and the DaemonSet's commands name them.
+var binaries = []string{"berth-scheduler", "berth-extender", "berth-gpu-links"}
 
 func build(o options) (v1.Hash, error) {
 	img, err := image(o)

@@ -22,10 +22,10 @@ import (
 )
 
 // The image built from bin/ is a valid OCI image layout, says it runs as a user that is not root
-// and that /etc/passwd names, holds both binaries, and each starts from the image's files alone:
+// and that /etc/passwd names, holds every binary, and each starts from the image's files alone:
 // chrooted into the extracted root filesystem, as that user, `--version` and `--help` work.
 func TestImage(t *testing.T) {
-	binDir := bins.Dir(t, "berth-scheduler", "berth-extender")
+	binDir := bins.Dir(t, binaries...)
 	out := filepath.Join(t.TempDir(), "layout")
 	digest, err := build(options{binDir: binDir, out: out, ref: "berth-scheduler:test", version: "test", arch: "amd64"})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/internal/kwok"
 	"github.com/berth-sched/berth/pkg/podroom"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
 // gangTimeoutSeconds bounds how long the scheduler holds a gang's first members waiting for the
@@ -79,11 +80,11 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 	}
 	reportGangs(s, held, fitPods, bigPods, free)
 	if len(bigPods) > 0 {
-		why, err := inspect.ExplainPod(ctx, d.client, d.groups, gpuResources, "gangs", bigPods[0].Name)
+		answer, err := inspect.ExplainPod(ctx, d.client, d.groups, gpuResources, "gangs", bigPods[0].Name)
 		if err != nil {
 			return err
 		}
-		reportWhy(s, why)
+		reportWhy(s, answer)
 	}
 
 	d.progress("gangs: waiting for %s to finish (it runs for %v) and %s to be placed, run and finish", fitting.name, fitting.runsFor, tooBig.name)
@@ -136,12 +137,12 @@ func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods []v1.Pod, f
 
 // reportWhy shows `kubectl berth why` for a member of the gang held back, and judges that it
 // names the gang, with its numbers, as the cause.
-func reportWhy(s *Section, why *inspect.Why) {
-	s.printf("$ kubectl berth why -n gangs %s\n", why.Name)
-	s.report(func(w io.Writer) error { return why.WriteTable(w, false) })
-	s.expect(fmt.Sprintf("kubectl berth why names the gang %s, its members placeable now and those that lack room, as what keeps %s pending", tooBig.name, why.Name),
-		why.Cause == inspect.CauseGang && strings.Contains(why.Summary, "lack room"),
-		fmt.Sprintf("cause %s: %s", why.Cause, why.Summary))
+func reportWhy(s *Section, answer *inspect.Why) {
+	s.printf("$ kubectl berth why -n gangs %s\n", answer.Name)
+	s.report(func(w io.Writer) error { return answer.WriteTable(w, false) })
+	s.expect(fmt.Sprintf("kubectl berth why names the gang %s, its members placeable now and those that lack room, as what keeps %s pending", tooBig.name, answer.Name),
+		answer.Cause == why.CauseGang && strings.Contains(answer.Summary, "lack room"),
+		fmt.Sprintf("cause %s: %s", answer.Cause, answer.Summary))
 }
 
 // reportGangsEnd shows the PodGroups once both gangs have run, and judges their lives: the first

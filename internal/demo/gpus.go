@@ -20,7 +20,7 @@ import (
 
 // gpuResources are the gpushare resources, as GPUShare reads them by default. Nodes report memory
 // in GiB, the gpushare device plugin's default unit.
-var gpuResources = gpu.DefaultResources()
+var gpuResources = gpu.DefaultResourceNames()
 
 // gpuNodes: two nodes of two equal GPUs, and one with GPUs of two sizes stated per GPU.
 var gpuNodes = []struct {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
 // Gangs is PodGroups (scheduling.x-k8s.io/v1alpha1) and how far their members have got.
@@ -48,35 +49,21 @@ type Gang struct {
 	Succeeded int `json:"succeeded"`
 	Failed    int `json:"failed"`
 	// Waiting are the members not bound to a node, with why.
-	Waiting []WaitingPod `json:"waiting"`
+	Waiting []why.WaitingPod `json:"waiting"`
 	// Topology is set when the PodGroup asks for a topology level (gangtopology.go).
 	Topology *GangTopology `json:"topology,omitempty"`
 }
 
-// WaitingPod is a member no node has been given, and the scheduler's latest word on it.
-type WaitingPod struct {
-	Name string `json:"name"`
-	// Reason is the reason of the latest FailedScheduling or GangWaiting event about the pod, or of
-	// its PodScheduled=False condition, whichever is newer; empty if the scheduler has said nothing.
-	Reason  string      `json:"reason"`
-	Message string      `json:"message"`
-	Since   metav1.Time `json:"since,omitempty"`
-}
-
-// waitingReasons are the event reasons that say why a pod is not placed: the scheduler's own, and
-// Gang's for a pod held before scheduling (which reaches no pod condition).
-var waitingReasons = map[string]bool{"FailedScheduling": true, "GangWaiting": true}
-
 // GangsOf builds the report from PodGroups, pods (those without the pod-group label are ignored)
 // and events (only those about waiting pods are read).
 func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event) *Gangs {
-	latest := latestEvents(events)
+	latest := why.LatestEvents(events)
 	byKey := map[types.NamespacedName]*Gang{}
 	r := &Gangs{}
 	for i := range groups {
 		pg := &groups[i]
 		byKey[types.NamespacedName{Namespace: pg.Namespace, Name: pg.Name}] = &Gang{
-			Namespace: pg.Namespace, Name: pg.Name, Phase: pg.Status.Phase, MinMember: podgroup.MinMember(pg), Waiting: []WaitingPod{},
+			Namespace: pg.Namespace, Name: pg.Name, Phase: pg.Status.Phase, MinMember: podgroup.MinMember(pg), Waiting: []why.WaitingPod{},
 		}
 	}
 	for i := range pods {
@@ -88,7 +75,7 @@ func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event)
 		key := types.NamespacedName{Namespace: p.Namespace, Name: name}
 		g := byKey[key]
 		if g == nil {
-			g = &Gang{Namespace: p.Namespace, Name: name, Missing: true, Waiting: []WaitingPod{}}
+			g = &Gang{Namespace: p.Namespace, Name: name, Missing: true, Waiting: []why.WaitingPod{}}
 			byKey[key] = g
 		}
 		g.Members++
@@ -104,7 +91,7 @@ func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event)
 			g.Placed++
 			continue
 		}
-		g.Waiting = append(g.Waiting, whyWaiting(p, latest[p.UID]))
+		g.Waiting = append(g.Waiting, why.WaitingOf(p, latest[p.UID]))
 	}
 	for _, g := range byKey {
 		sort.Slice(g.Waiting, func(i, j int) bool { return g.Waiting[i].Name < g.Waiting[j].Name })
@@ -120,57 +107,6 @@ func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event)
 		r.Groups = []Gang{}
 	}
 	return r
-}
-
-// latestEvents is, per pod, the newest event that says why it is not placed.
-func latestEvents(events []eventsv1.Event) map[types.UID]*eventsv1.Event {
-	latest := map[types.UID]*eventsv1.Event{}
-	for i := range events {
-		e := &events[i]
-		if e.Regarding.Kind != "Pod" || !waitingReasons[e.Reason] {
-			continue
-		}
-		if old, ok := latest[e.Regarding.UID]; !ok || !eventTime(e).Before(eventTime(old)) {
-			latest[e.Regarding.UID] = e
-		}
-	}
-	return latest
-}
-
-// eventTime is when an event was last seen: a repeated event counts from its latest repetition.
-func eventTime(e *eventsv1.Event) time.Time {
-	switch {
-	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
-		return e.Series.LastObservedTime.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	case !e.DeprecatedLastTimestamp.IsZero():
-		return e.DeprecatedLastTimestamp.Time
-	}
-	return e.CreationTimestamp.Time
-}
-
-// whyWaiting is the scheduler's latest word on a pod without a node: its newest event, or its
-// PodScheduled=False condition if that is newer (a pod's condition keeps the message of the last
-// attempt, an event series only its first message).
-func whyWaiting(p *v1.Pod, e *eventsv1.Event) WaitingPod {
-	w := WaitingPod{Name: p.Name}
-	if e != nil {
-		w.Reason, w.Message, w.Since = e.Reason, e.Note, metav1.NewTime(eventTime(e))
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type != v1.PodScheduled || c.Status != v1.ConditionFalse {
-			continue
-		}
-		at := c.LastTransitionTime
-		if c.LastProbeTime.After(at.Time) {
-			at = c.LastProbeTime
-		}
-		if e == nil || at.After(w.Since.Time) {
-			w.Reason, w.Message, w.Since = c.Reason, c.Message, at
-		}
-	}
-	return w
 }
 
 // ListGangs reads the report from the cluster, in namespace ns (all namespaces if empty), reading

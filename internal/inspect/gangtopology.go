@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
-	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/topology"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
 // GangTopology is what a PodGroup asks of the topology and where it stands.
@@ -110,7 +110,7 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 			b[name] = max(b[name], v)
 		}
 	}
-	free := freeOnNodes(nodes, all)
+	free := why.FreeOnNodes(nodes, all)
 	for key, member := range biggest {
 		t := byKey[key].Topology
 		slices.Sort(t.Domains)
@@ -118,53 +118,11 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 			continue
 		}
 		largest := 0
-		for _, r := range domainRooms(nodes, free, levels, asks[key].Level, tolerations[key], member) {
+		for _, r := range why.DomainRooms(nodes, free, levels, asks[key].Level, tolerations[key], member) {
 			largest = max(largest, r)
 		}
 		t.LargestRoom = &largest
 	}
-}
-
-// domainRooms is how many members asking member each domain of level has room for, counting only
-// the nodes a member with tolerations may use, as Gang's choice counts them.
-func domainRooms(nodes []v1.Node, free map[string]topology.Resources, levels topology.Levels, level int, tolerations []v1.Toleration, member topology.Resources) map[topology.Domain]int {
-	room := map[topology.Domain]int{}
-	comparisonOperators := topology.ComparisonOperators()
-	for i := range nodes {
-		n := &nodes[i]
-		if d, ok := levels.DomainOf(n.Labels, level); ok && topology.Usable(n, tolerations, comparisonOperators) {
-			room[d] += topology.Fits(free[n.Name], member)
-		}
-	}
-	return room
-}
-
-// freeOnNodes is each node's allocatable less what the live pods bound to it ask for.
-func freeOnNodes(nodes []v1.Node, pods []v1.Pod) map[string]topology.Resources {
-	free := map[string]topology.Resources{}
-	for _, n := range nodes {
-		f := topology.Resources{}
-		for name, q := range n.Status.Allocatable {
-			if name == v1.ResourceCPU {
-				f[string(name)] = q.MilliValue()
-			} else {
-				f[string(name)] = q.Value()
-			}
-		}
-		free[n.Name] = f
-	}
-	for i := range pods {
-		p := &pods[i]
-		f, ok := free[p.Spec.NodeName]
-		if !ok || !podroom.Holds(p) {
-			continue
-		}
-		for name, v := range topology.Requests(p) {
-			f[name] -= v
-		}
-		f[topology.Pods]--
-	}
-	return free
 }
 
 // listTopology reads what addTopology needs, only when a group asks for a level; levels are the

@@ -95,10 +95,10 @@ type Share struct {
 // its annotations, berth's (berth.dev/gpu-devices) or the gpushare extender's
 // (ALIYUN_COM_GPU_MEM_IDX and _POD); pods that have finished hold nothing. Nodes without GPUs are
 // left out.
-func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
+func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.ResourceNames) *GPUs {
 	r := &GPUs{Nodes: []NodeGPUs{}}
 	byName := make(map[string]*NodeGPUs, len(nodes))
-	topologies := make(map[string]*gpu.Topology, len(nodes))
+	links := make(map[string]*gpu.Links, len(nodes))
 	sorted := make([]*v1.Node, len(nodes))
 	for i := range nodes {
 		sorted[i] = &nodes[i]
@@ -116,14 +116,14 @@ func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
 		if a, ok := n.Annotations[gpu.NodeGPUMemoryAnnotation]; ok && err == nil {
 			v.SizesFrom = fmt.Sprintf("annotation %s=%q", gpu.NodeGPUMemoryAnnotation, a)
 		}
-		t, terr := gpu.TopologyOf(n, len(caps))
+		t, terr := gpu.LinksOf(n, len(caps))
 		if terr != nil {
 			r.Problems = append(r.Problems, fmt.Sprintf("node %s: %v", n.Name, terr))
 		}
 		for i, c := range caps {
 			v.GPUs = append(v.GPUs, GPU{Index: i, Capacity: c, Pods: []Share{}, Links: linksOf(t, i), NUMA: numaOf(t, i)})
 		}
-		topologies[n.Name] = t
+		links[n.Name] = t
 		r.Nodes = append(r.Nodes, v)
 	}
 	for i := range r.Nodes {
@@ -183,7 +183,7 @@ func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
 				n.FreeWhole = append(n.FreeWhole, g.Index)
 			}
 		}
-		if t := topologies[n.Name]; t != nil && len(n.FreeWhole) > 1 {
+		if t := links[n.Name]; t != nil && len(n.FreeWhole) > 1 {
 			n.FreeWholeLink = t.WorstLink(n.FreeWhole).String()
 		}
 		r.Total.add(n.Total)
@@ -191,8 +191,8 @@ func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.Resources) *GPUs {
 	return r
 }
 
-// linksOf groups GPU i's links to the others by kind, best first; nil without a topology.
-func linksOf(t *gpu.Topology, i int) []LinkGroup {
+// linksOf groups GPU i's links to the others by kind, best first; nil without links.
+func linksOf(t *gpu.Links, i int) []LinkGroup {
 	if t == nil {
 		return nil
 	}
@@ -215,7 +215,7 @@ func linksOf(t *gpu.Topology, i int) []LinkGroup {
 }
 
 // numaOf is GPU i's NUMA node, nil when unknown.
-func numaOf(t *gpu.Topology, i int) *int {
+func numaOf(t *gpu.Links, i int) *int {
 	if t == nil || t.NUMA(i) < 0 {
 		return nil
 	}
@@ -266,7 +266,7 @@ func nodeNamed(nodes []*v1.Node, name string) (*v1.Node, bool) {
 
 // ListGPUs reads the report from the cluster: every node's GPUs, or only node's if it is not
 // empty. A named node that does not exist or has no GPUs is an error.
-func ListGPUs(ctx context.Context, client kubernetes.Interface, res gpu.Resources, node string) (*GPUs, error) {
+func ListGPUs(ctx context.Context, client kubernetes.Interface, res gpu.ResourceNames, node string) (*GPUs, error) {
 	// Finished pods hold no GPU memory: leave them on the server.
 	selectors := []fields.Selector{
 		fields.OneTermNotEqualSelector("status.phase", string(v1.PodSucceeded)),

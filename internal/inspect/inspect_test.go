@@ -18,9 +18,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
-var res = gpu.Resources{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}
+var res = gpu.ResourceNames{Memory: "aliyun.com/gpu-mem", Count: "aliyun.com/gpu-count"}
 
 func gpuNode(name, count, memory string, annotations map[string]string) v1.Node {
 	c := v1.ResourceList{res.Count: resource.MustParse(count), res.Memory: resource.MustParse(memory)}
@@ -107,13 +108,13 @@ func TestGPUsOf(t *testing.T) {
 // With the berth.dev/gpu-topology annotation each GPU shows its links, best first, and the node
 // which GPUs are free whole and the worst link among them; a malformed matrix is a problem line.
 func TestGPUsOfLinks(t *testing.T) {
-	matrix, err := os.ReadFile("../../pkg/gpu/testdata/topology/nvlink-pairs-4gpu.txt")
+	matrix, err := os.ReadFile("../../pkg/gpu/testdata/links/nvlink-pairs-4gpu.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	nodes := []v1.Node{
-		gpuNode("pairs", "4", "64", map[string]string{gpu.NodeGPUTopologyAnnotation: string(matrix)}),
-		gpuNode("pasted-wrong", "2", "32", map[string]string{gpu.NodeGPUTopologyAnnotation: "GPU0 GPU1\nGPU0 X"}),
+		gpuNode("pairs", "4", "64", map[string]string{gpu.NodeGPULinksAnnotation: string(matrix)}),
+		gpuNode("pasted-wrong", "2", "32", map[string]string{gpu.NodeGPULinksAnnotation: "GPU0 GPU1\nGPU0 X"}),
 	}
 	pods := []v1.Pod{
 		gpuPod("ml", "infer", "pairs", "4", v1.PodRunning, map[string]string{gpu.PodGPUDevicesAnnotation: "0:4"}),
@@ -229,13 +230,13 @@ func TestGangsOf(t *testing.T) {
 	}
 	got := GangsOf(groups, pods, events)
 	want := &Gangs{Groups: []Gang{
-		{Namespace: "ml", Name: "done", Phase: v1alpha1.PodGroupFinished, MinMember: 2, Members: 2, Placed: 2, Succeeded: 2, Waiting: []WaitingPod{}},
-		{Namespace: "ml", Name: "held", Phase: v1alpha1.PodGroupPending, MinMember: 3, Members: 3, Waiting: []WaitingPod{
+		{Namespace: "ml", Name: "done", Phase: v1alpha1.PodGroupFinished, MinMember: 2, Members: 2, Placed: 2, Succeeded: 2, Waiting: []why.WaitingPod{}},
+		{Namespace: "ml", Name: "held", Phase: v1alpha1.PodGroupPending, MinMember: 3, Members: 3, Waiting: []why.WaitingPod{
 			{Name: "held-0", Reason: "FailedScheduling", Message: "newer attempt", Since: at(10)},
 			{Name: "held-1", Reason: "Unschedulable", Message: "0/2 nodes are available", Since: at(20)},
 			{Name: "held-2", Reason: "GangWaiting", Message: "first", Since: at(30)},
 		}},
-		{Namespace: "ml", Name: "orphan", Missing: true, Members: 1, Waiting: []WaitingPod{
+		{Namespace: "ml", Name: "orphan", Missing: true, Members: 1, Waiting: []why.WaitingPod{
 			{Name: "orphan-0", Reason: "GangWaiting", Message: "pod group ml/orphan does not exist", Since: at(3)},
 		}},
 	}}

@@ -5,343 +5,44 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
-	"github.com/berth-sched/berth/pkg/gpu"
-	"github.com/berth-sched/berth/pkg/topology"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
-func cpuNode(name, cpu string, mutate ...func(*v1.Node)) v1.Node {
-	c := v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("64Gi"), v1.ResourcePods: resource.MustParse("110")}
-	n := v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}}, Status: v1.NodeStatus{Capacity: c, Allocatable: c}}
-	for _, m := range mutate {
-		m(&n)
-	}
-	return n
-}
-
-func cpuPod(ns, name, node, cpu string, mutate ...func(*v1.Pod)) v1.Pod {
-	r := v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}
-	p := v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "/" + name)},
-		Spec:       v1.PodSpec{NodeName: node, Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: r, Limits: r}}}},
-	}
-	for _, m := range mutate {
-		m(&p)
-	}
-	return p
-}
-
-func priority(n int32) func(*v1.Pod) { return func(p *v1.Pod) { p.Spec.Priority = &n } }
-
-func inGroup(name string) func(*v1.Pod) {
-	return func(p *v1.Pod) { p.Labels = map[string]string{v1alpha1.PodGroupLabel: name} }
-}
-
-func failed(msg string) func(*v1.Pod) {
-	return func(p *v1.Pod) {
-		p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: msg}}
-	}
-}
-
-// whyOf answers for the pod named name among pods.
-func whyOf(t *testing.T, name string, in WhyInput) *Why {
-	t.Helper()
-	for i := range in.Pods {
-		if in.Pods[i].Name == name {
-			in.Pod = &in.Pods[i]
+// The answer berth-scheduler published on the pod (internal/waitreason) is shown for a pending pod,
+// not for one bound since.
+func TestWhyTableShowsPublished(t *testing.T) {
+	cpu := func(q string) v1.ResourceList { return v1.ResourceList{v1.ResourceCPU: resource.MustParse(q)} }
+	pod := func(name, node, q string) v1.Pod {
+		return v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name)},
+			Spec:       v1.PodSpec{NodeName: node, Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: cpu(q), Limits: cpu(q)}}}},
+			Status: v1.PodStatus{Conditions: []v1.PodCondition{{Type: why.WaitingForCondition, Status: v1.ConditionTrue,
+				Reason: why.CauseResources, Message: "Resources: no node it may use has room", LastTransitionTime: metav1.Now()}}},
 		}
 	}
-	if in.Pod == nil {
-		t.Fatalf("no pod %s", name)
+	in := why.Input{
+		Nodes:     []v1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: v1.NodeStatus{Allocatable: cpu("2")}}},
+		Pods:      []v1.Pod{pod("big", "", "4"), pod("bound", "n", "1")},
+		Resources: res,
 	}
-	in.Resources = res
-	w := WhyOf(in)
-	// The room counted once and shared (RoomOf, as internal/waitreason shares it over a sweep) gives
-	// the same answer, and answering does not change it.
-	room := RoomOf(in)
-	if diff := cmp.Diff(w, WhyOfIn(in, room)); diff != "" {
-		t.Errorf("WhyOfIn on RoomOf differs from WhyOf (-WhyOf +WhyOfIn):\n%s", diff)
-	}
-	if diff := cmp.Diff(w, WhyOfIn(in, room)); diff != "" {
-		t.Errorf("a second answer on the same Room differs (-WhyOf +WhyOfIn):\n%s", diff)
-	}
-	var b bytes.Buffer
-	if err := w.WriteTable(&b, false); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("\n%s", b.String())
-	return w
-}
-
-// text is everything the answer says, for substring checks.
-func (w *Why) text() string {
-	return strings.Join(append(append([]string{w.Summary}, w.Details...), append(w.Unblock, w.Preemption)...), "\n")
-}
-
-func TestWhy(t *testing.T) {
-	quotaObj := func(ns string, max v1.ResourceList) v1alpha1.ElasticQuota {
-		return v1alpha1.ElasticQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quota"}, Spec: v1alpha1.ElasticQuotaSpec{Max: max}}
-	}
-	group := func(name string, minMember int32) v1alpha1.PodGroup {
-		return v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name}, Spec: v1alpha1.PodGroupSpec{MinMember: minMember}}
-	}
-	devices := func(s string) func(*v1.Pod) {
-		return func(p *v1.Pod) { p.Annotations = map[string]string{gpu.PodGPUDevicesAnnotation: s} }
-	}
-	gpuReq := func(n string) func(*v1.Pod) {
-		return func(p *v1.Pod) {
-			p.Spec.Containers[0].Resources.Limits[res.Memory] = resource.MustParse(n)
+	table := func(i int) string {
+		in.Pod = &in.Pods[i]
+		var b bytes.Buffer
+		if err := (&Why{Answer: why.Of(in)}).WriteTable(&b, false); err != nil {
+			t.Fatal(err)
 		}
+		t.Logf("\n%s", b.String())
+		return b.String()
 	}
-	gpuNodeA := cpuNode("gpu-a", "16", func(n *v1.Node) {
-		n.Status.Allocatable[res.Count] = resource.MustParse("2")
-		n.Status.Allocatable[res.Memory] = resource.MustParse("32")
-	})
-
-	tests := []struct {
-		name  string
-		pod   string
-		in    WhyInput
-		cause string
-		berth bool
-		says  []string
-	}{
-		{
-			name: "bound", pod: "p",
-			in:    WhyInput{Pods: []v1.Pod{cpuPod("ml", "p", "node-a", "1")}},
-			cause: CauseNotPending, says: []string{"bound to node node-a"},
-		},
-		{
-			name: "scheduling gates", pod: "p",
-			in: WhyInput{Pods: []v1.Pod{cpuPod("ml", "p", "", "1", func(p *v1.Pod) {
-				p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/hold"}}
-			})}},
-			cause: CauseSchedulingGates, says: []string{"held outside berth by scheduling gates example.com/hold"},
-		},
-		{
-			name: "pod group missing", pod: "p",
-			in:    WhyInput{Pods: []v1.Pod{cpuPod("ml", "p", "", "1", inGroup("train"))}},
-			cause: CausePodGroupMissing, berth: true, says: []string{"pod group ml/train does not exist", "create PodGroup ml/train"},
-		},
-		{
-			name: "gang members missing", pod: "p0",
-			in: WhyInput{
-				Nodes:  []v1.Node{cpuNode("node-a", "8")},
-				Groups: []v1alpha1.PodGroup{group("train", 3)},
-				Pods:   []v1.Pod{cpuPod("ml", "p0", "", "1", inGroup("train")), cpuPod("ml", "p1", "", "1", inGroup("train"))},
-			},
-			cause: CauseGangMembers, berth: true, says: []string{"needs 3 pods (minMember) and 2 exist: 1 missing", "create 1 more pods"},
-		},
-		{
-			name: "quota full", pod: "p",
-			in: WhyInput{
-				Nodes:  []v1.Node{cpuNode("node-a", "16")},
-				Quotas: []v1alpha1.ElasticQuota{quotaObj("team", v1.ResourceList{v1.ResourceCPU: resource.MustParse("4")})},
-				Pods: []v1.Pod{
-					cpuPod("team", "big", "node-a", "2"), cpuPod("team", "small", "node-a", "1"),
-					cpuPod("other", "elsewhere", "node-a", "8"), // another namespace: not the quota's
-					cpuPod("team", "p", "", "2"),
-				},
-			},
-			cause: CauseQuota, berth: true,
-			says: []string{"ElasticQuota team/quota is full in cpu: 3 used of max 4, and the pod asks 2; 1 over", "team/big (2)", "raised to 5"},
-		},
-		{
-			name: "quota: asks more than max", pod: "p",
-			in: WhyInput{
-				Nodes:  []v1.Node{cpuNode("node-a", "16")},
-				Quotas: []v1alpha1.ElasticQuota{quotaObj("team", v1.ResourceList{v1.ResourceCPU: resource.MustParse("4")})},
-				Pods:   []v1.Pod{cpuPod("team", "p", "", "6")},
-			},
-			cause: CauseQuota, berth: true, says: []string{"0 used of max 4", "it asks more than the max"},
-		},
-		{
-			name: "GPU fragmentation", pod: "p",
-			in: WhyInput{
-				Nodes: []v1.Node{gpuNodeA},
-				Pods: []v1.Pod{
-					cpuPod("ml", "x", "gpu-a", "1", gpuReq("8"), devices("0:8")),
-					cpuPod("ml", "y", "gpu-a", "1", gpuReq("4"), devices("1:4")),
-					cpuPod("ml", "z", "gpu-a", "1", gpuReq("4"), devices("1:4")),
-					cpuPod("ml", "p", "", "1", gpuReq("12")),
-				},
-			},
-			cause: CauseGPUFragmented, berth: true,
-			says: []string{"fits in total on node gpu-a (16 free over 2 GPUs), but no GPU has 12 free; the most on one GPU is 8",
-				"it fits if pod ml/y (4 on GPU 1 of node gpu-a) ends"},
-		},
-		{
-			name: "GPU fragmentation, two GPUs asked", pod: "p",
-			in: WhyInput{
-				Nodes: []v1.Node{gpuNodeA},
-				Pods: []v1.Pod{
-					cpuPod("ml", "x", "gpu-a", "1", gpuReq("10"), devices("0:10")),
-					cpuPod("ml", "p", "", "1", gpuReq("16"), func(p *v1.Pod) {
-						p.Annotations = map[string]string{gpu.PodGPUCountAnnotation: "2"}
-					}),
-				},
-			},
-			cause: CauseGPUFragmented, berth: true,
-			says: []string{"it asks 2 GPUs with 8 each and only 1 GPU has that much free; the most on one GPU is 16",
-				"it fits if pod ml/x (10 on GPU 0 of node gpu-a) ends"},
-		},
-		{
-			name: "node constraints counted", pod: "p",
-			in: WhyInput{
-				Nodes: []v1.Node{
-					cpuNode("plain", "8"),
-					cpuNode("tainted", "8", func(n *v1.Node) {
-						n.Labels["disk"] = "ssd"
-						n.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "ml", Effect: v1.TaintEffectNoSchedule}}
-					}),
-					cpuNode("cordoned", "8", func(n *v1.Node) { n.Labels["disk"] = "ssd"; n.Spec.Unschedulable = true }),
-				},
-				Pods: []v1.Pod{cpuPod("ml", "p", "", "1", func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"disk": "ssd"} })},
-			},
-			cause: CauseNodeConstraints,
-			says:  []string{"of 3 nodes, 1 node by cordoned (spec.unschedulable), 1 node by nodeSelector disk=ssd, 1 node by taint dedicated=ml:NoSchedule"},
-		},
-		{
-			name: "no room; preemption would not help", pod: "p",
-			in: WhyInput{
-				Nodes: []v1.Node{cpuNode("node-a", "4")},
-				Pods: []v1.Pod{
-					cpuPod("ml", "low", "node-a", "1", priority(0)),
-					cpuPod("ml", "high", "node-a", "3", priority(100)),
-					cpuPod("ml", "p", "", "3", priority(10)),
-				},
-			},
-			cause: CauseResources, berth: true,
-			says: []string{"node node-a, lacks cpu (asks 3, 0 free)", "would not help: even with all 1 pod of lower priority than 10 gone"},
-		},
-		{
-			name: "no room; preemption would make room", pod: "p",
-			in: WhyInput{
-				Nodes: []v1.Node{cpuNode("node-a", "4")},
-				Pods: []v1.Pod{
-					cpuPod("ml", "low", "node-a", "3", priority(0)),
-					cpuPod("ml", "high", "node-a", "1", priority(100)),
-					cpuPod("ml", "p", "", "3", priority(10)),
-				},
-			},
-			cause: CauseResources, berth: true, says: []string{"would make room on node node-a by evicting 1 pod of lower priority (ml/low)"},
-		},
-		{
-			name: "no room; preemption off", pod: "p",
-			in: WhyInput{
-				Nodes: []v1.Node{cpuNode("node-a", "1")},
-				Pods: []v1.Pod{cpuPod("ml", "low", "node-a", "1", priority(0)),
-					cpuPod("ml", "p", "", "1", priority(10), func(p *v1.Pod) { p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever) })},
-			},
-			cause: CauseResources, berth: true, says: []string{"off for this pod (preemptionPolicy: Never)"},
-		},
-		{
-			name: "gang: members placeable and missing", pod: "g0",
-			in: WhyInput{
-				Nodes:  []v1.Node{cpuNode("node-a", "4")},
-				Groups: []v1alpha1.PodGroup{group("train", 3)},
-				Pods: []v1.Pod{
-					cpuPod("ml", "other", "node-a", "2"),
-					cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "", "1", inGroup("train")), cpuPod("ml", "g2", "", "1", inGroup("train")),
-				},
-			},
-			cause: CauseGang, berth: true,
-			says: []string{"pod group ml/train needs 3 (minMember) placed together: 0 bound, 2 more placeable now, 1 lack room", "lacks cpu (asks 1, 0 free)", "minMember lowered to 2"},
-		},
-		{
-			name: "gang fits now", pod: "g0",
-			in: WhyInput{
-				Nodes:  []v1.Node{cpuNode("node-a", "4")},
-				Groups: []v1alpha1.PodGroup{group("train", 2)},
-				Pods:   []v1.Pod{cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "node-a", "1", inGroup("train"))},
-			},
-			cause: CauseGang, berth: true, says: []string{"fits now: 1 of its 2 (minMember) bound and 1 more placeable together"},
-		},
-		{
-			name: "room now, the scheduler said something else", pod: "p",
-			in: WhyInput{
-				Nodes: []v1.Node{cpuNode("node-a", "4")},
-				Pods:  []v1.Pod{cpuPod("ml", "p", "", "1", failed("0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules."))},
-			},
-			cause: CauseFitsNow, says: []string{"node node-a has room", "anti-affinity", "outside berth"},
-		},
-		{
-			name: "room now, no scheduler has spoken", pod: "p",
-			in: WhyInput{
-				Nodes: []v1.Node{cpuNode("node-a", "4")},
-				Pods:  []v1.Pod{cpuPod("ml", "p", "", "1", func(p *v1.Pod) { p.Spec.SchedulerName = "nobody" })},
-			},
-			cause: CauseNoScheduler, says: []string{`is a scheduler named "nobody" running?`},
-		},
+	if got := table(0); !strings.Contains(got, "Published by berth (berth.dev/WaitingFor Resources, ") {
+		t.Errorf("the table does not show the published answer:\n%s", got)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := whyOf(t, tt.pod, tt.in)
-			if w.Cause != tt.cause || w.Berth != tt.berth {
-				t.Errorf("cause %s (berth %v), want %s (berth %v): %s", w.Cause, w.Berth, tt.cause, tt.berth, w.Summary)
-			}
-			for _, s := range tt.says {
-				if !strings.Contains(w.text(), s) {
-					t.Errorf("the answer does not say %q:\n%s", s, w.text())
-				}
-			}
-		})
-	}
-}
-
-// The answer berth-scheduler published on the pod (internal/waitreason) is read back and shown for a
-// pending pod, not for one bound since.
-func TestWhyShowsPublished(t *testing.T) {
-	published := func(p *v1.Pod) {
-		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{Type: WaitingForCondition, Status: v1.ConditionTrue,
-			Reason: CauseResources, Message: "Resources: no node it may use has room", LastTransitionTime: metav1.Now()})
-	}
-	in := WhyInput{Nodes: []v1.Node{cpuNode("n", "2")}, Pods: []v1.Pod{cpuPod("ns", "big", "", "4", published), cpuPod("ns", "bound", "n", "1", published)}}
-	w := whyOf(t, "big", in)
-	if w.Published == nil || w.Published.Reason != CauseResources {
-		t.Fatalf("Published %+v, want the condition's reason and message", w.Published)
-	}
-	var b bytes.Buffer
-	if err := w.WriteTable(&b, false); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "Published by berth (berth.dev/WaitingFor Resources, ") {
-		t.Errorf("the table does not show the published answer:\n%s", b.String())
-	}
-	b.Reset()
-	if err := whyOf(t, "bound", in).WriteTable(&b, false); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(b.String(), "Published") {
-		t.Errorf("a bound pod shows a published answer:\n%s", b.String())
-	}
-}
-
-// kubectl berth why and kubectl berth gangs judge a toleration alike, as the scheduler does by
-// default: the comparison operators (Gt, Lt) are an alpha gate, off unless enabled, so a toleration
-// using one tolerates nothing.
-func TestWhyAndGangsJudgeTolerationsAlike(t *testing.T) {
-	tainted := cpuNode("tainted", "8", func(n *v1.Node) {
-		n.Spec.Taints = []v1.Taint{{Key: "example.com/generation", Value: "5", Effect: v1.TaintEffectNoSchedule}}
-	})
-	newer := func(p *v1.Pod) {
-		p.Spec.Tolerations = []v1.Toleration{{Key: "example.com/generation", Operator: v1.TolerationOpGt, Value: "3", Effect: v1.TaintEffectNoSchedule}}
-	}
-	in := WhyInput{Nodes: []v1.Node{tainted}, Pods: []v1.Pod{cpuPod("ns", "p", "", "1", newer)}}
-	w := whyOf(t, "p", in)
-	if w.Cause != CauseNodeConstraints || !strings.Contains(w.text(), "taint example.com/generation=5:NoSchedule") {
-		t.Errorf("why: cause %s, %q; want %s by taint example.com/generation=5:NoSchedule", w.Cause, w.text(), CauseNodeConstraints)
-	}
-	levels := topology.Levels{v1.LabelHostname}
-	rooms := domainRooms(in.Nodes, freeOnNodes(in.Nodes, nil), levels, 0, in.Pods[0].Spec.Tolerations, topology.Requests(&in.Pods[0]))
-	if n := rooms["tainted"]; n != 0 {
-		t.Errorf("gangs: the tainted node's domain has room for %d members, want 0", n)
+	if got := table(1); strings.Contains(got, "Published") {
+		t.Errorf("a bound pod shows a published answer:\n%s", got)
 	}
 }

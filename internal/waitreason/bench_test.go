@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/berth-sched/berth/internal/inspect"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
 // benchFixture is a cluster of nodes nodes of 64 cpu, bound pods spread over them (2 cpu each, so
@@ -41,7 +41,7 @@ func benchFixture(b *testing.B, nodes, bound, waitingPods int) *fixture {
 
 // BenchmarkSweep is one sweep of the default MaxPods (50) over 1,000 nodes and 10,000 bound pods,
 // with 200 pods waiting: the steady state, in which every answer is the one the pod already has
-// (no write), so what is measured is selection, one copy of the cluster and 50 WhyOf calls.
+// (no write), so what is measured is selection, one copy of the cluster and 50 why.Of calls.
 func BenchmarkSweep(b *testing.B) {
 	f := benchFixture(b, 1000, 10000, 200)
 	ctx := context.Background()
@@ -74,7 +74,7 @@ func BenchmarkWhyOf(b *testing.B) {
 	f := benchFixture(b, 1000, 10000, 1)
 	pods, _ := f.p.pods.List(labels.Everything())
 	nodes, _ := f.p.nodes.List(labels.Everything())
-	in := inspect.WhyInput{}
+	in := why.Input{}
 	for _, p := range pods {
 		in.Pods = append(in.Pods, *p)
 		if p.UID == types.UID("waiting-00000") {
@@ -87,7 +87,7 @@ func BenchmarkWhyOf(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if w := inspect.WhyOf(in); w.Cause != inspect.CauseResources {
+		if w := why.Of(in); w.Cause != why.CauseResources {
 			b.Fatalf("cause %s: %s", w.Cause, w.Summary)
 		}
 	}

@@ -17,7 +17,7 @@ type Config struct {
 	// created if it has none) before it gets an answer. Most pods are placed, or told by the
 	// scheduler's own condition, well within it; the answer is for those that stay.
 	After time.Duration
-	// MaxPods bounds the pods one sweep answers, oldest first: one sweep's cost is WhyOf's per pod
+	// MaxPods bounds the pods one sweep answers, oldest first: one sweep's cost is why.Of's per pod
 	// (O(cluster), see the benchmark), so a backlog of thousands is answered over several sweeps.
 	MaxPods int
 	// MaxMessage bounds the condition's message and the event's note, in bytes.

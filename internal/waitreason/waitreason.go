@@ -1,5 +1,5 @@
 // Package waitreason publishes, on each pod that has waited long for one of berth's profiles, why
-// it waits: kubectl berth why's answer (internal/inspect.WhyOf), in short, as the pod condition
+// it waits: kubectl berth why's answer (internal/why.Of), in short, as the pod condition
 // berth.dev/WaitingFor and one WaitingFor event. Anyone who can read the pod sees it, with no
 // plugin, and without the scheduler's memory over a private port: the answer is built from the
 // scheduler's informer caches, the same API objects kubectl berth why reads.
@@ -35,20 +35,20 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
-	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/process"
 	"github.com/berth-sched/berth/pkg/topology"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
 // ConditionType is the pod condition the publisher writes: status True, reason one of
-// inspect's Cause constants, message the short answer. It is left in place once the pod is
+// why's Cause constants, message the short answer. It is left in place once the pod is
 // bound: PodScheduled=True then says the pod no longer waits, and kubectl berth why shows a
 // published answer only for a pod that is still pending.
-const ConditionType = inspect.WaitingForCondition
+const ConditionType = why.WaitingForCondition
 
 // EventReason is the reason of the Normal event written with each new answer.
 const EventReason = "WaitingFor"
@@ -57,7 +57,7 @@ const EventReason = "WaitingFor"
 // GPUShare's resources count GPU memory for its pods.
 type profile struct {
 	recorder events.EventRecorder
-	// key is the profile's framework handle, the key gpu.ProfileResources reads it by.
+	// key is the profile's framework handle, the key gpu.ProfileResourceNames reads it by.
 	key any
 	// levels are the profile's Gang topologyLevels (UseLevels); nil where Gang is not enabled,
 	// which reads the shipped default.
@@ -264,8 +264,8 @@ func (p *publisher) sweep(ctx context.Context) {
 	})
 	waiting = waiting[:min(len(waiting), p.cfg.MaxPods)]
 
-	// One copy of the cluster for the whole sweep: WhyOfIn reads, never writes, what it is given.
-	in := inspect.WhyInput{Pods: make([]v1.Pod, len(live))}
+	// One copy of the cluster for the whole sweep: why.OfIn reads, never writes, what it is given.
+	in := why.Input{Pods: make([]v1.Pod, len(live))}
 	for i, pod := range live {
 		in.Pods[i] = *pod
 	}
@@ -288,7 +288,7 @@ func (p *publisher) sweep(ctx context.Context) {
 	groupsOf := map[string][]v1alpha1.PodGroup{}
 	// The room on each node is counted once a sweep (per GPU resource names, which profiles may
 	// set apart): it is most of an answer's cost.
-	rooms := map[gpu.Resources]*inspect.Room{}
+	rooms := map[gpu.ResourceNames]*why.Room{}
 	for _, c := range waiting {
 		if ctx.Err() != nil {
 			return
@@ -307,11 +307,11 @@ func (p *publisher) sweep(ctx context.Context) {
 			}
 			in.Groups = groupsOf[ns]
 		}
-		in.Resources = gpu.ProfileResources(c.profile.key)
+		in.Resources = gpu.ProfileResourceNames(c.profile.key)
 		in.Levels = c.profile.levels
 		room, ok := rooms[in.Resources]
 		if !ok {
-			room = inspect.RoomOf(in)
+			room = why.RoomOf(in)
 			rooms[in.Resources] = room
 		}
 		w, err := answer(in, room)
@@ -319,22 +319,22 @@ func (p *publisher) sweep(ctx context.Context) {
 			p.logger.Error(err, "Skipping a pod whose wait cannot be explained", "pod", klog.KObj(c.pod))
 			continue
 		}
-		if w.Cause == inspect.CauseNotPending {
+		if w.Cause == why.CauseNotPending {
 			continue
 		}
 		p.publish(ctx, c, w.Cause, Short(w, p.cfg.MaxMessage))
 	}
 }
 
-// answer is WhyOf, with a panic on input it did not foresee (a malformed object) turned into an
+// answer is why.OfIn, with a panic on input it did not foresee (a malformed object) turned into an
 // error: one pod's answer never stops the scheduler.
-func answer(in inspect.WhyInput, room *inspect.Room) (w *inspect.Why, err error) {
+func answer(in why.Input, room *why.Room) (w *why.Answer, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			w, err = nil, fmt.Errorf("explaining the pod panicked: %v", r)
 		}
 	}()
-	return inspect.WhyOfIn(in, room), nil
+	return why.OfIn(in, room), nil
 }
 
 // publish writes the condition and the event, unless the pod already has this answer, or this
@@ -399,7 +399,7 @@ func waitingSince(pod *v1.Pod) time.Time {
 
 // Short is the answer in at most max bytes: the cause, its summary with the numbers, and the
 // first thing that would unblock the pod.
-func Short(w *inspect.Why, max int) string {
+func Short(w *why.Answer, max int) string {
 	s := w.Cause + ": " + w.Summary
 	if len(w.Unblock) > 0 {
 		s += "; would unblock: " + w.Unblock[0]

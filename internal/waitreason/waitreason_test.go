@@ -19,9 +19,9 @@ import (
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/topology"
+	"github.com/berth-sched/berth/pkg/why"
 )
 
 var epoch = time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
@@ -138,8 +138,8 @@ func TestSweepSelectsLongWaitingPods(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := conditionOf(got)
-	if c == nil || c.Status != v1.ConditionTrue || c.Reason != inspect.CauseResources || !strings.Contains(c.Message, "asks 4, 1 free") {
-		t.Fatalf("condition %+v, want %s True, reason %s, the numbers in the message", c, ConditionType, inspect.CauseResources)
+	if c == nil || c.Status != v1.ConditionTrue || c.Reason != why.CauseResources || !strings.Contains(c.Message, "asks 4, 1 free") {
+		t.Fatalf("condition %+v, want %s True, reason %s, the numbers in the message", c, ConditionType, why.CauseResources)
 	}
 	if len(got.Status.Conditions) != 2 {
 		t.Errorf("conditions %+v: the scheduler's PodScheduled must be kept", got.Status.Conditions)
@@ -235,18 +235,18 @@ func TestSweepMalformedAnnotations(t *testing.T) {
 
 // answer turns a panic into an error for the pod it was asked about.
 func TestAnswerRecovers(t *testing.T) {
-	if _, err := answer(inspect.WhyInput{}, nil); err == nil {
-		t.Error("WhyOf without a pod: no error")
+	if _, err := answer(why.Input{}, nil); err == nil {
+		t.Error("an answer without a pod: no error")
 	}
 }
 
 func TestShort(t *testing.T) {
-	w := &inspect.Why{Cause: inspect.CauseQuota, Summary: "ElasticQuota a/q is full in cpu: 2 used of max 2, and the pod asks 1; 1 over",
+	w := &why.Answer{Cause: why.CauseQuota, Summary: "ElasticQuota a/q is full in cpu: 2 used of max 2, and the pod asks 1; 1 over",
 		Unblock: []string{"pods of quota a/q end, freeing 1: a/x (2)", "or raise max"}}
 	if got, want := Short(w, 512), "Quota: ElasticQuota a/q is full in cpu: 2 used of max 2, and the pod asks 1; 1 over; would unblock: pods of quota a/q end, freeing 1: a/x (2)"; got != want {
 		t.Errorf("Short:\n got %q\nwant %q", got, want)
 	}
-	long := &inspect.Why{Cause: "X", Summary: strings.Repeat("é", 100)}
+	long := &why.Answer{Cause: "X", Summary: strings.Repeat("é", 100)}
 	got := Short(long, 64)
 	if len(got) > 64 || !utf8.ValidString(got) || !strings.HasSuffix(got, "...") {
 		t.Errorf("Short cut to 64: %q (%d bytes)", got, len(got))

@@ -72,7 +72,7 @@ func newEnvWithGPU(t testing.TB, gpuMemory v1.ResourceName, pods []*v1.Pod, crs 
 		p, err := newPlugin(ctx, h, eqfake.NewSimpleClientset(crs...), time.Hour)
 		pl = p
 		if gpuMemory != "" {
-			gpu.SetProfileResources(ctx, h, gpu.Resources{Memory: gpuMemory, Count: "example.com/gpu-count"})
+			gpu.SetProfileResourceNames(ctx, h, gpu.ResourceNames{Memory: gpuMemory, Count: "example.com/gpu-count"})
 		}
 		return p, err
 	}

@@ -88,7 +88,7 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 	eqInformer := groups.Informers.Scheduling().V1alpha1().ElasticQuotas()
 	s := &shared{
 		ledger:    quota.NewLedger(),
-		gpuMemory: sync.OnceValue(func() v1.ResourceName { return gpu.ProfileResources(h).Memory }),
+		gpuMemory: sync.OnceValue(func() v1.ResourceName { return gpu.ProfileResourceNames(h).Memory }),
 		quotas:    eqInformer.Lister(),
 		groups:    groups,
 		handle:    h,

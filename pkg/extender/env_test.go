@@ -38,7 +38,7 @@ const (
 )
 
 var (
-	testResources = gpu.Resources{Memory: testMemory, Count: testCount}
+	testResources = gpu.ResourceNames{Memory: testMemory, Count: testCount}
 	// testNow is the assume time bind writes in tests.
 	testNow = time.Unix(1700000000, 42)
 )

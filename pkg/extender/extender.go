@@ -35,7 +35,7 @@ import (
 
 // Config is how the extender accounts GPUs; the defaults match the GPUShare plugin's args.
 type Config struct {
-	Resources gpu.Resources
+	Resources gpu.ResourceNames
 	Strategy  *gpu.Strategy
 }
 

@@ -13,8 +13,8 @@ type Device struct {
 	// by someone else claim more than there is.
 	Used int64
 	// Links is how the node's GPUs are linked (berth.dev/gpu-topology), the same for every device
-	// of the node; nil if unknown. See WithTopology and linkset.go.
-	Links *Topology
+	// of the node; nil if unknown. See WithLinks and linkset.go.
+	Links *Links
 }
 
 // Free is the memory still to be had on the device.
@@ -178,7 +178,7 @@ func noFit(devs []Device, req Request) *NoFitError {
 // is the first, in the strategy's order of free memory and then by index, of the devices with
 // req.PerDevice free that come after the one taken before it. Enough devices must fit (noFit).
 func choose(devs []Device, req Request, s *Strategy, dst []int) []int {
-	if t := topologyOf(devs); t != nil {
+	if t := linksOf(devs); t != nil {
 		return chooseLinked(devs, t, req, s, dst)
 	}
 	// after reports whether device i comes after device j in the order devices are taken.
@@ -219,7 +219,7 @@ func CanHold(capacities []int64, req Request) bool {
 
 // Score rates placing a request on a node's devices from 0 (worst) to 1 (best) by the strategy.
 // It judges both the devices the pod would get (how full they end up, on average) and the node as
-// a whole (how full all its GPUs end up), in equal parts. On a node with topology, a pod with
+// a whole (how full all its GPUs end up), in equal parts. On a node with links, a pod with
 // several GPUs is rated first by the class of the worst link of the set it gets (SYS, NODE, PHB,
 // PXB, PIX, NV#), and by the strategy within a class; see linkScore. It returns Fit's error if the
 // request does not fit.

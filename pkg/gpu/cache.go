@@ -19,7 +19,7 @@ import (
 // (whoever placed them) and pods the scheduler has reserved devices for and not yet seen bound.
 // It is fed by node and pod informers and by Reserve/Unreserve, and is safe for concurrent use.
 type Cache struct {
-	res Resources
+	res ResourceNames
 
 	mu    sync.RWMutex
 	nodes map[string]*nodeState
@@ -34,8 +34,8 @@ type nodeState struct {
 	// which informers may report before the node or after its deletion.
 	known    bool
 	capacity []int64
-	// topology is how the GPUs of capacity are linked; nil if unknown.
-	topology *Topology
+	// links is how the GPUs of capacity are linked; nil if unknown.
+	links *Links
 	// used is indexed by device and may be longer than capacity, when pods name devices the node
 	// does not (or no longer) report.
 	used []int64
@@ -51,7 +51,7 @@ type podState struct {
 
 // NewCache returns an empty cache for the given resource names, reported in the GPU metrics until
 // it is closed.
-func NewCache(res Resources) *Cache {
+func NewCache(res ResourceNames) *Cache {
 	RegisterMetrics()
 	c := &Cache{
 		res:   res,
@@ -64,16 +64,16 @@ func NewCache(res Resources) *Cache {
 
 // AddOrUpdateNode records a node's GPUs and their links. A malformed berth.dev/gpu-memory
 // annotation is returned as an error for the caller to report, and the node gets the devices its
-// capacity implies; so is a malformed berth.dev/gpu-topology annotation (a *TopologyError), and
+// capacity implies; so is a malformed berth.dev/gpu-topology annotation (a *LinksError), and
 // the node's GPUs are then placed as without one.
 func (c *Cache) AddOrUpdateNode(node *v1.Node) error {
 	devs, err := DevicesOf(node, c.res)
-	topology, topoErr := TopologyOf(node, len(devs))
+	links, linksErr := LinksOf(node, len(devs))
 	switch {
 	case err == nil:
-		err = topoErr
-	case topoErr != nil:
-		err = errors.Join(err, topoErr)
+		err = linksErr
+	case linksErr != nil:
+		err = errors.Join(err, linksErr)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -83,7 +83,7 @@ func (c *Cache) AddOrUpdateNode(node *v1.Node) error {
 	}
 	n.known = true
 	n.capacity = devs
-	n.topology = topology
+	n.links = links
 	if len(n.used) < len(devs) {
 		n.used = append(n.used, make([]int64, len(devs)-len(n.used))...)
 	}
@@ -101,7 +101,7 @@ func (c *Cache) DeleteNode(name string) {
 	}
 	n.known = false
 	n.capacity = nil
-	n.topology = nil
+	n.links = nil
 	c.largestStale = true
 	if n.pods == 0 {
 		delete(c.nodes, name)
@@ -213,15 +213,15 @@ func (c *Cache) alreadyHolds(uid types.UID) error {
 }
 
 // DevicesOn returns a node's devices as a scheduler's snapshot has them: GPUs of the given
-// capacities and topology (the Node object's, see DevicesOf and TopologyOf) less the shares of
+// capacities and links (the Node object's, see DevicesOf and LinksOf) less the shares of
 // pods, the pods the snapshot places on the node. A pod's share is what the cache holds for it on that node; else what its
 // annotations name, as the cache may not have seen the pod yet; else, for a pod not yet placed (a
 // nominated pod that preemption adds), the devices Fit would give it after all placed pods.
 // Deriving the view from the snapshot keeps Filter, preemption's dry runs and Reserve in
 // agreement with the scheduler's other plugins even while this cache's informer handlers lag
 // the scheduler's own.
-func (c *Cache) DevicesOn(node string, capacity []int64, topology *Topology, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
-	devs := WithTopology(EmptyDevices(capacity), topology)
+func (c *Cache) DevicesOn(node string, capacity []int64, links *Links, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
+	devs := WithLinks(EmptyDevices(capacity), links)
 	if len(devs) == 0 {
 		return nil
 	}
@@ -323,7 +323,7 @@ func (c *Cache) CheckCapacity(req Request) error {
 // CheckCapacity is Cache.CheckCapacity for nodes given by their GPUs' capacities (DevicesOf), as a
 // scheduler's snapshot has them. It stops at the first node that could hold the request, which in
 // a cluster with GPUs is almost always one of the first.
-func (r Resources) CheckCapacity(req Request, nodes iter.Seq[[]int64]) error {
+func (r ResourceNames) CheckCapacity(req Request, nodes iter.Seq[[]int64]) error {
 	var (
 		most    int
 		largest int64
@@ -346,7 +346,7 @@ func (r Resources) CheckCapacity(req Request, nodes iter.Seq[[]int64]) error {
 
 // capacityError says why no node could hold req, given the most GPUs of at least req.PerDevice on
 // one node and the largest GPU of any node; nil if one can.
-func (r Resources) capacityError(req Request, most int, largest int64) error {
+func (r ResourceNames) capacityError(req Request, most int, largest int64) error {
 	switch {
 	case most >= req.Count:
 		return nil
@@ -400,7 +400,7 @@ func (n *nodeState) devices(dst []Device) []Device {
 	for i, capacity := range n.capacity {
 		dst[i] = Device{Capacity: capacity, Used: n.used[i]}
 	}
-	WithTopology(dst, n.topology)
+	WithLinks(dst, n.links)
 	return dst
 }
 

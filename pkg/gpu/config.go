@@ -32,9 +32,9 @@ const (
 	DefaultStrategyName = BinpackName
 )
 
-// DefaultResources are the gpushare device plugin's resource names.
-func DefaultResources() Resources {
-	return Resources{Memory: DefaultMemoryResource, Count: DefaultCountResource}
+// DefaultResourceNames are the gpushare device plugin's resource names.
+func DefaultResourceNames() ResourceNames {
+	return ResourceNames{Memory: DefaultMemoryResource, Count: DefaultCountResource}
 }
 
 // ValidateSettings checks the three GPU settings as GPUShare's args name them (memoryResource,
@@ -63,23 +63,24 @@ func validateExtendedResource(path *field.Path, name string) field.ErrorList {
 	return nil
 }
 
-// profiles holds the resources each scheduling profile's GPUShare counts GPUs under, so that the
+// profiles holds the resource names each scheduling profile's GPUShare counts GPUs under, so that the
 // profile's other plugins (ElasticQuota, BerthPreemption's quota rule) count GPU memory under the
 // same name. A profile is told apart by its framework handle, an opaque key here.
-var profiles process.Shared[any, Resources]
+var profiles process.Shared[any, ResourceNames]
 
-// SetProfileResources records res as the GPU resources of profile until ctx (the scheduler's
+// SetProfileResourceNames records res as the GPU resource names of profile until ctx (the scheduler's
 // lifetime) ends. GPUShare's New calls it, once: a profile has one GPUShare.
-func SetProfileResources(ctx context.Context, profile any, res Resources) {
-	_, _ = profiles.Get(ctx, profile, func() (Resources, error) { return res, nil })
+func SetProfileResourceNames(ctx context.Context, profile any, res ResourceNames) {
+	_, _ = profiles.Get(ctx, profile, func() (ResourceNames, error) { return res, nil })
 }
 
-// ProfileResources returns the GPU resources recorded for profile, or the defaults for a profile
-// without GPUShare. The framework builds a profile's plugins in no fixed order: read it once they
-// are all built (from an informer's handler or a scheduling cycle), never in a plugin's New.
-func ProfileResources(profile any) Resources {
+// ProfileResourceNames returns the GPU resource names recorded for profile, or the defaults for a
+// profile without GPUShare. The framework builds a profile's plugins in no fixed order: read it
+// once they are all built (from an informer's handler or a scheduling cycle), never in a plugin's
+// New.
+func ProfileResourceNames(profile any) ResourceNames {
 	if res, ok := profiles.Lookup(profile); ok {
 		return res
 	}
-	return DefaultResources()
+	return DefaultResourceNames()
 }

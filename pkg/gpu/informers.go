@@ -136,7 +136,7 @@ func Reporter(logger klog.Logger, recorder events.EventRecorder) func(runtime.Ob
 		switch obj.(type) {
 		case *v1.Node:
 			reason = "InvalidGPUMemoryAnnotation"
-			if _, ok := err.(*TopologyError); ok {
+			if _, ok := err.(*LinksError); ok {
 				reason = "InvalidGPUTopologyAnnotation"
 			}
 		case *v1.Pod:

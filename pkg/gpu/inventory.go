@@ -14,8 +14,9 @@ import (
 // cannot make the scheduler allocate without limit.
 const maxDevicesPerNode = 256
 
-// Resources names the extended resources that carry GPUs on nodes and pods.
-type Resources struct {
+// ResourceNames names the extended resources that carry GPUs on nodes and pods: names, not amounts
+// (an amount of resources is topology.Resources or quota.Vector).
+type ResourceNames struct {
 	// Memory is the node's GPU memory in total and what containers put in their limits.
 	Memory v1.ResourceName
 	// Count is the node's number of GPUs.
@@ -30,7 +31,7 @@ type Resources struct {
 // waiting pods, so a pod rejected for GPUs is judged again on exactly the change that can let it in. The berth.dev/gpu-memory annotation, if present, states each GPU's memory instead
 // and must list exactly Count entries. When it is malformed, DevicesOf returns the devices derived
 // from capacity together with an error for the caller to report.
-func DevicesOf(node *v1.Node, res Resources) ([]int64, error) {
+func DevicesOf(node *v1.Node, res ResourceNames) ([]int64, error) {
 	fromCapacity, capErr := devicesFromCapacity(node, res)
 	s, ok := node.Annotations[NodeGPUMemoryAnnotation]
 	if !ok {
@@ -46,7 +47,7 @@ func DevicesOf(node *v1.Node, res Resources) ([]int64, error) {
 	return devs, nil
 }
 
-func countOf(node *v1.Node, res Resources) int {
+func countOf(node *v1.Node, res ResourceNames) int {
 	q, ok := node.Status.Allocatable[res.Count]
 	if !ok {
 		return 0
@@ -54,7 +55,7 @@ func countOf(node *v1.Node, res Resources) int {
 	return int(min(max(q.Value(), 0), maxDevicesPerNode+1))
 }
 
-func devicesFromCapacity(node *v1.Node, res Resources) ([]int64, error) {
+func devicesFromCapacity(node *v1.Node, res ResourceNames) ([]int64, error) {
 	count := countOf(node, res)
 	mem, ok := node.Status.Allocatable[res.Memory]
 	if count == 0 || !ok || mem.Sign() <= 0 {
@@ -90,11 +91,11 @@ func parseDeviceMemory(s string) ([]int64, error) {
 	return devs, nil
 }
 
-// NodeChanged reports whether an update of a node can change what DevicesOf or TopologyOf
+// NodeChanged reports whether an update of a node can change what DevicesOf or LinksOf
 // returns, so that frequent status updates cost nothing.
-func NodeChanged(old, cur *v1.Node, res Resources) bool {
+func NodeChanged(old, cur *v1.Node, res ResourceNames) bool {
 	return old.Annotations[NodeGPUMemoryAnnotation] != cur.Annotations[NodeGPUMemoryAnnotation] ||
-		old.Annotations[NodeGPUTopologyAnnotation] != cur.Annotations[NodeGPUTopologyAnnotation] ||
+		old.Annotations[NodeGPULinksAnnotation] != cur.Annotations[NodeGPULinksAnnotation] ||
 		!quantityEqual(old.Status.Allocatable, cur.Status.Allocatable, res.Memory) ||
 		!quantityEqual(old.Status.Allocatable, cur.Status.Allocatable, res.Count)
 }

@@ -2,14 +2,14 @@ package gpu
 
 import "slices"
 
-// Choosing devices by their links, on nodes whose topology is known (Device.Links).
+// Choosing devices by their links, on nodes whose links are known (Device.Links).
 //
 // A pod with several GPUs gets the set of devices, among those with its share free, whose links
 // are best: a set is as good as its worst pair; among sets with the same worst pair, the one with
 // the better links over all its pairs (their sum) is better; then the strategy's order of their
 // free memory in all (Binpack the least, Spread the most); then the set of lowest indices.
 //
-// A pod with one GPU gets the device the strategy takes, as without topology. Among devices the
+// A pod with one GPU gets the device the strategy takes, as without links. Among devices the
 // strategy rates alike (the same free memory), where it would take the lowest index, it takes
 // the one whose links to the node's wholly free GPUs are worst, so that the best connected sets of
 // free GPUs stay whole for pods that need them.
@@ -30,8 +30,8 @@ type setQuality struct {
 	free  int64
 }
 
-// chooseLinked is choose on a node with topology t.
-func chooseLinked(devs []Device, t *Topology, req Request, s *Strategy, dst []int) []int {
+// chooseLinked is choose on a node with links t.
+func chooseLinked(devs []Device, t *Links, req Request, s *Strategy, dst []int) []int {
 	if req.Count == 1 {
 		return append(dst, chooseOneLinked(devs, t, req, s))
 	}
@@ -47,7 +47,7 @@ func chooseLinked(devs []Device, t *Topology, req Request, s *Strategy, dst []in
 
 // chooseOneLinked is the device a one-GPU request gets: the strategy's choice, the tie among
 // equally free devices broken by links instead of by index. Enough devices must fit.
-func chooseOneLinked(devs []Device, t *Topology, req Request, s *Strategy) int {
+func chooseOneLinked(devs []Device, t *Links, req Request, s *Strategy) int {
 	best := -1
 	for i, d := range devs {
 		if d.Free() < req.PerDevice {
@@ -71,7 +71,7 @@ func chooseOneLinked(devs []Device, t *Topology, req Request, s *Strategy) int {
 // breaksLess reports whether taking device a breaks less of the connected sets of wholly free
 // GPUs than taking device b: a's links to the other wholly free GPUs, best first, come before b's
 // in lexicographic order (a device not wholly free breaks nothing). Equal ones break alike.
-func breaksLess(devs []Device, t *Topology, a, b int) bool {
+func breaksLess(devs []Device, t *Links, a, b int) bool {
 	var bufA, bufB [maxStackDevices * 2]Link
 	la, lb := linksToFree(devs, t, a, bufA[:0]), linksToFree(devs, t, b, bufB[:0])
 	return slices.Compare(la, lb) < 0
@@ -79,7 +79,7 @@ func breaksLess(devs []Device, t *Topology, a, b int) bool {
 
 // linksToFree appends to dst device i's links to the other wholly free devices, best first, and
 // returns it; none if i is not wholly free itself.
-func linksToFree(devs []Device, t *Topology, i int, dst []Link) []Link {
+func linksToFree(devs []Device, t *Links, i int, dst []Link) []Link {
 	if devs[i].Used != 0 {
 		return dst
 	}
@@ -109,7 +109,7 @@ func better(s *Strategy, q setQuality, set []int, r setQuality, other []int) boo
 
 // bestSet returns k devices of cand (indices into devs, ascending, at least k of them) with the
 // best links, by the order chooseLinked documents.
-func bestSet(devs []Device, t *Topology, cand []int, k int, s *Strategy) []int {
+func bestSet(devs []Device, t *Links, cand []int, k int, s *Strategy) []int {
 	if len(cand) == k {
 		return slices.Clone(cand)
 	}
@@ -129,7 +129,7 @@ func bestSet(devs []Device, t *Topology, cand []int, k int, s *Strategy) []int {
 // partial sets that can no longer beat the best found.
 type setSearch struct {
 	devs    []Device
-	t       *Topology
+	t       *Links
 	cand    []int
 	k       int
 	s       *Strategy
@@ -241,7 +241,7 @@ func (b *setSearch) greedy() ([]int, setQuality) {
 
 // WorstLink is the worst link among the GPUs of set, which has at least two: what berth ranks a
 // set of GPUs by first.
-func (t *Topology) WorstLink(set []int) Link {
+func (t *Links) WorstLink(set []int) Link {
 	w := Link(255)
 	for x, i := range set {
 		for _, j := range set[x+1:] {
@@ -252,12 +252,12 @@ func (t *Topology) WorstLink(set []int) Link {
 }
 
 // linkScore is Score's rating of a placement on the devices chosen, given the strategy's rating.
-// For several devices on a node with topology it is the class of their worst link (0 for SYS to 5
+// For several devices on a node with links it is the class of their worst link (0 for SYS to 5
 // for any NV#) plus the strategy's rating, over the number of classes: a node offering a better
 // connected set outranks every node offering a worse one. Otherwise it is the strategy's rating,
-// unchanged: a node without topology is neither credited nor penalised for links nobody stated.
+// unchanged: a node without links is neither credited nor penalised for links nobody stated.
 func linkScore(devs []Device, chosen []int, rating float64) float64 {
-	t := topologyOf(devs)
+	t := linksOf(devs)
 	if t == nil || len(chosen) < 2 {
 		return rating
 	}

@@ -9,16 +9,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// linked is n empty devices of 16 with topology topo, with the given use.
-func linked(topo *Topology, used ...int64) []Device {
-	devs := make([]Device, topo.Len())
+// linked is n empty devices of 16 with links links, with the given use.
+func linked(links *Links, used ...int64) []Device {
+	devs := make([]Device, links.Len())
 	for i := range devs {
 		devs[i].Capacity = 16
 		if i < len(used) {
 			devs[i].Used = used[i]
 		}
 	}
-	return WithTopology(devs, topo)
+	return WithLinks(devs, links)
 }
 
 func indices(a Assignment) []int {
@@ -60,7 +60,7 @@ func TestFitByLinks(t *testing.T) {
 			if s == nil {
 				s = Binpack
 			}
-			devs := linked(recordedTopology(t, tt.file), tt.used...)
+			devs := linked(recordedLinks(t, tt.file), tt.used...)
 			a, nf := Fit(devs, tt.req, s)
 			if nf != nil {
 				t.Fatal(nf)
@@ -72,22 +72,22 @@ func TestFitByLinks(t *testing.T) {
 	}
 }
 
-// TestFitWithoutTopologyUnchanged: the choice on a node without topology is the one the strategy
+// TestFitWithoutLinksUnchanged: the choice on a node without links is the one the strategy
 // makes by index (TestFitChoosesAsSorting checks it at length); here the contrast with a node
-// with topology, on the same use.
-func TestFitWithoutTopologyUnchanged(t *testing.T) {
-	devs := linked(recordedTopology(t, nvpairs4), 0, 0, 12)
-	plain := WithTopology(slices.Clone(devs), nil)
+// with links, on the same use.
+func TestFitWithoutLinksUnchanged(t *testing.T) {
+	devs := linked(recordedLinks(t, nvpairs4), 0, 0, 12)
+	plain := WithLinks(slices.Clone(devs), nil)
 	if a, _ := Fit(plain, one(8), Binpack); !slices.Equal(indices(a), []int{0}) {
-		t.Errorf("without topology: %v, want GPU0", a)
+		t.Errorf("without links: %v, want GPU0", a)
 	}
 	if a, _ := Fit(plain, many(2, 16), Binpack); !slices.Equal(indices(a), []int{0, 1}) {
-		t.Errorf("without topology: %v, want GPU0 and GPU1", a)
+		t.Errorf("without links: %v, want GPU0 and GPU1", a)
 	}
 }
 
 func TestScoreByLinks(t *testing.T) {
-	pairs, pcie := recordedTopology(t, nvpairs4), recordedTopology(t, pcie8)
+	pairs, pcie := recordedLinks(t, nvpairs4), recordedLinks(t, pcie8)
 	nodes := map[string][]Device{
 		// Both NVLink pairs broken by a pod on one GPU of each: only PIX and NODE sets are left.
 		"nvpairs-broken": linked(pairs, 2, 0, 2, 0),
@@ -97,9 +97,9 @@ func TestScoreByLinks(t *testing.T) {
 		"pcie-scattered": linked(pcie, 0, 16, 16, 16, 0, 16, 16, 16),
 		// A PIX pair free on a fuller node.
 		"pcie-switch": linked(pcie, 16, 16, 16, 16, 16, 16, 0, 0),
-		// No topology, as full as pcie-switch.
-		"unknown-full":  WithTopology(linked(pcie, 16, 16, 16, 16, 16, 16, 0, 0), nil),
-		"unknown-empty": WithTopology(linked(pcie), nil),
+		// No links, as full as pcie-switch.
+		"unknown-full":  WithLinks(linked(pcie, 16, 16, 16, 16, 16, 16, 0, 0), nil),
+		"unknown-empty": WithLinks(linked(pcie), nil),
 	}
 	scores := map[string]float64{}
 	for name, devs := range nodes {
@@ -118,18 +118,18 @@ func TestScoreByLinks(t *testing.T) {
 			t.Errorf("%s scores %v, not above %s with %v (all: %v)", better, scores[better], worse, scores[worse], scores)
 		}
 	}
-	// Without topology a node keeps the strategy's rating.
+	// Without links a node keeps the strategy's rating.
 	if want, _ := Score(nodes["unknown-full"], many(2, 16), Binpack); want != scores["unknown-full"] {
-		t.Errorf("no topology: %v", scores["unknown-full"])
+		t.Errorf("no links: %v", scores["unknown-full"])
 	}
 	if scores["unknown-full"] <= scores["unknown-empty"] {
-		t.Errorf("without topology binpack must prefer the fuller node: %v", scores)
+		t.Errorf("without links binpack must prefer the fuller node: %v", scores)
 	}
 	// One GPU: links do not enter the score.
 	a, _ := Score(nodes["pcie-switch"], one(16), Binpack)
 	b, _ := Score(nodes["unknown-full"], one(16), Binpack)
 	if a != b {
-		t.Errorf("one-GPU score with topology %v, without %v; want them equal", a, b)
+		t.Errorf("one-GPU score with links %v, without %v; want them equal", a, b)
 	}
 }
 
@@ -139,22 +139,22 @@ func TestBestSetIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 1))
 	for c := range 3000 {
 		n := 2 + rng.IntN(7)
-		topo := &Topology{n: n, links: make([]Link, n*n), numa: make([]int, n)}
+		links := &Links{n: n, links: make([]Link, n*n), numa: make([]int, n)}
 		for i := range n {
 			for j := range i {
 				l := Link(1 + rng.IntN(int(LinkNV1)+2))
-				topo.links[i*n+j], topo.links[j*n+i] = l, l
+				links.links[i*n+j], links.links[j*n+i] = l, l
 			}
 		}
 		devs := make([]Device, n)
 		for i := range devs {
 			devs[i] = Device{Capacity: 16, Used: int64(4 * rng.IntN(5))}
 		}
-		WithTopology(devs, topo)
+		WithLinks(devs, links)
 		req := many(2+rng.IntN(n-1), 4)
 		for _, s := range []*Strategy{Binpack, Spread} {
 			a, nf := Fit(devs, req, s)
-			want, wantQ := bruteForce(devs, topo, req, s)
+			want, wantQ := bruteForce(devs, links, req, s)
 			if nf != nil {
 				if want != nil {
 					t.Fatalf("case %d: Fit found nothing, brute force %v", c, want)
@@ -162,26 +162,26 @@ func TestBestSetIsExact(t *testing.T) {
 				continue
 			}
 			got := indices(a)
-			if q := qualityOf(devs, topo, got); q != wantQ || !slices.Equal(got, want) {
-				t.Fatalf("case %d (%s, %v on %s, use %v): Fit %v rated %+v, brute force %v rated %+v", c, s, req, topo, devs, got, q, want, wantQ)
+			if q := qualityOf(devs, links, got); q != wantQ || !slices.Equal(got, want) {
+				t.Fatalf("case %d (%s, %v on %s, use %v): Fit %v rated %+v, brute force %v rated %+v", c, s, req, links, devs, got, q, want, wantQ)
 			}
 		}
 	}
 }
 
-func qualityOf(devs []Device, topo *Topology, set []int) setQuality {
+func qualityOf(devs []Device, links *Links, set []int) setQuality {
 	q := setQuality{worst: 255}
 	for x, i := range set {
 		q.free += devs[i].Free()
 		for _, j := range set[x+1:] {
-			q.worst = min(q.worst, topo.Link(i, j))
-			q.sum += int(topo.Link(i, j))
+			q.worst = min(q.worst, links.Link(i, j))
+			q.sum += int(links.Link(i, j))
 		}
 	}
 	return q
 }
 
-func bruteForce(devs []Device, topo *Topology, req Request, s *Strategy) ([]int, setQuality) {
+func bruteForce(devs []Device, links *Links, req Request, s *Strategy) ([]int, setQuality) {
 	var best []int
 	var bestQ setQuality
 	for mask := range 1 << len(devs) {
@@ -194,7 +194,7 @@ func bruteForce(devs []Device, topo *Topology, req Request, s *Strategy) ([]int,
 		if len(set) != req.Count || popcount(mask) != req.Count {
 			continue
 		}
-		if q := qualityOf(devs, topo, set); best == nil || better(s, q, set, bestQ, best) {
+		if q := qualityOf(devs, links, set); best == nil || better(s, q, set, bestQ, best) {
 			best, bestQ = set, q
 		}
 	}
@@ -209,7 +209,7 @@ func popcount(m int) int {
 	return n
 }
 
-// BenchmarkBestSet is the set search Fit and Score run for a multi-GPU pod on a node with topology:
+// BenchmarkBestSet is the set search Fit and Score run for a multi-GPU pod on a node with links:
 // the recorded machines, and nodes of 16 GPUs in NVLink pairs on two NUMA nodes (where the search
 // is bounded by setSearchBudget).
 func BenchmarkBestSet(b *testing.B) {
@@ -229,11 +229,11 @@ func BenchmarkBestSet(b *testing.B) {
 			}
 		})
 	}
-	pcie := recordedTopology(b, pcie8)
+	pcie := recordedLinks(b, pcie8)
 	run("pcie8/empty/4GPUs", linked(pcie), many(4, 16))
 	run("pcie8/busy/2GPUs", linked(pcie, 4, 0, 8, 0, 0, 12, 0, 4), many(2, 4))
-	run("nvswitch8/empty/4GPUs", linked(recordedTopology(b, nvswitch8)), many(4, 16))
-	run("nvpairs4/empty/2GPUs", linked(recordedTopology(b, nvpairs4)), many(2, 16))
+	run("nvswitch8/empty/4GPUs", linked(recordedLinks(b, nvswitch8)), many(4, 16))
+	run("nvpairs4/empty/2GPUs", linked(recordedLinks(b, nvpairs4)), many(2, 16))
 	run("pcie8/empty/1GPU", linked(pcie), one(8))
 	big := pairs16()
 	for _, k := range []int{2, 4, 8} {
@@ -243,11 +243,11 @@ func BenchmarkBestSet(b *testing.B) {
 
 // pairs16 is 16 GPUs in NVLink pairs (NV4), four pairs to a NUMA node, PIX within a group of four,
 // NODE within a NUMA node, SYS across.
-func pairs16() *Topology {
+func pairs16() *Links {
 	n := 16
-	topo := &Topology{n: n, links: make([]Link, n*n), numa: make([]int, n)}
+	links := &Links{n: n, links: make([]Link, n*n), numa: make([]int, n)}
 	for i := range n {
-		topo.numa[i] = i / 8
+		links.numa[i] = i / 8
 		for j := range n {
 			var l Link
 			switch {
@@ -262,10 +262,10 @@ func pairs16() *Topology {
 			default:
 				l = LinkSYS
 			}
-			topo.links[i*n+j] = l
+			links.links[i*n+j] = l
 		}
 	}
-	return topo
+	return links
 }
 
 // TestBestSetBounded: on 16 GPUs, where the search may run out of budget, an 8-GPU pod still gets

@@ -14,7 +14,7 @@ const (
 	testCount  v1.ResourceName = "aliyun.com/gpu-count"
 )
 
-var testResources = Resources{Memory: testMemory, Count: testCount}
+var testResources = ResourceNames{Memory: testMemory, Count: testCount}
 
 func mem(q string) map[v1.ResourceName]string { return map[v1.ResourceName]string{testMemory: q} }
 

@@ -35,7 +35,7 @@ type deviceCache struct {
 	// times, nor in PreFilter, which runs again for every attempt to place a pod. gpu.Mix is safe
 	// for concurrent use.
 	mix *gpu.Mix
-	res gpu.Resources
+	res gpu.ResourceNames
 	// handlersSynced report whether each handler has processed its informer's initial list.
 	handlersSynced []cache.InformerSynced
 	synced         atomic.Bool
@@ -48,13 +48,13 @@ var deviceCaches = process.Shared[deviceCacheKey, *deviceCache]{Release: (*devic
 
 type deviceCacheKey struct {
 	informers informers.SharedInformerFactory
-	res       gpu.Resources
+	res       gpu.ResourceNames
 }
 
 // deviceCacheFor returns the scheduler's device cache for res, registering its informer handlers
 // the first time. The framework starts the informers after the plugins are built and waits for
 // their caches to sync before it schedules; PreFilter then waits for the handlers themselves.
-func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.Resources) (*deviceCache, error) {
+func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.ResourceNames) (*deviceCache, error) {
 	factory := h.SharedInformerFactory()
 	if factory == nil {
 		return nil, fmt.Errorf("%s needs the scheduler's informer factory", Name)
@@ -64,7 +64,7 @@ func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.Resources) (*devi
 	})
 }
 
-func newDeviceCache(ctx context.Context, h fwk.Handle, res gpu.Resources) (*deviceCache, error) {
+func newDeviceCache(ctx context.Context, h fwk.Handle, res gpu.ResourceNames) (*deviceCache, error) {
 	factory := h.SharedInformerFactory()
 	logger := klog.LoggerWithName(klog.FromContext(ctx), Name)
 	c := &deviceCache{Cache: gpu.NewCache(res), mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife), res: res}

@@ -37,7 +37,7 @@ type draState struct {
 func (s *draState) Clone() fwk.StateData { return s }
 
 // newDRAScoring returns nil when the scheduler runs without DRA (its feature gate off).
-func newDRAScoring(ctx context.Context, h fwk.Handle, views *nodeViews, res gpu.Resources) (*draScoring, error) {
+func newDRAScoring(ctx context.Context, h fwk.Handle, views *nodeViews, res gpu.ResourceNames) (*draScoring, error) {
 	m := h.SharedDRAManager()
 	if m == nil {
 		return nil, nil
@@ -110,7 +110,7 @@ func newDRAScoring(ctx context.Context, h fwk.Handle, views *nodeViews, res gpu.
 	return d, nil
 }
 
-func gpuCapacity(n *v1.Node, res gpu.Resources) []int64 {
+func gpuCapacity(n *v1.Node, res gpu.ResourceNames) []int64 {
 	c, _ := gpu.DevicesOf(n, res)
 	return c
 }

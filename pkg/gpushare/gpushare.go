@@ -41,7 +41,7 @@ type GPUShare struct {
 	handle   fwk.Handle
 	devices  *deviceCache
 	views    *nodeViews
-	res      gpu.Resources
+	res      gpu.ResourceNames
 	strategy *gpu.Strategy
 	// leastGPUHarm is noGPUPodScoring LeastGPUHarm: pods without GPU memory are scored too.
 	leastGPUHarm bool
@@ -63,9 +63,9 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, err
 	}
-	res := gpu.Resources{Memory: v1.ResourceName(args.MemoryResource), Count: v1.ResourceName(args.CountResource)}
+	res := gpu.ResourceNames{Memory: v1.ResourceName(args.MemoryResource), Count: v1.ResourceName(args.CountResource)}
 	// The profile's ElasticQuota counts GPU memory under the same name.
-	gpu.SetProfileResources(ctx, h, res)
+	gpu.SetProfileResourceNames(ctx, h, res)
 	devices, err := deviceCacheFor(ctx, h, res)
 	if err != nil {
 		return nil, err
@@ -492,7 +492,7 @@ func (pl *GPUShare) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod
 }
 
 // sameGPUs reports whether the two nodes have the same inputs to gpu.DevicesOf.
-func sameGPUs(old, cur *v1.Node, res gpu.Resources) bool {
+func sameGPUs(old, cur *v1.Node, res gpu.ResourceNames) bool {
 	same := func(name v1.ResourceName) bool {
 		a, okA := old.Status.Allocatable[name]
 		b, okB := cur.Status.Allocatable[name]

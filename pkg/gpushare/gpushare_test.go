@@ -26,7 +26,7 @@ import (
 
 func TestNew(t *testing.T) {
 	e := newEnv(t, nil)
-	want := gpu.Resources{Memory: memoryResource, Count: countResource}
+	want := gpu.ResourceNames{Memory: memoryResource, Count: countResource}
 	if e.pl.res != want || e.pl.strategy != gpu.Binpack {
 		t.Errorf("defaults: resources %+v, strategy %v; want %+v, Binpack", e.pl.res, e.pl.strategy, want)
 	}

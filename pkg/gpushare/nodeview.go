@@ -30,7 +30,7 @@ import (
 // pointer followed to a view stored a while ago was a miss of the processor's caches, about 0.3 µs
 // a node in the benchmark, most of what Filter and Score cost.
 type nodeViews struct {
-	res      gpu.Resources
+	res      gpu.ResourceNames
 	devices  *deviceCache
 	strategy *gpu.Strategy
 
@@ -63,7 +63,7 @@ type recentSlot struct {
 	n          atomic.Int64
 	capacity   [slotDevices]atomic.Int64
 	used       [slotDevices]atomic.Int64
-	topology   atomic.Pointer[gpu.Topology]
+	links      atomic.Pointer[gpu.Links]
 }
 
 // load copies the slot's devices into buf if it holds those of generation gen of node.
@@ -73,9 +73,9 @@ func (s *recentSlot) load(gen int64, node *v1.Node, buf *deviceBuf) ([]gpu.Devic
 		return nil, false
 	}
 	n := min(int(s.n.Load()), slotDevices)
-	topology := s.topology.Load()
+	links := s.links.Load()
 	for i := range n {
-		buf[i] = gpu.Device{Capacity: s.capacity[i].Load(), Used: s.used[i].Load(), Links: topology}
+		buf[i] = gpu.Device{Capacity: s.capacity[i].Load(), Used: s.used[i].Load(), Links: links}
 	}
 	if s.seq.Load() != seq {
 		return nil, false
@@ -93,11 +93,11 @@ func (s *recentSlot) store(gen int64, node *v1.Node, devs []gpu.Device) {
 	s.generation.Store(gen)
 	s.node.Store(node)
 	s.n.Store(int64(len(devs)))
-	var topology *gpu.Topology // the same for every device of the node
+	var links *gpu.Links // the same for every device of the node
 	if len(devs) > 0 {
-		topology = devs[0].Links
+		links = devs[0].Links
 	}
-	s.topology.Store(topology)
+	s.links.Store(links)
 	for i, d := range devs {
 		s.capacity[i].Store(d.Capacity)
 		s.used[i].Store(d.Used)
@@ -109,14 +109,14 @@ type nodeView struct {
 	// node is the Node object capacity was read from, or a later one with the same GPU fields.
 	node     *v1.Node
 	capacity []int64
-	// topology is how the GPUs of capacity are linked (gpu.TopologyOf), nil if unknown.
-	topology *gpu.Topology
+	// links is how the GPUs of capacity are linked (gpu.LinksOf), nil if unknown.
+	links *gpu.Links
 	// devs are the devices of the NodeInfo of this generation; callers must not change them.
 	generation int64
 	devs       []gpu.Device
 }
 
-func newNodeViews(res gpu.Resources, devices *deviceCache, strategy *gpu.Strategy) *nodeViews {
+func newNodeViews(res gpu.ResourceNames, devices *deviceCache, strategy *gpu.Strategy) *nodeViews {
 	return &nodeViews{res: res, devices: devices, strategy: strategy, m: map[string]*nodeView{}}
 }
 
@@ -161,10 +161,10 @@ func (v *nodeViews) devicesByName(nodeInfo fwk.NodeInfo, node *v1.Node, gen int6
 		v.mu.Unlock()
 		return devs
 	}
-	capacity, topology := e.capacity, e.topology
+	capacity, links := e.capacity, e.links
 	v.mu.Unlock()
 
-	devs := v.devices.DevicesOn(node.Name, capacity, topology, func(yield func(*v1.Pod) bool) {
+	devs := v.devices.DevicesOn(node.Name, capacity, links, func(yield func(*v1.Pod) bool) {
 		for _, pi := range nodeInfo.GetPods() {
 			if !yield(pi.GetPod()) {
 				return
@@ -196,10 +196,10 @@ func (v *nodeViews) entry(node *v1.Node) *nodeView {
 		return e
 	}
 	// Malformed GPU information is reported by the device cache's node handler; the capacity
-	// DevicesOf falls back to still applies, and a node with a malformed topology has none.
+	// DevicesOf falls back to still applies, and a node with a malformed links has none.
 	e.node = node
 	e.capacity, _ = gpu.DevicesOf(node, v.res)
-	e.topology, _ = gpu.TopologyOf(node, len(e.capacity))
+	e.links, _ = gpu.LinksOf(node, len(e.capacity))
 	e.generation, e.devs = 0, nil
 	return e
 }

@@ -33,8 +33,8 @@ import (
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/internal/controlplane"
-	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/internal/registry"
+	"github.com/berth-sched/berth/pkg/why"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -750,7 +750,7 @@ func onlyWaitingForChanged(old, p *v1.Pod) bool {
 		return nil
 	}
 	same := func(t v1.PodConditionType) bool { return apiequality.Semantic.DeepEqual(cond(old, t), cond(p, t)) }
-	return !same(inspect.WaitingForCondition) && same(v1.PodScheduled) && old.Status.NominatedNodeName == p.Status.NominatedNodeName
+	return !same(why.WaitingForCondition) && same(v1.PodScheduled) && old.Status.NominatedNodeName == p.Status.NominatedNodeName
 }
 
 // TestBacklogShort runs the Backlog workload tiny under berth-scheduler (about 30 s): every

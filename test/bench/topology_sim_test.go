@@ -233,7 +233,7 @@ var simShapes = []string{"nvswitch-8gpu.txt", "pcie-8gpu-2numa.txt"}
 // simCluster is the nodes as created: labels and link matrix by node name.
 type simCluster struct {
 	labels map[string]map[string]string
-	links  map[string]*gpu.Topology
+	links  map[string]*gpu.Links
 	shape  map[string]string
 	// best is, by shape and set size, the worst link of the best-linked set of that size on the
 	// box: a set whose worst link is as good is fully connected.
@@ -242,15 +242,15 @@ type simCluster struct {
 
 func newSimCluster(t testing.TB, size simSize) (*simCluster, []*v1.Node) {
 	t.Helper()
-	sc := &simCluster{labels: map[string]map[string]string{}, links: map[string]*gpu.Topology{},
+	sc := &simCluster{labels: map[string]map[string]string{}, links: map[string]*gpu.Links{},
 		shape: map[string]string{}, best: map[string][]gpu.Link{}}
 	matrix := map[string]string{}
 	for _, shape := range simShapes {
-		data, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "pkg", "gpu", "testdata", "topology", shape))
+		data, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "pkg", "gpu", "testdata", "links", shape))
 		if err != nil {
 			t.Fatal(err)
 		}
-		links, err := gpu.ParseTopology(string(data))
+		links, err := gpu.ParseLinks(string(data))
 		if err != nil || links.Len() != simGPUsPerNode {
 			t.Fatalf("%s: %v GPUs, %v", shape, links.Len(), err)
 		}
@@ -275,7 +275,7 @@ func newSimCluster(t testing.TB, size simSize) (*simCluster, []*v1.Node) {
 				n.Labels[topology.ZoneLabel] = "z1"
 				n.Labels[topology.BlockLabel] = fmt.Sprintf("b%d", b)
 				n.Labels[topology.RackLabel] = fmt.Sprintf("r%d", r)
-				n.Annotations = map[string]string{gpu.NodeGPUTopologyAnnotation: matrix[shape]}
+				n.Annotations = map[string]string{gpu.NodeGPULinksAnnotation: matrix[shape]}
 				sc.labels[name] = n.Labels
 				sc.shape[name] = shape
 				nodes = append(nodes, n)
@@ -289,7 +289,7 @@ func newSimCluster(t testing.TB, size simSize) (*simCluster, []*v1.Node) {
 }
 
 // bestWorstLink is the best worst link of any k of the GPUs in free (0 if there are fewer).
-func bestWorstLink(links *gpu.Topology, free []int, k int) gpu.Link {
+func bestWorstLink(links *gpu.Links, free []int, k int) gpu.Link {
 	var best gpu.Link
 	set := make([]int, 0, k)
 	var walk func(from int)

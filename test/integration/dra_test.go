@@ -258,7 +258,7 @@ func TestDRAMalformedSliceIsReported(t *testing.T) {
 
 	// kubectl berth gpus shows the DRA GPUs beside gpushare ones: each device, its use, the claims
 	// on it and their pods, and the malformed device as a problem.
-	r, err := inspect.ListGPUs(context.Background(), e.Client, gpu.Resources{Memory: harness.GPUMemory, Count: harness.GPUCount}, "")
+	r, err := inspect.ListGPUs(context.Background(), e.Client, gpu.ResourceNames{Memory: harness.GPUMemory, Count: harness.GPUCount}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func (e *extenderEnv) serve(t *testing.T, l net.Listener) {
 	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(4)))
 	factory := informers.NewSharedInformerFactory(client, 0)
 	ext, err := extender.New(client, factory, extender.Config{
-		Resources: gpu.Resources{Memory: harness.GPUMemory, Count: harness.GPUCount},
+		Resources: gpu.ResourceNames{Memory: harness.GPUMemory, Count: harness.GPUCount},
 		Strategy:  gpu.Binpack,
 	}, logger, nil)
 	if err != nil {

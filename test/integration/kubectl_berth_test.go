@@ -23,6 +23,7 @@ import (
 
 	"github.com/berth-sched/berth/cmd/kubectl-berth/app"
 	"github.com/berth-sched/berth/internal/inspect"
+	"github.com/berth-sched/berth/pkg/why"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -236,9 +237,9 @@ func TestKubectlBerth(t *testing.T) {
 		// The phase is the PodGroup's, as Gang's status writer set it; the counts are the pods'.
 		// Events reach the API a moment after the scheduler decides: wait for every reason.
 		var (
-			table string
-			got   inspect.Gangs
-			why   map[string]inspect.WaitingPod
+			table   string
+			got     inspect.Gangs
+			waiting map[string]why.WaitingPod
 		)
 		phases := map[string]string{}
 		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
@@ -253,17 +254,17 @@ func TestKubectlBerth(t *testing.T) {
 			if err != nil || json.Unmarshal([]byte(out), &got) != nil {
 				return false, nil
 			}
-			why = map[string]inspect.WaitingPod{}
+			waiting = map[string]why.WaitingPod{}
 			for _, g := range got.Groups {
 				for _, w := range g.Waiting {
-					why[w.Name] = w
+					waiting[w.Name] = w
 				}
 			}
 			if table, err = kubectlBerth(t, c, "gangs", "-n", ns); err != nil {
 				return false, nil
 			}
 			return phases["fits"] != "" && phases["too-big"] != "" && phases["short"] != "" &&
-				tooBigWhy(why) != "" && why["short-0"].Reason != "" && why["orphan-0"].Reason != "", nil
+				tooBigWhy(waiting) != "" && waiting["short-0"].Reason != "" && waiting["orphan-0"].Reason != "", nil
 		})
 		if err != nil {
 			t.Fatalf("the PodGroups never all had a phase and the waiting pods a reason: %v (phases %v)\n%s", err, phases, table)
@@ -281,12 +282,12 @@ func TestKubectlBerth(t *testing.T) {
 		}
 		for name, want := range map[string]struct{ reasons, message string }{
 			// Rejected in a scheduling cycle, or standing aside after its round failed.
-			tooBigWhy(why): {"FailedScheduling Unschedulable GangWaiting", ""},
+			tooBigWhy(waiting): {"FailedScheduling Unschedulable GangWaiting", ""},
 			// The event a held pod gets says how many members there were when it was first held.
 			"short-0":  {"GangWaiting", "of its 3 (minMember) pods ready to schedule"},
 			"orphan-0": {"GangWaiting", "pod group inspect/orphan does not exist"},
 		} {
-			w := why[name]
+			w := waiting[name]
 			if w.Message == "" || !strings.Contains(want.reasons, w.Reason) || !strings.Contains(w.Message, want.message) {
 				t.Errorf("%s waits for %s: %q, want a reason among %q and a message with %q", name, w.Reason, w.Message, want.reasons, want.message)
 			}
@@ -370,9 +371,9 @@ func TestKubectlBerth(t *testing.T) {
 }
 
 // tooBigWhy names a member of gang too-big that has a reason to wait, if any.
-func tooBigWhy(why map[string]inspect.WaitingPod) string {
+func tooBigWhy(waiting map[string]why.WaitingPod) string {
 	for _, name := range []string{"too-big-0", "too-big-1", "too-big-2"} {
-		if why[name].Reason != "" {
+		if waiting[name].Reason != "" {
 			return name
 		}
 	}

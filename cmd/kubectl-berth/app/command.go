@@ -53,7 +53,7 @@ It needs only read access to those objects.`,
 }
 
 func (o *options) gpusCommand() *cobra.Command {
-	res := gpu.DefaultResources()
+	res := gpu.DefaultResourceNames()
 	cmd := &cobra.Command{
 		Use:   "gpus [NODE]",
 		Short: "Per node and GPU: memory used and free, and the pods sharing it",
@@ -129,7 +129,7 @@ and borrowed, what is used above min.`,
 }
 
 func (o *options) whyCommand() *cobra.Command {
-	res := gpu.DefaultResources()
+	res := gpu.DefaultResourceNames()
 	levels := topologyLevels{levels: topology.DefaultLevels()}
 	cmd := &cobra.Command{
 		Use:   "why POD",

@@ -1,4 +1,4 @@
-package inspect
+package why
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -19,7 +20,7 @@ import (
 // is fixed to their domain. It leaves the answer to explainGang when a domain has the room (the
 // group waits for something else) and for preferred or invalid annotations, which do not hold a
 // group back for want of a domain.
-func (c *cluster) topologyBlocks(w *Why, g *gangState) bool {
+func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 	levels := c.in.Levels
 	if levels == nil {
 		levels = topology.DefaultLevels()
@@ -64,7 +65,7 @@ func (c *cluster) topologyBlocks(w *Why, g *gangState) bool {
 		// Placed spread (before the annotation was set): Gang no longer chooses one domain.
 		return false
 	}
-	rooms := domainRooms(c.in.Nodes, freeOnNodes(c.in.Nodes, c.in.Pods), levels, con.Level, c.in.Pod.Spec.Tolerations, member)
+	rooms := DomainRooms(c.in.Nodes, FreeOnNodes(c.in.Nodes, c.in.Pods), levels, con.Level, c.in.Pod.Spec.Tolerations, member)
 	domains := make([]topology.Domain, 0, len(rooms))
 	total := 0
 	for d, r := range rooms {
@@ -145,4 +146,46 @@ func roomList(domains []topology.Domain, rooms map[topology.Domain]int, n int) s
 		parts = append(parts, fmt.Sprintf("%s %d", d, rooms[d]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// DomainRooms is how many members asking member each domain of level has room for, counting only
+// the nodes a member with tolerations may use, as Gang's choice counts them.
+func DomainRooms(nodes []v1.Node, free map[string]topology.Resources, levels topology.Levels, level int, tolerations []v1.Toleration, member topology.Resources) map[topology.Domain]int {
+	room := map[topology.Domain]int{}
+	comparisonOperators := topology.ComparisonOperators()
+	for i := range nodes {
+		n := &nodes[i]
+		if d, ok := levels.DomainOf(n.Labels, level); ok && topology.Usable(n, tolerations, comparisonOperators) {
+			room[d] += topology.Fits(free[n.Name], member)
+		}
+	}
+	return room
+}
+
+// FreeOnNodes is each node's allocatable less what the live pods bound to it ask for.
+func FreeOnNodes(nodes []v1.Node, pods []v1.Pod) map[string]topology.Resources {
+	free := map[string]topology.Resources{}
+	for _, n := range nodes {
+		f := topology.Resources{}
+		for name, q := range n.Status.Allocatable {
+			if name == v1.ResourceCPU {
+				f[string(name)] = q.MilliValue()
+			} else {
+				f[string(name)] = q.Value()
+			}
+		}
+		free[n.Name] = f
+	}
+	for i := range pods {
+		p := &pods[i]
+		f, ok := free[p.Spec.NodeName]
+		if !ok || !podroom.Holds(p) {
+			continue
+		}
+		for name, v := range topology.Requests(p) {
+			f[name] -= v
+		}
+		f[topology.Pods]--
+	}
+	return free
 }

@@ -1,4 +1,4 @@
-package inspect
+package why
 
 import (
 	"strings"
@@ -115,7 +115,7 @@ func TestWhyTopology(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := WhyInput{Nodes: nodes, Groups: []v1alpha1.PodGroup{tt.group}, Pods: append(append([]v1.Pod{}, busy...), tt.pods...)}
+			in := Input{Nodes: nodes, Groups: []v1alpha1.PodGroup{tt.group}, Pods: append(append([]v1.Pod{}, busy...), tt.pods...)}
 			w := whyOf(t, tt.pods[0].Name, in)
 			if w.Cause != tt.cause {
 				t.Errorf("cause %s, want %s", w.Cause, tt.cause)

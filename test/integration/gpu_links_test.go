@@ -14,17 +14,17 @@ import (
 
 // On a node annotated with its nvidia-smi topo -m matrix (4 GPUs, NVLink bridges on GPU0-1 and
 // GPU2-3, PCIe switches pairing them the other way), a 2-GPU pod is bound to an NVLink pair: with
-// GPU0 partly taken, GPU2 and GPU3, where berth without topology gives GPU1 and GPU2.
-func TestGPUTopologyTwoGPUPodGetsAnNVLinkPair(t *testing.T) {
-	matrix, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "pkg", "gpu", "testdata", "topology", "nvlink-pairs-4gpu.txt"))
+// GPU0 partly taken, GPU2 and GPU3, where berth without links gives GPU1 and GPU2.
+func TestGPULinksTwoGPUPodGetsAnNVLinkPair(t *testing.T) {
+	matrix, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "pkg", "gpu", "testdata", "links", "nvlink-pairs-4gpu.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := harness.StartCluster(t)
 	node := harness.GPUNode("gpu-nv", 4, 16)
-	node.Annotations = map[string]string{gpu.NodeGPUTopologyAnnotation: string(matrix)}
+	node.Annotations = map[string]string{gpu.NodeGPULinksAnnotation: string(matrix)}
 	c.CreateNode(t, node)
-	ns := c.Namespace(t, "topology")
+	ns := c.Namespace(t, "links")
 	c.StartScheduler(t, berthConfig(c, ""))
 
 	c.CreatePod(t, harness.GPUPod(ns, "small", 4))

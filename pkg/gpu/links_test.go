@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The recorded outputs of `nvidia-smi topo -m` in testdata/topology (see its README: reconstructed
+// The recorded outputs of `nvidia-smi topo -m` in testdata/links (see its README: reconstructed
 // from the documented format of those machine types).
 const (
 	nvswitch8 = "nvswitch-8gpu.txt"
@@ -21,31 +21,31 @@ const (
 
 func recorded(t testing.TB, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "topology", name))
+	b, err := os.ReadFile(filepath.Join("testdata", "links", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
 }
 
-func recordedTopology(t testing.TB, name string) *Topology {
+func recordedLinks(t testing.TB, name string) *Links {
 	t.Helper()
-	topo, err := ParseTopology(recorded(t, name))
+	links, err := ParseLinks(recorded(t, name))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	return topo
+	return links
 }
 
-// matrix writes a topology as its rows of links, "X" on the diagonal, for comparisons.
-func matrix(topo *Topology) []string {
-	rows := make([]string, topo.Len())
+// matrix writes links as rows, "X" on the diagonal, for comparisons.
+func matrix(links *Links) []string {
+	rows := make([]string, links.Len())
 	for i := range rows {
-		cells := make([]string, topo.Len())
+		cells := make([]string, links.Len())
 		for j := range cells {
 			cells[j] = "X"
 			if i != j {
-				cells[j] = topo.Link(i, j).String()
+				cells[j] = links.Link(i, j).String()
 			}
 		}
 		rows[i] = strings.Join(cells, " ")
@@ -53,15 +53,15 @@ func matrix(topo *Topology) []string {
 	return rows
 }
 
-func numas(topo *Topology) []int {
-	n := make([]int, topo.Len())
+func numas(links *Links) []int {
+	n := make([]int, links.Len())
 	for i := range n {
-		n[i] = topo.NUMA(i)
+		n[i] = links.NUMA(i)
 	}
 	return n
 }
 
-func TestParseTopologyRecorded(t *testing.T) {
+func TestParseLinksRecorded(t *testing.T) {
 	tests := []struct {
 		file     string
 		wantRows []string
@@ -117,14 +117,14 @@ func TestParseTopologyRecorded(t *testing.T) {
 				"with terminal escapes": "\x1b[4m" + strings.Replace(text, "\n", "\x1b[0m\n", 1),
 			}
 			for name, v := range variants {
-				topo, err := ParseTopology(v)
+				links, err := ParseLinks(v)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				if diff := cmp.Diff(tt.wantRows, matrix(topo)); diff != "" {
+				if diff := cmp.Diff(tt.wantRows, matrix(links)); diff != "" {
 					t.Errorf("%s: links (-want +got):\n%s", name, diff)
 				}
-				if diff := cmp.Diff(tt.wantNUMA, numas(topo)); diff != "" {
+				if diff := cmp.Diff(tt.wantNUMA, numas(links)); diff != "" {
 					t.Errorf("%s: NUMA nodes (-want +got):\n%s", name, diff)
 				}
 			}
@@ -132,7 +132,7 @@ func TestParseTopologyRecorded(t *testing.T) {
 	}
 }
 
-func TestParseTopologyRejects(t *testing.T) {
+func TestParseLinksRejects(t *testing.T) {
 	good := recorded(t, nvpairs4)
 	tests := []struct {
 		name    string
@@ -150,13 +150,13 @@ func TestParseTopologyRejects(t *testing.T) {
 		{name: "duplicate row", text: strings.Replace(good, "\nGPU2\t", "\nGPU1\t", 1), wantErr: "a second row for GPU1"},
 		{name: "row past the header", text: strings.Replace(good, "GPU3\tNODE", "GPU9\tNODE", 1), wantErr: "row GPU9, but the header has 4 GPUs"},
 		{name: "GPUs out of order", text: strings.Replace(good, "\tGPU1\tGPU2", "\tGPU2\tGPU1", 1), wantErr: "column GPU2 is out of order"},
-		{name: "too long", text: strings.Repeat(" ", maxTopologyBytes+1), wantErr: "longer than"},
+		{name: "too long", text: strings.Repeat(" ", maxLinksBytes+1), wantErr: "longer than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			topo, err := ParseTopology(tt.text)
+			links, err := ParseLinks(tt.text)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("ParseTopology = %v, %v; want an error containing %q", topo, err, tt.wantErr)
+				t.Fatalf("ParseLinks = %v, %v; want an error containing %q", links, err, tt.wantErr)
 			}
 		})
 	}
@@ -176,80 +176,80 @@ func TestLinkOrder(t *testing.T) {
 	}
 }
 
-func TestTopologyOf(t *testing.T) {
+func TestLinksOf(t *testing.T) {
 	node := gpuNode("n", "4", "64").Obj()
-	if topo, err := TopologyOf(node, 4); topo != nil || err != nil {
-		t.Errorf("without the annotation: %v, %v; want nil, nil", topo, err)
+	if links, err := LinksOf(node, 4); links != nil || err != nil {
+		t.Errorf("without the annotation: %v, %v; want nil, nil", links, err)
 	}
-	node.Annotations = map[string]string{NodeGPUTopologyAnnotation: recorded(t, nvpairs4)}
-	if topo, err := TopologyOf(node, 4); topo == nil || err != nil {
-		t.Errorf("with the annotation: %v, %v; want a topology", topo, err)
+	node.Annotations = map[string]string{NodeGPULinksAnnotation: recorded(t, nvpairs4)}
+	if links, err := LinksOf(node, 4); links == nil || err != nil {
+		t.Errorf("with the annotation: %v, %v; want links", links, err)
 	}
-	if topo, err := TopologyOf(node, 8); topo != nil || err == nil || !strings.Contains(err.Error(), "the matrix has 4 GPUs but the node has 8") {
-		t.Errorf("for another number of GPUs: %v, %v; want nil and an error", topo, err)
+	if links, err := LinksOf(node, 8); links != nil || err == nil || !strings.Contains(err.Error(), "the matrix has 4 GPUs but the node has 8") {
+		t.Errorf("for another number of GPUs: %v, %v; want nil and an error", links, err)
 	}
-	node.Annotations[NodeGPUTopologyAnnotation] = "garbage"
-	_, err := TopologyOf(node, 4)
-	if _, ok := err.(*TopologyError); !ok {
-		t.Errorf("malformed annotation: error %v (%T), want a *TopologyError", err, err)
+	node.Annotations[NodeGPULinksAnnotation] = "garbage"
+	_, err := LinksOf(node, 4)
+	if _, ok := err.(*LinksError); !ok {
+		t.Errorf("malformed annotation: error %v (%T), want a *LinksError", err, err)
 	}
 }
 
-// FuzzParseTopology: ParseTopology never panics, and what it accepts is a square, symmetric matrix
+// FuzzParseLinks: ParseLinks never panics, and what it accepts is a square, symmetric matrix
 // of known links.
-func FuzzParseTopology(f *testing.F) {
+func FuzzParseLinks(f *testing.F) {
 	for _, name := range []string{nvswitch8, pcie8, nvpairs4} {
 		f.Add(recorded(f, name))
 	}
 	f.Add("\tGPU0\tGPU1\nGPU0\t X \tNV1\nGPU1\tNV1\t X \n")
 	f.Add("GPU0 GPU1 CPU Affinity NUMA Affinity\nGPU0 X SYS 0 0\nGPU1 SYS X 0 1\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		topo, err := ParseTopology(s)
+		links, err := ParseLinks(s)
 		if err != nil {
 			return
 		}
-		if topo.Len() < 1 || len(topo.links) != topo.Len()*topo.Len() || len(topo.numa) != topo.Len() {
-			t.Fatalf("accepted a malformed topology: %+v", topo)
+		if links.Len() < 1 || len(links.links) != links.Len()*links.Len() || len(links.numa) != links.Len() {
+			t.Fatalf("accepted malformed links: %+v", links)
 		}
-		for i := range topo.Len() {
-			for j := range topo.Len() {
-				if i != j && (topo.Link(i, j) < LinkSYS || topo.Link(i, j) != topo.Link(j, i)) {
-					t.Fatalf("accepted link %d between GPU%d and GPU%d", topo.Link(i, j), i, j)
+		for i := range links.Len() {
+			for j := range links.Len() {
+				if i != j && (links.Link(i, j) < LinkSYS || links.Link(i, j) != links.Link(j, i)) {
+					t.Fatalf("accepted link %d between GPU%d and GPU%d", links.Link(i, j), i, j)
 				}
 			}
 		}
 	})
 }
 
-// The cache, which the extender reads, gives a node's devices its topology, drops it when the
+// The cache, which the extender reads, gives a node's devices their links, drops it when the
 // annotation turns malformed (and says so), and NodeChanged sees the annotation change.
-func TestCacheTopology(t *testing.T) {
+func TestCacheLinks(t *testing.T) {
 	c := NewCache(testResources)
 	defer c.Close()
-	node := gpuNode("n", "4", "64").Annotation(NodeGPUTopologyAnnotation, recorded(t, nvpairs4)).Obj()
+	node := gpuNode("n", "4", "64").Annotation(NodeGPULinksAnnotation, recorded(t, nvpairs4)).Obj()
 	if err := c.AddOrUpdateNode(node); err != nil {
 		t.Fatal(err)
 	}
 	devs := c.NodeView("n")
 	if len(devs) != 4 || devs[0].Links == nil || devs[3].Links != devs[0].Links {
-		t.Fatalf("devices %+v: want 4 sharing a topology", devs)
+		t.Fatalf("devices %+v: want 4 sharing links", devs)
 	}
 	if a, _ := Fit(devs, many(2, 8), Binpack); !slices.Equal(indices(a), []int{0, 1}) {
 		t.Errorf("Fit on the cache's view: %v, want the NVLink pair 0-1", a)
 	}
 
 	bad := node.DeepCopy()
-	bad.Annotations[NodeGPUTopologyAnnotation] = "GPU0 GPU1\nGPU0 X NV2\n"
+	bad.Annotations[NodeGPULinksAnnotation] = "GPU0 GPU1\nGPU0 X NV2\n"
 	if !NodeChanged(node, bad, testResources) {
-		t.Error("NodeChanged misses a change of the topology annotation")
+		t.Error("NodeChanged misses a change of the links annotation")
 	}
 	err := c.AddOrUpdateNode(bad)
-	var te *TopologyError
+	var te *LinksError
 	if !errors.As(err, &te) {
-		t.Fatalf("malformed annotation: error %v, want a *TopologyError", err)
+		t.Fatalf("malformed annotation: error %v, want a *LinksError", err)
 	}
 	if devs := c.NodeView("n"); len(devs) != 4 || devs[0].Links != nil {
-		t.Errorf("devices %+v: want 4 without topology", devs)
+		t.Errorf("devices %+v: want 4 without links", devs)
 	}
 	// Both annotations malformed: both are reported, as one error about the memory annotation.
 	bad.Annotations[NodeGPUMemoryAnnotation] = "x"

@@ -13,10 +13,10 @@ import (
 	"github.com/berth-sched/berth/pkg/gpu"
 )
 
-// recordedTopology is one of pkg/gpu's recorded outputs of nvidia-smi topo -m.
-func recordedTopology(t *testing.T, name string) string {
+// recordedLinks is one of pkg/gpu's recorded outputs of nvidia-smi topo -m.
+func recordedLinks(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "gpu", "testdata", "topology", name))
+	b, err := os.ReadFile(filepath.Join("..", "gpu", "testdata", "links", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,13 +25,13 @@ func recordedTopology(t *testing.T, name string) string {
 
 // The plugin takes GPU links from the node's annotation through pkg/gpu: a 2-GPU pod is scored
 // higher on a node that can give it an NVLink pair and gets the pair at Reserve.
-func TestTopologyPlacement(t *testing.T) {
-	pairs := recordedTopology(t, "nvlink-pairs-4gpu.txt")
+func TestLinksPlacement(t *testing.T) {
+	pairs := recordedLinks(t, "nvlink-pairs-4gpu.txt")
 	nodes := []*v1.Node{
 		// An NVLink pair free: GPU2 and GPU3.
-		gpuNode("linked", 4, 64).Annotation(gpu.NodeGPUTopologyAnnotation, pairs).Obj(),
+		gpuNode("linked", 4, 64).Annotation(gpu.NodeGPULinksAnnotation, pairs).Obj(),
 		// Both NVLink pairs broken by pods on GPU0 and GPU2, and fuller, which Binpack would like.
-		gpuNode("broken", 4, 64).Annotation(gpu.NodeGPUTopologyAnnotation, pairs).Obj(),
+		gpuNode("broken", 4, 64).Annotation(gpu.NodeGPULinksAnnotation, pairs).Obj(),
 	}
 	objs := []runtime.Object{nodes[0], nodes[1],
 		boundPod("a", "linked", "0:4").Obj(),
@@ -67,11 +67,11 @@ func TestTopologyPlacement(t *testing.T) {
 	}
 }
 
-// A malformed topology annotation is reported like a malformed memory annotation, and the node's
-// GPUs are placed as without topology.
-func TestMalformedTopologyIsReported(t *testing.T) {
-	bad := strings.Replace(recordedTopology(t, "nvlink-pairs-4gpu.txt"), "NV4", "NV?", 1)
-	e := newEnv(t, nil, gpuNode("n1", 4, 64).Annotation(gpu.NodeGPUTopologyAnnotation, bad).Obj(), boundPod("a", "n1", "0:4").Obj())
+// A malformed links annotation is reported like a malformed memory annotation, and the node's
+// GPUs are placed as without links.
+func TestMalformedLinksAreReported(t *testing.T) {
+	bad := strings.Replace(recordedLinks(t, "nvlink-pairs-4gpu.txt"), "NV4", "NV?", 1)
+	e := newEnv(t, nil, gpuNode("n1", 4, 64).Annotation(gpu.NodeGPULinksAnnotation, bad).Obj(), boundPod("a", "n1", "0:4").Obj())
 	pod := gpuPod("p", 32).Annotation(gpu.PodGPUCountAnnotation, "2").Obj()
 	state, status := e.prefilter(t, pod)
 	if !status.IsSuccess() {
@@ -84,7 +84,7 @@ func TestMalformedTopologyIsReported(t *testing.T) {
 	if status := e.reserve(t, e.pl, state, pod, "n1"); !status.IsSuccess() {
 		t.Fatalf("Reserve: %v", status)
 	}
-	// By index among the GPUs with 16 free, as without topology (with it, the NVLink pair 2-3).
+	// By index among the GPUs with 16 free, as without links (with it, the NVLink pair 2-3).
 	_, a, _ := e.pl.devices.PodAssignment(pod.UID)
 	if diff := cmp.Diff(gpu.Assignment{{Index: 1, Memory: 16}, {Index: 2, Memory: 16}}, a); diff != "" {
 		t.Errorf("devices (-want +got):\n%s", diff)

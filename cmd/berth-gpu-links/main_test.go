@@ -19,7 +19,7 @@ import (
 
 func recorded(t *testing.T, name string) func() (string, error) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "pkg", "gpu", "testdata", "topology", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "pkg", "gpu", "testdata", "links", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +45,12 @@ func TestAnnotate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		value := got.Annotations[gpu.NodeGPUTopologyAnnotation]
+		value := got.Annotations[gpu.NodeGPULinksAnnotation]
 		want, _ := read()
 		if value != strings.TrimRight(want, "\n") {
 			t.Errorf("%s: annotation %q, want the matrix as printed", name, value)
 		}
-		if _, err := gpu.ParseTopology(value); err != nil {
+		if _, err := gpu.ParseLinks(value); err != nil {
 			t.Errorf("%s: berth cannot read the annotation: %v", name, err)
 		}
 		if got.Annotations["other"] != "kept" {
@@ -76,7 +76,7 @@ func TestAnnotate(t *testing.T) {
 		}
 	}
 	got, _ := cs.CoreV1().Nodes().Get(ctx, "gpu-1", metav1.GetOptions{})
-	if _, err := gpu.ParseTopology(got.Annotations[gpu.NodeGPUTopologyAnnotation]); err != nil {
+	if _, err := gpu.ParseLinks(got.Annotations[gpu.NodeGPULinksAnnotation]); err != nil {
 		t.Errorf("the annotation was damaged: %v", err)
 	}
 }

@@ -11,9 +11,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// NodeGPUTopologyAnnotation holds a node's GPU link matrix exactly as `nvidia-smi topo -m` prints
-// it. Written by berth-gpu-topology on the node, or pasted by an operator; see ParseTopology.
-const NodeGPUTopologyAnnotation = "berth.dev/gpu-topology"
+// NodeGPULinksAnnotation holds a node's GPU link matrix exactly as `nvidia-smi topo -m` prints
+// it. Written by berth-gpu-links on the node, or pasted by an operator; see ParseLinks. The key
+// keeps the name it was published with, from before berth called a node's GPU links "links"
+// (topology now names label domains between nodes, pkg/topology): nodes already carry it.
+const NodeGPULinksAnnotation = "berth.dev/gpu-topology"
 
 // Link is how two GPUs of a node are connected, as `nvidia-smi topo -m` names it. A larger Link is
 // a better one, in nvidia-smi's own order: SYS < NODE < PHB < PXB < PIX < NV1 < NV2 < ... (NV# is
@@ -90,25 +92,25 @@ func parseLink(s string) (Link, bool) {
 	return LinkNV1 + Link(k-1), true
 }
 
-// Topology is how a node's GPUs are linked: the link between every pair and each GPU's NUMA node.
-// It is immutable once parsed, so one Topology is shared by every view of the node's devices.
-type Topology struct {
+// Links is how a node's GPUs are linked: the link between every pair and each GPU's NUMA node.
+// It is immutable once parsed, so one Links is shared by every view of the node's devices.
+type Links struct {
 	n     int
 	links []Link // n*n, row by row; the diagonal is 0
 	numa  []int  // -1 where nvidia-smi gives none
 }
 
 // Len is the number of GPUs.
-func (t *Topology) Len() int { return t.n }
+func (t *Links) Len() int { return t.n }
 
 // Link is the link between GPUs i and j (i != j).
-func (t *Topology) Link(i, j int) Link { return t.links[i*t.n+j] }
+func (t *Links) Link(i, j int) Link { return t.links[i*t.n+j] }
 
 // NUMA is GPU i's NUMA node, -1 if unknown.
-func (t *Topology) NUMA(i int) int { return t.numa[i] }
+func (t *Links) NUMA(i int) int { return t.numa[i] }
 
 // String prints the matrix compactly, for logs and tests.
-func (t *Topology) String() string {
+func (t *Links) String() string {
 	var b strings.Builder
 	for i := range t.n {
 		if i > 0 {
@@ -126,9 +128,9 @@ func (t *Topology) String() string {
 	return b.String()
 }
 
-// maxTopologyBytes bounds the text ParseTopology reads: nvidia-smi's matrix of 256 GPUs and their
+// maxLinksBytes bounds the text ParseLinks reads: nvidia-smi's matrix of 256 GPUs and their
 // NICs stays well below it, and the API server caps all annotations of an object at 256 KiB.
-const maxTopologyBytes = 256 << 10
+const maxLinksBytes = 256 << 10
 
 var (
 	gpuName = regexp.MustCompile(`^GPU([0-9]+)$`)
@@ -136,7 +138,7 @@ var (
 	ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 )
 
-// ParseTopology reads the output of `nvidia-smi topo -m`: a header row naming the devices (GPU0,
+// ParseLinks reads the output of `nvidia-smi topo -m`: a header row naming the devices (GPU0,
 // GPU1, ..., then NICs) followed by CPU Affinity, NUMA Affinity and, in newer drivers, GPU NUMA ID;
 // one row per device; then a legend. Cells may be separated by tabs, as nvidia-smi prints them, or
 // by any spaces, as a hand-pasted copy may have them. Only GPU rows and GPU columns are read; NIC
@@ -144,9 +146,9 @@ var (
 // GPU0 to GPU(n-1), each with one row, X on the diagonal, a known link (NV#, PIX, PXB, PHB, NODE,
 // SYS) everywhere else and the same link both ways. A NUMA Affinity that is not one number (N/A,
 // a range) leaves the GPU's NUMA node unknown.
-func ParseTopology(s string) (*Topology, error) {
-	if len(s) > maxTopologyBytes {
-		return nil, fmt.Errorf("longer than %d bytes", maxTopologyBytes)
+func ParseLinks(s string) (*Links, error) {
+	if len(s) > maxLinksBytes {
+		return nil, fmt.Errorf("longer than %d bytes", maxLinksBytes)
 	}
 	s = ansiEscape.ReplaceAllString(s, "")
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
@@ -183,7 +185,7 @@ func ParseTopology(s string) (*Topology, error) {
 	}
 	numaCol := slices.Index(header, "NUMA Affinity")
 
-	t := &Topology{n: n, links: make([]Link, n*n), numa: make([]int, n)}
+	t := &Links{n: n, links: make([]Link, n*n), numa: make([]int, n)}
 	seen := make([]bool, n)
 	for ln := h + 1; ln < len(lines); ln++ {
 		f := cells(lines[ln])
@@ -281,40 +283,40 @@ func columns(c []string) []string {
 	return cols
 }
 
-// TopologyError is a node's malformed berth.dev/gpu-topology annotation. The node is then
-// treated as one without topology.
-type TopologyError struct {
+// LinksError is a node's malformed berth.dev/gpu-topology annotation. The node is then
+// treated as one without links.
+type LinksError struct {
 	Err error
 }
 
-func (e *TopologyError) Error() string {
-	return fmt.Sprintf("annotation %s: %v; the node's GPUs are placed without regard to their links", NodeGPUTopologyAnnotation, e.Err)
+func (e *LinksError) Error() string {
+	return fmt.Sprintf("annotation %s: %v; the node's GPUs are placed without regard to their links", NodeGPULinksAnnotation, e.Err)
 }
 
-func (e *TopologyError) Unwrap() error { return e.Err }
+func (e *LinksError) Unwrap() error { return e.Err }
 
-// TopologyOf reads a node's GPU topology from its berth.dev/gpu-topology annotation, for a node
+// LinksOf reads how a node's GPUs are linked from its berth.dev/gpu-topology annotation, for a node
 // with the given number of GPUs (DevicesOf). It returns nil without the annotation or without
-// GPUs (a node annotated before its device plugin reports them), and nil with a *TopologyError when
+// GPUs (a node annotated before its device plugin reports them), and nil with a *LinksError when
 // the annotation is malformed or names another number of GPUs.
-func TopologyOf(node *v1.Node, gpus int) (*Topology, error) {
-	s, ok := node.Annotations[NodeGPUTopologyAnnotation]
+func LinksOf(node *v1.Node, gpus int) (*Links, error) {
+	s, ok := node.Annotations[NodeGPULinksAnnotation]
 	if !ok || gpus == 0 {
 		return nil, nil
 	}
-	t, err := ParseTopology(s)
+	t, err := ParseLinks(s)
 	if err == nil && t.n != gpus {
 		err = fmt.Errorf("the matrix has %d GPUs but the node has %d", t.n, gpus)
 	}
 	if err != nil {
-		return nil, &TopologyError{Err: err}
+		return nil, &LinksError{Err: err}
 	}
 	return t, nil
 }
 
-// WithTopology sets t as the topology of every device of devs, if it has as many GPUs, and
+// WithLinks sets t as the links of every device of devs, if it has as many GPUs, and
 // returns devs.
-func WithTopology(devs []Device, t *Topology) []Device {
+func WithLinks(devs []Device, t *Links) []Device {
 	if t != nil && t.n != len(devs) {
 		t = nil
 	}
@@ -324,9 +326,9 @@ func WithTopology(devs []Device, t *Topology) []Device {
 	return devs
 }
 
-// topologyOf is the topology devs share, nil if they have none (or, which never happens with
+// linksOf is the links devs share, nil if they have none (or, which never happens with
 // devices built by this package, one that does not cover them all).
-func topologyOf(devs []Device) *Topology {
+func linksOf(devs []Device) *Links {
 	if len(devs) == 0 || devs[0].Links == nil || devs[0].Links.n != len(devs) {
 		return nil
 	}

@@ -1,0 +1,885 @@
+// Package why answers "why is my pod pending" from API objects alone: the one thing that blocks a
+// pod (a missing PodGroup, too few members, a full ElasticQuota, no domain with room, no node with
+// room or with a GPU that has its share free, node constraints), with the numbers that show it and
+// what would unblock it. berth-scheduler publishes its answers on pods that wait long
+// (internal/waitreason); kubectl berth why reads the cluster and prints one (internal/inspect).
+package why
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/podroom"
+	"github.com/berth-sched/berth/pkg/quota"
+	"github.com/berth-sched/berth/pkg/topology"
+)
+
+// Causes an Answer names, one per pod: the first that applies, in this order.
+const (
+	CauseNotPending      = "NotPending"      // bound, finished or being deleted: nothing blocks it
+	CauseSchedulingGates = "SchedulingGates" // outside berth: whoever added the gates removes them
+	CausePodGroupMissing = "PodGroupMissing" // the pod names a PodGroup that does not exist
+	CauseGangMembers     = "GangMembers"     // fewer pods of the group exist than minMember
+	CauseQuota           = "Quota"           // an ElasticQuota on the namespace's path is full
+	CauseTopology        = "Topology"        // no domain of the level the group requires holds it
+	CauseGang            = "Gang"            // the group's members do not fit together
+	CauseGPUFragmented   = "GPUFragmentation"
+	CauseNodeConstraints = "NodeConstraints" // no node passes selectors, affinity, taints, cordons
+	CauseResources       = "Resources"       // no node it may use has room
+	CauseNoScheduler     = "NoScheduler"     // outside berth: no scheduler has reported on it
+	CauseFitsNow         = "FitsNow"         // berth's checks find room now: see the scheduler's word
+)
+
+// WaitingForCondition is the pod condition berth-scheduler publishes on a pod that has waited
+// long (internal/waitreason): status True, reason one of the Cause constants, message the answer in
+// short. It is written only when the answer changes, and left in place once the pod is bound.
+const WaitingForCondition v1.PodConditionType = "berth.dev/WaitingFor"
+
+// Answer is the answer to "why is my pod pending": the one thing that blocks it, with the numbers
+// that show it, and what would unblock it. It is built from API objects only (the pod, nodes,
+// pods, ElasticQuotas, PodGroups and events), as any client with read access could, never from a
+// scheduler's memory; so it is an account of the cluster as it is now, which the scheduler's own
+// latest word (Scheduler) confirms or, when it names something berth does not model, overrides.
+type Answer struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Cause is one of the Cause constants.
+	Cause string `json:"cause"`
+	// Berth is set when the cause is one berth's plugins decide; otherwise it lies outside berth.
+	Berth bool `json:"berth"`
+	// Summary says the cause in one sentence, with its numbers.
+	Summary string   `json:"summary"`
+	Details []string `json:"details,omitempty"`
+	// Unblock lists what would let the pod in, each on its own.
+	Unblock []string `json:"unblock,omitempty"`
+	// Preemption says what preempting lower-priority pods would do, or why it would not help;
+	// empty where room is not what the pod lacks.
+	Preemption string `json:"preemption,omitempty"`
+	// Scheduler is the scheduler's latest word on the pod: its newest FailedScheduling or
+	// GangWaiting event, or its PodScheduled=False condition, whichever is newer.
+	Scheduler *WaitingPod `json:"scheduler,omitempty"`
+	// Published is the answer berth-scheduler last published on the pod, its WaitingForCondition
+	// (reason the cause, message the short answer, since when it was written); nil if none.
+	Published *WaitingPod `json:"published,omitempty"`
+}
+
+// Input is what an Answer is built from: the pod, every node, every pod in the cluster (for the room
+// on each node and the use of each quota), every ElasticQuota, the PodGroups of the pod's
+// namespace, the events about the pod, and the GPU resources GPUShare is configured with.
+type Input struct {
+	Pod       *v1.Pod
+	Nodes     []v1.Node
+	Pods      []v1.Pod
+	Quotas    []v1alpha1.ElasticQuota
+	Groups    []v1alpha1.PodGroup
+	Events    []eventsv1.Event
+	Resources gpu.ResourceNames
+	// Levels are the scheduler's topologyLevels, outermost first; nil reads the shipped default.
+	Levels topology.Levels
+}
+
+// Of answers for in.Pod.
+func Of(in Input) *Answer {
+	return OfIn(in, nil)
+}
+
+// Room is the room on each node of an Input (its Nodes, Pods and Resources), counted once to
+// answer many pending pods of it: counting it is most of an answer's cost (each pod's request
+// parsed), and a publisher answering pods in turn (internal/waitreason) shares it.
+type Room struct{ c *cluster }
+
+// RoomOf counts the room of in's Nodes and Pods by in.Resources; in.Pod is not read.
+func RoomOf(in Input) *Room {
+	in.Pod = nil
+	return &Room{c: newCluster(in)}
+}
+
+// OfIn is Of on room, counted by RoomOf from the same Nodes, Pods and Resources as in;
+// nil counts it. Nothing in room is changed, so it may answer any number of pods in turn.
+func OfIn(in Input, room *Room) *Answer {
+	p := in.Pod
+	w := &Answer{Namespace: p.Namespace, Name: p.Name}
+	if e, word := LatestEvents(in.Events)[p.UID], WaitingOf(p, nil); e != nil || word.Reason != "" {
+		word = WaitingOf(p, e)
+		w.Scheduler = &word
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == WaitingForCondition && c.Status == v1.ConditionTrue {
+			w.Published = &WaitingPod{Name: p.Name, Reason: c.Reason, Message: c.Message, Since: c.LastTransitionTime}
+		}
+	}
+	switch {
+	case p.Spec.NodeName != "":
+		w.Cause, w.Summary = CauseNotPending, fmt.Sprintf("not pending: bound to node %s", p.Spec.NodeName)
+		return w
+	case !podroom.Holds(p):
+		w.Cause, w.Summary = CauseNotPending, fmt.Sprintf("not pending: it has finished (%s)", p.Status.Phase)
+		return w
+	case p.DeletionTimestamp != nil:
+		w.Cause, w.Summary = CauseNotPending, "not pending: it is being deleted"
+		return w
+	case len(p.Spec.SchedulingGates) > 0:
+		var gates []string
+		for _, g := range p.Spec.SchedulingGates {
+			gates = append(gates, g.Name)
+		}
+		w.Cause = CauseSchedulingGates
+		w.Summary = fmt.Sprintf("held outside berth by scheduling gates %s: no scheduler considers it until they are removed", strings.Join(gates, ", "))
+		w.Unblock = []string{"whoever added the gates (a queueing controller, an operator) removes them"}
+		return w
+	}
+
+	var c *cluster
+	if room == nil {
+		c = newCluster(in)
+	} else {
+		c = &cluster{in: in, nodes: room.c.nodes, pods: room.c.pods, requests: room.c.requests}
+	}
+	req, err := quota.RequestOf(p, in.Resources.Memory)
+	if err != nil {
+		w.Cause, w.Berth = CauseResources, true
+		w.Summary = fmt.Sprintf("its GPU request cannot be read: %v", err)
+		return w
+	}
+	greq, _ := gpu.RequestOf(p, in.Resources.Memory)
+
+	var gang *gangState
+	if key, ok := podgroup.KeyOf(p); ok {
+		gang = c.gangOf(key, in.Groups)
+		if gang.pg == nil {
+			w.Cause, w.Berth = CausePodGroupMissing, true
+			w.Summary = fmt.Sprintf("its pod group %s does not exist (label %s): Gang holds every pod of a group until its PodGroup exists", key, v1alpha1.PodGroupLabel)
+			w.Unblock = []string{fmt.Sprintf("create PodGroup %s, or remove the label from the pod", key)}
+			return w
+		}
+		if n := int32(len(gang.members)); n < gang.minMember {
+			w.Cause, w.Berth = CauseGangMembers, true
+			w.Summary = fmt.Sprintf("pod group %s needs %d pods (minMember) and %d exist: %d missing", key, gang.minMember, n, gang.minMember-n)
+			w.Details = []string{fmt.Sprintf("members: %d bound, %d waiting", len(gang.bound), len(gang.waiting))}
+			w.Unblock = []string{fmt.Sprintf("create %d more pods labelled %s=%s, or lower the PodGroup's minMember to %d", gang.minMember-n, v1alpha1.PodGroupLabel, key.Name, n)}
+			return w
+		}
+	}
+
+	if c.quotaBlocks(w, req, gang) {
+		return w
+	}
+
+	if gang != nil {
+		if c.topologyBlocks(w, gang) {
+			return w
+		}
+		c.explainGang(w, gang)
+		return w
+	}
+	fits := c.judge(p, req, greq)
+	if fits.fitting != "" {
+		c.explainFits(w, fits)
+		return w
+	}
+	c.explainNoRoom(w, p, req, greq, fits)
+	return w
+}
+
+// cluster is the room on each node, as the API shows it now.
+type cluster struct {
+	in    Input
+	nodes []*nodeRoom
+	// pods are the live pods bound to a node.
+	pods []*v1.Pod
+	// requests are the bound pods' requests, read once (nil: unreadable, counted as nothing).
+	requests map[*v1.Pod]quota.Vector
+}
+
+// requestOf is a bound pod's request, as newCluster read it; callers must not change it.
+func (c *cluster) requestOf(p *v1.Pod) (quota.Vector, bool) {
+	if v, ok := c.requests[p]; ok {
+		return v, v != nil
+	}
+	v, err := quota.RequestOf(p, c.in.Resources.Memory)
+	return v, err == nil
+}
+
+// nodeRoom is one node's free room: allocatable less what its live pods request, and per GPU.
+type nodeRoom struct {
+	node *v1.Node
+	free quota.Vector
+	gpus []gpuRoom
+	pods []*v1.Pod
+}
+
+type gpuRoom struct {
+	capacity, free int64
+	shares         []gpuShare
+}
+
+type gpuShare struct {
+	pod    *v1.Pod
+	memory int64
+}
+
+func newCluster(in Input) *cluster {
+	c := &cluster{in: in, requests: map[*v1.Pod]quota.Vector{}}
+	byName := map[string]*nodeRoom{}
+	for i := range in.Nodes {
+		n := &in.Nodes[i]
+		free, _ := quota.VectorOf(n.Status.Allocatable)
+		r := &nodeRoom{node: n, free: free}
+		if caps, err := gpu.DevicesOf(n, in.Resources); err == nil {
+			for _, cp := range caps {
+				r.gpus = append(r.gpus, gpuRoom{capacity: cp, free: cp})
+			}
+		}
+		c.nodes = append(c.nodes, r)
+		byName[n.Name] = r
+	}
+	sort.Slice(c.nodes, func(i, j int) bool { return c.nodes[i].node.Name < c.nodes[j].node.Name })
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		if p.Spec.NodeName == "" || !podroom.Holds(p) || (in.Pod != nil && p.UID == in.Pod.UID) {
+			continue
+		}
+		c.pods = append(c.pods, p)
+		v, err := quota.RequestOf(p, in.Resources.Memory)
+		if err != nil {
+			v = nil
+		}
+		c.requests[p] = v
+		r := byName[p.Spec.NodeName]
+		if r == nil {
+			continue
+		}
+		r.pods = append(r.pods, p)
+		if v != nil {
+			r.free.Add(v, -1)
+		}
+		if a, ok, err := gpu.AssignmentOf(p); ok && err == nil {
+			for _, s := range a {
+				if s.Index < len(r.gpus) {
+					r.gpus[s.Index].free -= s.Memory
+					r.gpus[s.Index].shares = append(r.gpus[s.Index].shares, gpuShare{pod: p, memory: s.Memory})
+				}
+			}
+		}
+	}
+	return c
+}
+
+// clone copies the room, for placing several pods in turn.
+func (r *nodeRoom) clone() *nodeRoom {
+	c := *r
+	c.free = r.free.Clone()
+	c.gpus = append([]gpuRoom(nil), r.gpus...)
+	return &c
+}
+
+// take subtracts a pod's request from the room, its GPU shares from the fullest GPUs that hold
+// them, as Binpack places them.
+func (r *nodeRoom) take(req quota.Vector, g gpu.Request) {
+	r.free.Add(req, -1)
+	for range g.Count {
+		best := -1
+		for i, d := range r.gpus {
+			if d.free >= g.PerDevice && (best < 0 || d.free < r.gpus[best].free) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			r.gpus[best].free -= g.PerDevice
+		}
+	}
+}
+
+// short lists what the node lacks for req, "cpu (asks 4, 2 free)"; fragmented is set when its GPUs
+// have the memory in total but not enough of it on few enough GPUs.
+func (r *nodeRoom) short(req quota.Vector, g gpu.Request, res gpu.ResourceNames) (short []string, fragmented bool) {
+	names := make([]string, 0, len(req))
+	for name := range req {
+		names = append(names, string(name))
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		name := v1.ResourceName(n)
+		if req[name] > 0 && req[name] > r.free[name] {
+			short = append(short, fmt.Sprintf("%s (asks %s, %s free)", name, amount(name, req[name]), amount(name, max(r.free[name], 0))))
+		}
+	}
+	if len(short) == 0 && g.Total > 0 && r.fittingGPUs(g.PerDevice) < g.Count {
+		return nil, true
+	}
+	return short, false
+}
+
+func (r *nodeRoom) fittingGPUs(perDevice int64) int {
+	n := 0
+	for _, d := range r.gpus {
+		if d.free >= perDevice {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *nodeRoom) mostOnOneGPU() (int64, int) {
+	var most int64
+	at := -1
+	for i, d := range r.gpus {
+		if at < 0 || d.free > most {
+			most, at = d.free, i
+		}
+	}
+	return most, at
+}
+
+// amount formats milli-units of a resource as its quantity.
+func amount(name v1.ResourceName, milli int64) string {
+	q := quota.Vector{name: milli}.ResourceList()[name]
+	return q.String()
+}
+
+// excluded says why the pod may not run on the node whatever its room: cordoned, its node selector
+// or required node affinity, a taint it does not tolerate; "" if it may.
+// comparisonOperators is topology.ComparisonOperators, read once per pod judged.
+func excluded(p *v1.Pod, n *v1.Node, comparisonOperators bool) string {
+	cordoned, taint := topology.Excluded(n, p.Spec.Tolerations, comparisonOperators)
+	if cordoned {
+		return "cordoned (spec.unschedulable)"
+	}
+	if len(p.Spec.NodeSelector) > 0 {
+		if ok, _ := nodeaffinity.NewRequiredNodeAffinity(p.Spec.NodeSelector, nil).Match(n); !ok {
+			return "nodeSelector " + selectorText(p.Spec.NodeSelector)
+		}
+	}
+	if ok, _ := nodeaffinity.NewRequiredNodeAffinity(nil, p.Spec.Affinity).Match(n); !ok {
+		return "required node affinity"
+	}
+	if taint != nil {
+		return "taint " + taint.ToString()
+	}
+	return ""
+}
+
+func selectorText(sel map[string]string) string {
+	parts := make([]string, 0, len(sel))
+	for k, v := range sel {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// fit is what every node says about one pod.
+type fit struct {
+	// fitting is the first node (by name) with room now, "" if none.
+	fitting string
+	// excluded counts nodes by the constraint that keeps the pod off them.
+	excluded map[string]int
+	// short are the nodes it may use that lack room, each with what it lacks.
+	short map[string][]string
+	// fragmented are the nodes with the GPU memory in total but not on few enough GPUs.
+	fragmented []*nodeRoom
+	usable     []*nodeRoom
+}
+
+func (c *cluster) judge(p *v1.Pod, req quota.Vector, g gpu.Request) fit {
+	f := fit{excluded: map[string]int{}, short: map[string][]string{}}
+	comparisonOperators := topology.ComparisonOperators()
+	for _, r := range c.nodes {
+		if why := excluded(p, r.node, comparisonOperators); why != "" {
+			f.excluded[why]++
+			continue
+		}
+		f.usable = append(f.usable, r)
+		short, fragmented := r.short(req, g, c.in.Resources)
+		switch {
+		case fragmented:
+			f.fragmented = append(f.fragmented, r)
+		case len(short) > 0:
+			f.short[r.node.Name] = short
+		case f.fitting == "":
+			f.fitting = r.node.Name
+		}
+	}
+	return f
+}
+
+// excludedText counts the nodes each constraint keeps the pod off, most first.
+func (f fit) excludedText() string {
+	whys := make([]string, 0, len(f.excluded))
+	for why := range f.excluded {
+		whys = append(whys, why)
+	}
+	sort.Slice(whys, func(i, j int) bool {
+		if f.excluded[whys[i]] != f.excluded[whys[j]] {
+			return f.excluded[whys[i]] > f.excluded[whys[j]]
+		}
+		return whys[i] < whys[j]
+	})
+	parts := make([]string, len(whys))
+	for i, why := range whys {
+		parts[i] = fmt.Sprintf("%s by %s", plural(f.excluded[why], "node"), why)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// quotaBlocks fills w and reports true if a quota on the pod's path has no room for it (with its
+// waiting siblings, for a gang member: Gang and ElasticQuota admit a group whole).
+func (c *cluster) quotaBlocks(w *Answer, req quota.Vector, gang *gangState) bool {
+	p := c.in.Pod
+	ptrs := make([]*v1alpha1.ElasticQuota, len(c.in.Quotas))
+	for i := range c.in.Quotas {
+		ptrs[i] = &c.in.Quotas[i]
+	}
+	tree, _, invalid := quota.TreeOf(ptrs)
+	if tree == nil {
+		if len(invalid) > 0 {
+			w.Details = append(w.Details, fmt.Sprintf("the ElasticQuotas do not form a valid tree (%s); the scheduler enforces the last valid one, which the API does not show: quotas not checked", invalid[0].Message))
+		}
+		return false
+	}
+	path := tree.Path(p.Namespace)
+	if len(path) == 0 {
+		return false
+	}
+	ask, who := req.Clone(), "the pod asks"
+	if gang != nil && len(gang.waiting) > 1 {
+		ask = quota.Vector{}
+		for _, m := range gang.waiting {
+			if v, err := quota.RequestOf(m, c.in.Resources.Memory); err == nil {
+				ask.Add(v, 1)
+			}
+		}
+		who = fmt.Sprintf("its group's %d waiting members ask", len(gang.waiting))
+	}
+	for _, q := range path {
+		names := tree.Subtree(q.Spec.Name)
+		used := quota.Vector{}
+		var holders []*v1.Pod
+		for _, o := range c.pods {
+			if containsString(names, o.Namespace) {
+				if v, ok := c.requestOf(o); ok {
+					used.Add(v, 1)
+					holders = append(holders, o)
+				}
+			}
+		}
+		for _, name := range sortedNames(q.Spec.Max) {
+			limit := q.Spec.Max[name]
+			if ask[name] == 0 || used[name]+ask[name] <= limit {
+				continue
+			}
+			over := used[name] + ask[name] - limit
+			w.Cause, w.Berth = CauseQuota, true
+			w.Summary = fmt.Sprintf("ElasticQuota %s is full in %s: %s used of max %s, and %s %s; %s over",
+				q.Spec.Name, name, amount(name, used[name]), amount(name, limit), who, amount(name, ask[name]), amount(name, over))
+			if len(path) > 1 {
+				w.Details = append(w.Details, "quota path: "+pathText(path))
+			}
+			if ask[name] > limit {
+				w.Unblock = []string{fmt.Sprintf("nothing that ends makes room: it asks more than the max; raise %s's max %s to at least %s", q.Spec.Name, name, amount(name, ask[name]))}
+				return true
+			}
+			sort.SliceStable(holders, func(i, j int) bool {
+				return requestOf(holders[i], name, c.in.Resources) > requestOf(holders[j], name, c.in.Resources)
+			})
+			var ending []string
+			var freed int64
+			for _, h := range holders {
+				if freed >= over {
+					break
+				}
+				if x := requestOf(h, name, c.in.Resources); x > 0 {
+					freed += x
+					ending = append(ending, fmt.Sprintf("%s/%s (%s)", h.Namespace, h.Name, amount(name, x)))
+				}
+			}
+			w.Unblock = []string{
+				fmt.Sprintf("pods of quota %s end, freeing %s: %s", q.Spec.Name, amount(name, over), strings.Join(ending, ", ")),
+				fmt.Sprintf("or %s's max %s is raised to %s", q.Spec.Name, name, amount(name, used[name]+ask[name])),
+			}
+			w.Preemption = "would not help: the quota's own pods fill its max, and berth reclaims only what other quotas borrowed, for a pod within its min"
+			return true
+		}
+	}
+	return false
+}
+
+func pathText(path []*quota.TreeQuota) string {
+	names := make([]string, len(path))
+	for i, q := range path {
+		names[i] = q.Spec.Name
+	}
+	return strings.Join(names, " -> ")
+}
+
+func requestOf(p *v1.Pod, name v1.ResourceName, res gpu.ResourceNames) int64 {
+	v, err := quota.RequestOf(p, res.Memory)
+	if err != nil {
+		return 0
+	}
+	return v[name]
+}
+
+func sortedNames(v quota.Vector) []v1.ResourceName {
+	names := make([]v1.ResourceName, 0, len(v))
+	for n := range v {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	return names
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// explainNoRoom: no node it may use has room. Fragmentation first (the most specific and the one a
+// user can least see), then constraints that leave no node at all, then room.
+func (c *cluster) explainNoRoom(w *Answer, p *v1.Pod, req quota.Vector, g gpu.Request, f fit) {
+	w.Berth = true
+	if ex := f.excludedText(); ex != "" {
+		w.Details = append(w.Details, fmt.Sprintf("of %s, %s", plural(len(c.nodes), "node"), ex))
+	}
+	switch {
+	case len(f.fragmented) > 0:
+		c.explainFragmented(w, g, f.fragmented)
+	case len(f.usable) == 0:
+		w.Cause = CauseNodeConstraints
+		w.Berth = false
+		if len(c.nodes) == 0 {
+			w.Summary = "the cluster has no nodes"
+			return
+		}
+		w.Summary = fmt.Sprintf("no node passes its constraints: of %s, %s", plural(len(c.nodes), "node"), f.excludedText())
+		w.Details = nil
+		w.Unblock = []string{"a node that matches its nodeSelector and affinity and whose taints it tolerates (labels, tolerations or a new node)"}
+		return
+	default:
+		w.Cause = CauseResources
+		best := nearest(f.short)
+		w.Summary = fmt.Sprintf("no node it may use has room: the nearest, node %s, lacks %s", best, strings.Join(f.short[best], ", "))
+		if len(f.short) > 1 {
+			for _, name := range sortedKeys(f.short) {
+				w.Details = append(w.Details, fmt.Sprintf("node %s lacks %s", name, strings.Join(f.short[name], ", ")))
+			}
+		}
+		if u := c.roomIfEnded(best, req); u != "" {
+			w.Unblock = append(w.Unblock, u)
+		}
+		w.Unblock = append(w.Unblock, "a node with more room")
+	}
+	w.Preemption = c.preemption(p, req, g, f.usable)
+}
+
+// nearest is the node nearest to fitting: the one that lacks the fewest resources.
+func nearest(short map[string][]string) string {
+	best := ""
+	for _, name := range sortedKeys(short) {
+		if best == "" || len(short[name]) < len(short[best]) {
+			best = name
+		}
+	}
+	return best
+}
+
+// roomIfEnded names the pods on node whose end would give the pod room, largest first in the
+// first resource the node lacks; "" if ending every pod there is not enough.
+func (c *cluster) roomIfEnded(node string, req quota.Vector) string {
+	for _, r := range c.nodes {
+		if r.node.Name != node {
+			continue
+		}
+		var lacking v1.ResourceName
+		for _, name := range sortedNames(req) {
+			if req[name] > r.free[name] {
+				lacking = name
+				break
+			}
+		}
+		if lacking == "" {
+			return ""
+		}
+		pods := append([]*v1.Pod(nil), r.pods...)
+		sort.SliceStable(pods, func(i, j int) bool {
+			return requestOf(pods[i], lacking, c.in.Resources) > requestOf(pods[j], lacking, c.in.Resources)
+		})
+		room := r.clone()
+		var names []string
+		for _, p := range pods {
+			v, ok := c.requestOf(p)
+			if !ok || v[lacking] == 0 {
+				continue
+			}
+			room.free.Add(v, 1)
+			names = append(names, fmt.Sprintf("%s/%s (%s %s)", p.Namespace, p.Name, amount(lacking, v[lacking]), lacking))
+			if short, _ := room.short(req, gpu.Request{}, c.in.Resources); len(short) == 0 {
+				return fmt.Sprintf("it fits on node %s if these pods end: %s", node, strings.Join(names, ", "))
+			}
+		}
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// explainFragmented: a node has the GPU memory in total, but not on few enough GPUs. It names the
+// node with the most on one GPU, and the fewest pods whose end would make a GPU large enough.
+func (c *cluster) explainFragmented(w *Answer, g gpu.Request, nodes []*nodeRoom) {
+	w.Cause = CauseGPUFragmented
+	best := nodes[0]
+	most, _ := best.mostOnOneGPU()
+	for _, r := range nodes[1:] {
+		if m, _ := r.mostOnOneGPU(); m > most {
+			best, most = r, m
+		}
+	}
+	var total int64
+	for _, d := range best.gpus {
+		total += max(d.free, 0)
+	}
+	if g.Count == 1 {
+		w.Summary = fmt.Sprintf("it fits in total on node %s (%d free over %s), but no GPU has %d free; the most on one GPU is %d",
+			best.node.Name, total, plural(len(best.gpus), "GPU"), g.PerDevice, most)
+	} else {
+		w.Summary = fmt.Sprintf("it fits in total on node %s (%d free over %s), but it asks %d GPUs with %d each and only %s that much free; the most on one GPU is %d",
+			best.node.Name, total, plural(len(best.gpus), "GPU"), g.Count, g.PerDevice, gpusHave(best.fittingGPUs(g.PerDevice)), most)
+	}
+	if len(nodes) > 1 {
+		w.Details = append(w.Details, fmt.Sprintf("%s are fragmented the same way", plural(len(nodes), "node")))
+	}
+	// The single pod whose end lets the request in, smallest first: the cheapest way out.
+	type way struct {
+		node  string
+		gpu   int
+		share gpuShare
+	}
+	var ways []way
+	for _, r := range nodes {
+		for i, d := range r.gpus {
+			for _, s := range d.shares {
+				// A GPU that already has room gains the pod nothing by another pod's end.
+				if d.free < g.PerDevice && d.free+s.memory >= g.PerDevice && r.fittingGPUs(g.PerDevice)+1 >= g.Count {
+					ways = append(ways, way{r.node.Name, i, s})
+				}
+			}
+		}
+	}
+	sort.SliceStable(ways, func(i, j int) bool { return ways[i].share.memory < ways[j].share.memory })
+	for i, wy := range ways {
+		if i == 3 {
+			break
+		}
+		w.Unblock = append(w.Unblock, fmt.Sprintf("it fits if pod %s/%s (%d on GPU %d of node %s) ends",
+			wy.share.pod.Namespace, wy.share.pod.Name, wy.share.memory, wy.gpu, wy.node))
+	}
+	if len(ways) == 0 {
+		w.Unblock = append(w.Unblock, fmt.Sprintf("more than one pod must end on one GPU of node %s, or a GPU with %d free must appear", best.node.Name, g.PerDevice))
+	}
+}
+
+// preemption says what evicting lower-priority pods would do on the nodes the pod may use.
+func (c *cluster) preemption(p *v1.Pod, req quota.Vector, g gpu.Request, usable []*nodeRoom) string {
+	if p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever {
+		return "off for this pod (preemptionPolicy: Never): it waits for room to be freed"
+	}
+	prio := corev1helpers.PodPriority(p)
+	if n := p.Status.NominatedNodeName; n != "" {
+		return fmt.Sprintf("under way: the scheduler nominated node %s and waits for its victims to end", n)
+	}
+	lower := 0
+	for _, r := range usable {
+		room := r.clone()
+		victims := []*v1.Pod{}
+		cands := append([]*v1.Pod(nil), r.pods...)
+		sort.SliceStable(cands, func(i, j int) bool { return corev1helpers.PodPriority(cands[i]) < corev1helpers.PodPriority(cands[j]) })
+		for _, v := range cands {
+			if corev1helpers.PodPriority(v) >= prio {
+				break
+			}
+			lower++
+			victims = append(victims, v)
+			if vr, ok := c.requestOf(v); ok {
+				room.free.Add(vr, 1)
+			}
+			if a, ok, err := gpu.AssignmentOf(v); ok && err == nil {
+				for _, s := range a {
+					if s.Index < len(room.gpus) {
+						room.gpus[s.Index].free += s.Memory
+					}
+				}
+			}
+			if short, frag := room.short(req, g, c.in.Resources); len(short) == 0 && !frag {
+				names := make([]string, len(victims))
+				for i, v := range victims {
+					names[i] = v.Namespace + "/" + v.Name
+				}
+				return fmt.Sprintf("would make room on node %s by evicting %s of lower priority (%s); berth keeps a running gang whole and reclaims quota only where it was borrowed, so it may still refuse these victims: see the scheduler's word",
+					r.node.Name, plural(len(victims), "pod"), strings.Join(names, ", "))
+			}
+		}
+	}
+	if lower == 0 {
+		return fmt.Sprintf("would not help: no pod of lower priority than %d runs on the nodes it may use", prio)
+	}
+	return fmt.Sprintf("would not help: even with all %s of lower priority than %d gone, no node it may use has room", plural(lower, "pod"), prio)
+}
+
+// explainFits: berth's checks find room. The scheduler has either not tried since the room
+// appeared, or turned it away for something berth does not model; its own word says which.
+func (c *cluster) explainFits(w *Answer, f fit) {
+	if w.Scheduler == nil {
+		w.Cause = CauseNoScheduler
+		w.Summary = fmt.Sprintf("no scheduler has reported on it yet, though node %s has room: is a scheduler named %q running?", f.fitting, c.in.Pod.Spec.SchedulerName)
+		return
+	}
+	w.Cause = CauseFitsNow
+	w.Summary = fmt.Sprintf("node %s has room for it now as berth counts it (resources, GPUs, selectors, taints, quota); the scheduler's last word was: %s", f.fitting, w.Scheduler.Message)
+	w.Details = append(w.Details, "room that appeared since the scheduler's last try is taken at its next one; a cause it names that is not room (volumes, ports, inter-pod affinity, topology spread) lies outside berth")
+}
+
+// gangState is a pod group as its members show it.
+type gangState struct {
+	key       string
+	pg        *v1alpha1.PodGroup
+	minMember int32
+	members   []*v1.Pod
+	bound     []*v1.Pod
+	waiting   []*v1.Pod
+}
+
+func (c *cluster) gangOf(key types.NamespacedName, groups []v1alpha1.PodGroup) *gangState {
+	g := &gangState{key: key.String()}
+	for i := range groups {
+		if podgroup.Key(&groups[i]).String() == g.key {
+			g.pg = &groups[i]
+			g.minMember = podgroup.MinMember(g.pg)
+		}
+	}
+	self := c.in.Pod
+	// Members as Gang counts them (podgroup.Live): one being deleted is gone for the group, though
+	// its room stays taken (newCluster) until the kubelet has stopped it.
+	consider := func(p *v1.Pod) {
+		if k, ok := podgroup.KeyOf(p); !ok || k.String() != g.key || !podgroup.Live(p) {
+			return
+		}
+		g.members = append(g.members, p)
+		if p.Spec.NodeName != "" {
+			g.bound = append(g.bound, p)
+		} else {
+			g.waiting = append(g.waiting, p)
+		}
+	}
+	consider(self)
+	for i := range c.in.Pods {
+		if c.in.Pods[i].UID != self.UID {
+			consider(&c.in.Pods[i])
+		}
+	}
+	sort.SliceStable(g.waiting, func(i, j int) bool {
+		return g.waiting[i].CreationTimestamp.Before(&g.waiting[j].CreationTimestamp)
+	})
+	return g
+}
+
+// explainGang places the group's waiting members one after another on the room there is, as Gang
+// needs them placed together, and says how many fit and what the first that does not lacks.
+func (c *cluster) explainGang(w *Answer, g *gangState) {
+	w.Cause, w.Berth = CauseGang, true
+	rooms := make([]*nodeRoom, len(c.nodes))
+	for i, r := range c.nodes {
+		rooms[i] = r.clone()
+	}
+	placeable := 0
+	var lacking *v1.Pod
+	var lacks fit
+	for _, m := range g.waiting {
+		if len(m.Spec.SchedulingGates) > 0 {
+			continue
+		}
+		req, err1 := quota.RequestOf(m, c.in.Resources.Memory)
+		greq, err2 := gpu.RequestOf(m, c.in.Resources.Memory)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		sub := &cluster{in: c.in, nodes: rooms, pods: c.pods, requests: c.requests}
+		f := sub.judge(m, req, greq)
+		if f.fitting == "" {
+			if lacking == nil {
+				lacking, lacks = m, f
+			}
+			continue
+		}
+		for _, r := range rooms {
+			if r.node.Name == f.fitting {
+				r.take(req, greq)
+			}
+		}
+		placeable++
+	}
+	bound := len(g.bound)
+	need := int(g.minMember) - bound
+	w.Details = append(w.Details, fmt.Sprintf("members: %d bound, %d waiting, %d placeable now together", bound, len(g.waiting), placeable))
+	if placeable >= need {
+		w.Summary = fmt.Sprintf("pod group %s fits now: %d of its %d (minMember) bound and %d more placeable together; Gang places it whole at its next try",
+			g.key, bound, g.minMember, placeable)
+		w.Details = append(w.Details, "a group that failed a round stands aside for a backoff first: its GangWaiting events and the PodGroup's status say for how long")
+		return
+	}
+	missing := need - placeable
+	w.Summary = fmt.Sprintf("pod group %s needs %d (minMember) placed together: %d bound, %d more placeable now, %d lack room",
+		g.key, g.minMember, bound, placeable, missing)
+	if lacking != nil {
+		why := &Answer{}
+		req, _ := quota.RequestOf(lacking, c.in.Resources.Memory)
+		greq, _ := gpu.RequestOf(lacking, c.in.Resources.Memory)
+		sub := &cluster{in: Input{Pod: lacking, Resources: c.in.Resources}, nodes: rooms, pods: c.pods, requests: c.requests}
+		sub.explainNoRoom(why, lacking, req, greq, lacks)
+		w.Details = append(w.Details, fmt.Sprintf("member %s, once the others are placed: %s", lacking.Name, why.Summary))
+		w.Unblock = []string{fmt.Sprintf("room for %d more %s as large as %s (%s)", missing, pluralWord(missing, "member"), lacking.Name, req.String())}
+		if why.Cause == CauseGPUFragmented {
+			w.Unblock = why.Unblock
+		}
+		w.Unblock = append(w.Unblock, fmt.Sprintf("or the PodGroup's minMember lowered to %d, what fits now", bound+placeable))
+		w.Preemption = why.Preemption
+	}
+}
+
+// gpusHave is "1 GPU has" or "n GPUs have".
+func gpusHave(n int) string {
+	if n == 1 {
+		return "1 GPU has"
+	}
+	return fmt.Sprintf("%d GPUs have", n)
+}
+
+// plural is n what, plural unless n is 1: "1 node", "2 nodes".
+func plural(n int, what string) string { return fmt.Sprintf("%d %s", n, pluralWord(n, what)) }
+
+func pluralWord(n int, what string) string {
+	if n == 1 {
+		return what
+	}
+	return what + "s"
+}
