@@ -137,52 +137,67 @@ func notReady(node *v1.Node) {
 	node.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionFalse}}
 }
 
-// makeRoom makes room for 10 groups on the CPU nodes of try by event (backlogEvents).
-func makeRoom(ctx context.Context, client kubernetes.Interface, ns string, try int, event string) error {
+// roomMaker returns what makes room for 10 groups on the CPU nodes of try by event
+// (backlogEvents), having read what it needs first: the time to room counts from its call, and a
+// list of the fillers among 6,000 pods takes seconds on a loaded machine.
+func roomMaker(ctx context.Context, client kubernetes.Interface, ns string, try int, event string) (func() error, error) {
 	zero := int64(0)
 	fillers := metav1.ListOptions{LabelSelector: backlogLabelFree + "=" + strconv.Itoa(try)}
 	nodeName := func(i int) string { return fmt.Sprintf("cpu-%03d", try*backlogRoomGroups+i) }
 	switch event {
 	case "deleted":
-		return client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, fillers)
+		return func() error {
+			return client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, fillers)
+		}, nil
 	case "finished":
 		list, err := client.CoreV1().Pods(ns).List(ctx, fillers)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return inParallel(len(list.Items), backlogRoomGroups, func(i int) error {
-			p := &list.Items[i]
-			p.Status.Phase = v1.PodSucceeded
-			_, err := client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
-			return err
-		})
+		return func() error {
+			return inParallel(len(list.Items), backlogRoomGroups, func(i int) error {
+				p := &list.Items[i]
+				p.Status.Phase = v1.PodSucceeded
+				_, err := client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+				return err
+			})
+		}, nil
 	case "joined":
-		return inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
-			node := harness.Node(nodeName(i), "4", "16Gi", nil)
-			n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-			if err != nil {
+		return func() error {
+			return inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
+				node := harness.Node(nodeName(i), "4", "16Gi", nil)
+				n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+				if err != nil {
+					return err
+				}
+				n.Status = node.Status
+				_, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
 				return err
-			}
-			n.Status = node.Status
-			_, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
-			return err
-		})
+			})
+		}, nil
 	case "ready":
-		return inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
-			n, err := client.CoreV1().Nodes().Get(ctx, nodeName(i), metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
-			if n, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
-				return err
-			}
-			n.Spec.Taints = nil
-			_, err = client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		nodes := make([]*v1.Node, backlogRoomGroups)
+		if err := inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) (err error) {
+			nodes[i], err = client.CoreV1().Nodes().Get(ctx, nodeName(i), metav1.GetOptions{})
 			return err
-		})
+		}); err != nil {
+			return nil, err
+		}
+		return func() error {
+			return inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
+				n := nodes[i]
+				n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
+				n, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+				if err != nil {
+					return err
+				}
+				n.Spec.Taints = nil
+				_, err = client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+				return err
+			})
+		}, nil
 	}
-	return fmt.Errorf("unknown event %q", event)
+	return nil, fmt.Errorf("unknown event %q", event)
 }
 
 // runBacklog runs the workload once against a control plane of its own.
@@ -439,8 +454,12 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 			close(profiled)
 		}
 		event := backlogEvent(try)
+		makeRoom, err := roomMaker(ctx, client, ns, try, event)
+		if err != nil {
+			b.Fatalf("try %d: room by %s: %v", try, event, err)
+		}
 		t0 := time.Now()
-		if err := makeRoom(ctx, client, ns, try, event); err != nil {
+		if err := makeRoom(); err != nil {
 			b.Fatalf("try %d: room by %s: %v", try, event, err)
 		}
 		var at time.Time
