@@ -605,13 +605,13 @@ func replayAll(nodes []trace.Node, pods []trace.Pod, policies []tracePolicy, har
 func traceTable(rows []traceRow) string {
 	var b strings.Builder
 	pct := func(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
-	fmt.Fprintf(&b, "%-44s", "policy")
+	fmt.Fprintf(&b, "%-50s", "policy")
 	for _, m := range traceMarks {
 		fmt.Fprintf(&b, " | alloc@%3.0f%% mean [min-max] by-name | frag@%3.0f%% mean", 100*m, 100*m)
 	}
 	b.WriteString("\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%-44s", r.name())
+		fmt.Fprintf(&b, "%-50s", r.name())
 		for m := range traceMarks {
 			mean, lo, hi := r.stats(m, traceMark.allocation)
 			frag, _, _ := r.stats(m, traceMark.fragmentedShare)
