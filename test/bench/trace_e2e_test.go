@@ -28,28 +28,25 @@ import (
 // required node affinity.
 const traceModelLabel = "berth.dev/trace-gpu-model"
 
-// TestTraceEndToEnd runs the real trace (from $BERTH_TRACE_DIR) through berth-scheduler with the
-// shipped profile (registry.Profile) on a real apiserver: the trace's nodes as Node objects with
-// its cpu, memory and GPUs (gpushare's resources, 1000 units of GPU memory per GPU, as the replay
-// counts them), the pods of the replay's stream (seed 1) up to 100% of the GPUs created one after
-// another in the trace's order. No kubelet: bound pods stay. It checks that no GPU holds more than
+// TestTraceEndToEnd runs the trace's default workload (from $BERTH_TRACE_DIR) through
+// berth-scheduler with the shipped profile (registry.Profile) on a real apiserver: the trace's
+// nodes as Node objects with its cpu, memory and GPUs (gpushare's resources, 1000 units of GPU
+// memory per GPU, as the replay counts them), the pods of the replay's stream (seed 1) up to 100%
+// of the GPUs created one after another in the stream's order. No kubelet: bound pods stay. It checks that no GPU holds more than
 // it has by the devices' annotations, and that the GPUs allocated agree within a point with the
 // replay of the same stream through the same profile, whose tie-breaking seeds it reports.
 func TestTraceEndToEnd(t *testing.T) {
-	dir := trace.Dir()
-	if dir == "" {
-		t.Skipf("set %s to the directory holding %s and %s of Alibaba's cluster-trace-gpu-v2023 (never commit them)", trace.DirEnv, trace.NodeFile, trace.PodFile)
-	}
-	nodes, pods, err := trace.Load(dir)
+	nodes, pods, err := trace.Load(traceDir(t), trace.DefaultWorkload)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gpus := newTraceCluster(nodes).gpus
+	// The pods of the first mark (100% of the GPUs asked for).
 	stream := traceStream(pods, gpus, traceSeeds[0])
-	var demand float64
+	var demand int64
 	for k, p := range stream {
-		if demand += p.GPUs(); demand >= float64(gpus) {
-			stream = stream[:k+1]
+		if demand += p.GPUMilliTotal(); demand > markMilli(0, gpus) {
+			stream = stream[:k]
 			break
 		}
 	}
@@ -82,7 +79,7 @@ func TestTraceEndToEnd(t *testing.T) {
 
 	// One after another, so that the scheduler's queue (QOSSort: all are Burstable, of one
 	// priority; then by creation, which the informer delivers in this order) takes them in the
-	// trace's order.
+	// stream's order.
 	start = time.Now()
 	for k, p := range stream {
 		if _, err := client.CoreV1().Pods(ns).Create(ctx, tracePodE2E(ns, k, p), metav1.CreateOptions{}); err != nil {

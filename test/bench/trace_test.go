@@ -17,13 +17,18 @@ import (
 	"github.com/berth-sched/berth/test/bench/trace"
 )
 
-// The trace replay: the nodes of a trace (Alibaba's cluster-trace-gpu-v2023, or a part of it in
-// the tests) receive its pods in the trace's order, none ever leaving, each placed by one
-// policy or turned away where it fits nowhere, until the GPUs asked for reach 100% and then 130%
-// of the cluster's. The trace asks for 98% of its GPUs; the pods after it are drawn from it at
-// random, with replacement. At each mark the replay records the GPU allocation ratio (GPUs
-// allocated over GPUs in the cluster) and the fragmented share (the free GPU that the trace's
-// request mix could not use, in expectation, over the free GPU).
+// The trace replay, under the FGD paper's protocol: the nodes of a trace (Alibaba's
+// cluster-trace-gpu-v2023, or a part of it in the tests) receive the pods of one of its lists (a
+// workload) one at a time, none ever leaving, each placed by one policy or turned away for good
+// where it fits nowhere, in the order traceStream makes, until the GPUs asked for reach 130% of
+// the cluster's. At each mark (the GPUs asked for reaching 100% and 130% of the cluster's) the
+// replay records the GPU allocation ratio (GPUs allocated over GPUs in the cluster) and the
+// fragmented share (the free GPU that the list's request mix could not use, in expectation, over
+// the free GPU).
+//
+// A pod fits a node when its cpu and memory requests fit in what the pods placed there left, and
+// its GPUs: a share of one GPU on a GPU with that much free, several whole GPUs on as many GPUs
+// that are wholly free, of a model its gpu_spec names (if it names any).
 //
 // GPU memory: a trace pod asks for gpu_milli thousandths of a GPU of whatever model it gets, so a
 // share is mapped onto a device as that share of the device's memory. Counted that way a pod needs
@@ -31,10 +36,10 @@ import (
 // every device has a capacity of 1000 units here (its memory in thousandths). gpu_spec still
 // restricts the models a pod may use (a Filter, as node affinity would).
 //
-// A seed varies what is left to chance: which of the nodes with the best (equal) total a pod goes
-// to, drawn uniformly as kube-scheduler's selectHost draws, and which pods are drawn after the
-// trace runs out. The "by name" rows break ties by node name instead (the trace's nodes are listed
-// in name order) and draw the same pods as seed 1.
+// A seed varies what is left to chance: the order the pods arrive in and which pods are drawn to
+// make up the demand (traceStream), and which of the nodes with the best (equal) total a pod goes
+// to, drawn uniformly as kube-scheduler's selectHost draws. The "by name" rows break ties by node
+// name instead (the trace's nodes are listed in name order) and take the pods of seed 1.
 const (
 	traceDeviceCapacity = trace.WholeGPU
 	gpuShareScale       = 1_000_000 // GPUShare's rawScoreScale
@@ -45,8 +50,7 @@ var traceMarks = []float64{1.00, 1.30}
 
 type traceNode struct {
 	trace.Node
-	free           gpu.NodeFree // devices of traceDeviceCapacity, cpu in millis, memory in MiB
-	cpuCap, memCap int64
+	free gpu.NodeFree // devices of traceDeviceCapacity, cpu in millis, memory in MiB
 	// info is the node as the scheduler's snapshot holds it, with the pods placed on it, for the
 	// in-tree plugins' scores.
 	info *framework.NodeInfo
@@ -55,17 +59,21 @@ type traceNode struct {
 type traceCluster struct {
 	nodes []traceNode
 	gpus  int
+	// The most cpu and GPUs one node has, which scale best fit's measure.
+	maxMilliCPU int64
+	maxGPUs     int
 }
 
 func newTraceCluster(nodes []trace.Node) *traceCluster {
 	c := &traceCluster{}
 	for _, n := range nodes {
-		tn := traceNode{Node: n, cpuCap: n.MilliCPU, memCap: n.MemoryMiB,
+		tn := traceNode{Node: n,
 			free: gpu.NodeFree{MilliCPU: n.MilliCPU, Memory: n.MemoryMiB}, info: traceNodeInfo(n)}
 		if n.GPUs > 0 {
 			tn.free.Devices = gpu.EmptyDevices(slices.Repeat([]int64{traceDeviceCapacity}, n.GPUs))
 		}
 		c.gpus += n.GPUs
+		c.maxMilliCPU, c.maxGPUs = max(c.maxMilliCPU, n.MilliCPU), max(c.maxGPUs, n.GPUs)
 		c.nodes = append(c.nodes, tn)
 	}
 	return c
@@ -125,8 +133,8 @@ func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
 // with the pod's key in TestTraceEndToEnd (tracePodKey), as GPUShare orders them.
 //
 //   - FirstFit: the first feasible node in the list (name order), and its first devices.
-//   - BestFit: the node left with the least free cpu, memory and GPU (each as a share of the
-//     node's), devices by Binpack.
+//   - BestFit: the FGD paper's baseline (see chooseBestFit), devices by Binpack (the GPU with the
+//     least free that fits).
 //   - Binpack, Spread, Fragmentation alone: GPU pods by the strategy's own rating only
 //     (gpu.Score, or gpu.FragmentationCost against the learned mix), pods without GPU by
 //     NodeResourcesFit's LeastAllocated.
@@ -224,20 +232,20 @@ func chooseFirst(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int {
 	return feasible[0]
 }
 
+// chooseBestFit is the FGD paper's best fit: the node left with the least cpu and GPU, in equal
+// parts, each over the most that one node of the cluster has (128 cores and 8 GPUs on the trace);
+// memory is not counted. Compared exactly, in whole numbers.
 func chooseBestFit(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int {
 	if d.GPU.Total == 0 && r.noGPUHarm {
 		return r.best(feasible, func(n *traceNode) int64 { return noGPUScore(r, n, d) })
 	}
+	gpuScale, cpuScale := int64(r.c.maxGPUs)*traceDeviceCapacity, r.c.maxMilliCPU
 	return r.best(feasible, func(n *traceNode) int64 {
-		left := float64(n.free.MilliCPU-d.MilliCPU)/float64(n.cpuCap) + float64(n.free.Memory-d.Memory)/float64(n.memCap)
-		if len(n.free.Devices) > 0 {
-			var free int64
-			for _, dev := range n.free.Devices {
-				free += dev.Free()
-			}
-			left += float64(free-d.GPU.Total) / float64(len(n.free.Devices)*traceDeviceCapacity)
+		var free int64
+		for _, dev := range n.free.Devices {
+			free += dev.Free()
 		}
-		return int64(math.Round(-left * gpuShareScale))
+		return -((n.free.MilliCPU-d.MilliCPU)*gpuScale + (free-d.GPU.Total)*cpuScale)
 	})
 }
 
@@ -379,22 +387,47 @@ func (m traceMark) fragmentedShare() float64 {
 	return m.fragmented / m.free
 }
 
-// traceStream is the pods in trace order, then pods drawn from the trace with the seed's
-// generator, until the demand passes the last mark.
+// traceStream is the order the pods arrive in: the FGD paper's protocol (its simulator's workload
+// tuning). The list's pods, sorted by name, are shuffled with the seed's generator; then pods
+// drawn from the list at random, with replacement, are added until the next one would take the
+// GPUs asked for past the last mark, or, where the list alone asks for more than that (the
+// multigpu* lists), pods drawn at random are taken out until it no longer does. The lists'
+// own order means nothing for arrival: the sampled ones append the pods they add at the end.
 func traceStream(pods []trace.Pod, gpus int, seed uint64) []trace.Pod {
+	if len(pods) == 0 {
+		return nil
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x7ace))
-	limit := traceMarks[len(traceMarks)-1] * float64(gpus)
-	var stream []trace.Pod
-	var demand float64
-	for i := 0; demand < limit; i++ {
-		p := pods[rng.IntN(len(pods))]
-		if i < len(pods) {
-			p = pods[i]
+	limit := markMilli(len(traceMarks)-1, gpus)
+	base := slices.Clone(pods)
+	slices.SortStableFunc(base, func(a, b trace.Pod) int { return strings.Compare(a.Name, b.Name) })
+	stream := slices.Clone(base)
+	rng.Shuffle(len(stream), func(i, j int) { stream[i], stream[j] = stream[j], stream[i] })
+	var demand int64
+	for _, p := range stream {
+		demand += p.GPUMilliTotal()
+	}
+	if demand > limit {
+		for demand > limit {
+			k := rng.IntN(len(stream))
+			demand -= stream[k].GPUMilliTotal()
+			stream = slices.Delete(stream, k, k+1)
+		}
+		return stream
+	}
+	for {
+		p := base[rng.IntN(len(base))]
+		if demand+p.GPUMilliTotal() > limit {
+			return stream
 		}
 		stream = append(stream, p)
-		demand += p.GPUs()
+		demand += p.GPUMilliTotal()
 	}
-	return stream
+}
+
+// markMilli is the GPU, in thousandths, asked for at the i-th of traceMarks on a cluster of gpus.
+func markMilli(i, gpus int) int64 {
+	return int64(math.Round(traceMarks[i] * float64(gpus) * trace.WholeGPU))
 }
 
 // traceMixOf is the trace's own request mix, by which the fragmented share is measured whatever
@@ -428,10 +461,27 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		want = sampleSize(len(c.nodes))
 	}
 	var marks []traceMark
-	var demand, allocated float64
+	var allocated float64
+	var demand int64 // GPU milli asked for by the pods arrived so far
 	placed := 0
+	// mark records the cluster with the first arrived pods placed or turned away.
+	mark := func(arrived int) {
+		m := traceMark{demand: float64(demand) / float64(c.gpus*trace.WholeGPU), arrived: arrived, placed: placed, allocated: allocated, gpus: c.gpus}
+		for i := range c.nodes {
+			for _, dev := range c.nodes[i].free.Devices {
+				m.free += float64(dev.Free()) / traceDeviceCapacity
+			}
+			m.fragmented += gpu.Fragmentation(c.nodes[i].free, measure)
+		}
+		marks = append(marks, m)
+	}
 	feasible := make([]int, 0, len(c.nodes))
 	for k, p := range stream {
+		// A mark is the cluster once the pods have asked for that share of its GPUs, as the FGD
+		// paper reports it: taken before the first pod that would ask for more.
+		for len(marks) < len(traceMarks) && demand+p.GPUMilliTotal() > markMilli(len(marks), c.gpus) {
+			mark(k)
+		}
 		d := traceDemand(p)
 		// The plugin would observe each pod once, as it arrives (see the report of issue 25).
 		r.mix.Observe(d)
@@ -471,17 +521,11 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		if check != nil {
 			check(c, p, node)
 		}
-		demand += p.GPUs()
-		for len(marks) < len(traceMarks) && demand >= traceMarks[len(marks)]*float64(c.gpus) {
-			m := traceMark{demand: demand / float64(c.gpus), arrived: k + 1, placed: placed, allocated: allocated, gpus: c.gpus}
-			for i := range c.nodes {
-				for _, dev := range c.nodes[i].free.Devices {
-					m.free += float64(dev.Free()) / traceDeviceCapacity
-				}
-				m.fragmented += gpu.Fragmentation(c.nodes[i].free, measure)
-			}
-			marks = append(marks, m)
-		}
+		demand += p.GPUMilliTotal()
+	}
+	// The stream ends at or below the last mark: what was not passed is taken at the end.
+	for len(marks) < len(traceMarks) {
+		mark(len(stream))
 	}
 	return marks
 }
@@ -561,13 +605,13 @@ func replayAll(nodes []trace.Node, pods []trace.Pod, policies []tracePolicy, har
 func traceTable(rows []traceRow) string {
 	var b strings.Builder
 	pct := func(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
-	fmt.Fprintf(&b, "%-44s", "policy")
+	fmt.Fprintf(&b, "%-50s", "policy")
 	for _, m := range traceMarks {
 		fmt.Fprintf(&b, " | alloc@%3.0f%% mean [min-max] by-name | frag@%3.0f%% mean", 100*m, 100*m)
 	}
 	b.WriteString("\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%-44s", r.name())
+		fmt.Fprintf(&b, "%-50s", r.name())
 		for m := range traceMarks {
 			mean, lo, hi := r.stats(m, traceMark.allocation)
 			frag, _, _ := r.stats(m, traceMark.fragmentedShare)
@@ -585,21 +629,94 @@ func checkTraceMarks(t *testing.T, name string, stream []trace.Pod, marks []trac
 		t.Fatalf("%s: %d marks, want %d", name, len(marks), len(traceMarks))
 	}
 	for i, m := range marks {
-		var demand float64
+		var demand int64
 		for _, p := range stream[:m.arrived] {
-			demand += p.GPUs()
+			demand += p.GPUMilliTotal()
 		}
+		limit := markMilli(i, m.gpus)
 		switch {
-		case m.demand < traceMarks[i] || math.Abs(m.demand*float64(m.gpus)-demand) > 1e-6:
-			t.Errorf("%s: mark %d at demand %v, the first %d pods ask for %v GPUs of %d", name, i, m.demand, m.arrived, demand, m.gpus)
+		case demand > limit || (m.arrived < len(stream) && demand+stream[m.arrived].GPUMilliTotal() <= limit) ||
+			math.Abs(m.demand*float64(m.gpus*trace.WholeGPU)-float64(demand)) > 1e-3:
+			t.Errorf("%s: mark %d at demand %v after %d pods, which ask for %d milli of %d GPUs", name, i, m.demand, m.arrived, demand, m.gpus)
 		case m.placed > m.arrived || m.placed <= 0:
 			t.Errorf("%s: mark %d: %d placed of %d arrived", name, i, m.placed, m.arrived)
-		case m.allocated > demand+1e-9 || m.allocation() > 1:
+		case m.allocated > float64(demand)/trace.WholeGPU+1e-9 || m.allocation() > 1:
 			t.Errorf("%s: mark %d: %v GPUs allocated, %v asked for, %d in all", name, i, m.allocated, demand, m.gpus)
 		case math.Abs(m.allocated+m.free-float64(m.gpus)) > 1e-6:
 			t.Errorf("%s: mark %d: %v allocated and %v free, not the %d GPUs there are", name, i, m.allocated, m.free, m.gpus)
 		case m.fragmented < -1e-9 || m.fragmented > m.free+1e-9:
 			t.Errorf("%s: mark %d: %v GPUs fragmented of %v free", name, i, m.fragmented, m.free)
+		}
+	}
+}
+
+// traceStream follows the paper's protocol on lists written for the test: a list below the last
+// mark arrives whole, in an order set by the seed and not by the list's, followed by draws from
+// it up to the mark; a list above it loses pods until it is no longer above it.
+func TestTraceStream(t *testing.T) {
+	var small []trace.Pod
+	for i := range 40 {
+		p := trace.Pod{Name: fmt.Sprintf("p%02d", i), MilliCPU: 1000, MemoryMiB: 1024}
+		switch i % 4 {
+		case 1:
+			p.NumGPU, p.GPUMilli = 1, 250
+		case 2:
+			p.NumGPU, p.GPUMilli = 1, trace.WholeGPU
+		case 3:
+			p.NumGPU, p.GPUMilli = 4, trace.WholeGPU
+		}
+		small = append(small, p)
+	}
+	sum := func(pods []trace.Pod) (milli int64) {
+		for _, p := range pods {
+			milli += p.GPUMilliTotal()
+		}
+		return milli
+	}
+	names := func(pods []trace.Pod) []string {
+		var out []string
+		for _, p := range pods {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	reversed := slices.Clone(small)
+	slices.Reverse(reversed)
+	// The 40 pods ask for 52.5 GPUs: at 130%, a cluster of 100 GPUs asks for more, one of 30 for less.
+	for _, gpus := range []int{100, 30} {
+		limit := markMilli(len(traceMarks)-1, gpus)
+		s1 := traceStream(small, gpus, 1)
+		if !slices.Equal(names(s1), names(traceStream(reversed, gpus, 1))) {
+			t.Errorf("%d GPUs: the list's order changes the stream", gpus)
+		}
+		if slices.Equal(names(s1), names(traceStream(small, gpus, 2))) {
+			t.Errorf("%d GPUs: seeds 1 and 2 give the same stream", gpus)
+		}
+		if got := sum(s1); got > limit {
+			t.Errorf("%d GPUs: the stream asks for %d milli, past the last mark's %d", gpus, got, limit)
+		}
+		if gpus == 100 {
+			head := names(s1[:len(small)])
+			if slices.Equal(head, names(small)) || !slices.Equal(slices.Sorted(slices.Values(head)), names(small)) {
+				t.Errorf("%d GPUs: the stream does not start with the list shuffled: %v", gpus, head)
+			}
+			// Draws stop at the first that would pass the mark; none asks for more than 4 GPUs.
+			if got := sum(s1); len(s1) <= len(small) || got+4*trace.WholeGPU <= limit {
+				t.Errorf("%d GPUs: %d pods asking for %d milli, want draws after the list's %d up to about %d", gpus, len(s1), got, len(small), limit)
+			}
+			continue
+		}
+		// Too much: pods taken out, each of the rest once, the last taken out the one that
+		// brought the demand under the mark.
+		seen := map[string]bool{}
+		for _, n := range names(s1) {
+			if seen[n] {
+				t.Errorf("%d GPUs: %s arrives twice", gpus, n)
+			}
+			seen[n] = true
+		}
+		if got := sum(s1); len(s1) >= len(small) || got+4*trace.WholeGPU <= limit {
+			t.Errorf("%d GPUs: %d of %d pods asking for %d milli, want the most that stays at or below %d", gpus, len(s1), len(small), got, limit)
 		}
 	}
 }
@@ -610,7 +727,7 @@ func checkTraceMarks(t *testing.T, name string, stream []trace.Pod, marks []trac
 // room. The part: every 30th node of the trace (each model among them), one node without GPUs,
 // which the trace's GPU node list lacks, and the first 400 pods.
 func TestTraceFixture(t *testing.T) {
-	all, pods, err := trace.Load(trace.Shared())
+	all, pods, err := trace.Load(trace.Shared(), trace.DefaultWorkload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -660,14 +777,82 @@ func TestTraceFixture(t *testing.T) {
 	t.Logf("fixture, %d nodes, %d GPUs, %d pods:\n%s", len(nodes), gpus, len(pods), traceTable(rows))
 }
 
-// TestTraceReplay replays the real trace (from $BERTH_TRACE_DIR) with every policy and seed and
-// logs the table; run it with -v. It checks the marks' arithmetic, as the fixture test does.
-func TestTraceReplay(t *testing.T) {
+// traceDir is $BERTH_TRACE_DIR, the directory holding the trace's lists; the test is skipped
+// without it.
+func traceDir(tb testing.TB) string {
 	dir := trace.Dir()
 	if dir == "" {
-		t.Skipf("set %s to the directory holding %s and %s of Alibaba's cluster-trace-gpu-v2023 (never commit them)", trace.DirEnv, trace.NodeFile, trace.PodFile)
+		tb.Skipf("set %s to the directory holding %s and the %s lists of Alibaba's cluster-trace-gpu-v2023 (never commit them)",
+			trace.DirEnv, trace.NodeFile, trace.PodFile("*"))
 	}
-	nodes, pods, err := trace.Load(dir)
+	return dir
+}
+
+// TestTraceWorkloads replays each published workload (from $BERTH_TRACE_DIR; one of them with
+// -run 'TestTraceWorkloads/^multigpu50$') with first fit, best fit and the shipped profile
+// (shippedPolicy, with LeastGPUHarm) over the seeds, checks the marks' arithmetic, and logs the
+// GPUs allocated at each mark, mean and range over the seeds; run it with -v.
+func TestTraceWorkloads(t *testing.T) {
+	dir := traceDir(t)
+	shipped, err := shippedPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		pol  tracePolicy
+		harm bool
+	}
+	runs := []run{{pol: tracePolicyNamed("FirstFit")}, {pol: tracePolicyNamed("BestFit")}, {pol: shipped, harm: true}}
+	var summary strings.Builder
+	fmt.Fprintf(&summary, "%-12s", "workload")
+	for _, r := range runs {
+		fmt.Fprintf(&summary, " | %s: GPUs allocated at 100%% [min-max], at 130%%", traceRow{policy: r.pol.name, noGPUHarm: r.harm}.name())
+	}
+	summary.WriteString("\n")
+	for _, w := range trace.Workloads {
+		t.Run(w, func(t *testing.T) {
+			nodes, pods, err := trace.Load(dir, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			var rows []traceRow
+			for _, r := range runs {
+				rows = append(rows, replayAll(nodes, pods, []tracePolicy{r.pol}, []bool{r.harm}, traceSeeds, nil, nil)...)
+			}
+			gpus := newTraceCluster(nodes).gpus
+			fmt.Fprintf(&summary, "%-12s", w)
+			for _, r := range rows {
+				for k, seed := range traceSeeds {
+					checkTraceMarks(t, fmt.Sprintf("%s seed %d", r.name(), seed), traceStream(pods, gpus, seed), r.seeds[k])
+				}
+				mean, lo, hi := r.stats(0, traceMark.allocation)
+				end, _, _ := r.stats(len(traceMarks)-1, traceMark.allocation)
+				fmt.Fprintf(&summary, " | %.2f [%.2f-%.2f], %.2f", 100*mean, 100*lo, 100*hi, 100*end)
+			}
+			summary.WriteString("\n")
+			t.Logf("%s, %d pods, seeds %v, %v:\n%s", w, len(pods), traceSeeds, time.Since(start).Round(time.Second), traceTable(rows))
+		})
+	}
+	t.Logf("GPUs allocated, %% of the cluster's, mean over seeds %v:\n%s", traceSeeds, summary.String())
+}
+
+// tracePolicyNamed is the policy of tracePolicies with that name.
+func tracePolicyNamed(name string) tracePolicy {
+	for _, p := range tracePolicies() {
+		if p.name == name {
+			return p
+		}
+	}
+	panic("no trace policy " + name)
+}
+
+// TestTraceReplay replays the trace's default workload (from $BERTH_TRACE_DIR) with every policy
+// and seed and logs the table; run it with -v. It checks the marks' arithmetic, as the fixture
+// test does.
+func TestTraceReplay(t *testing.T) {
+	dir := traceDir(t)
+	nodes, pods, err := trace.Load(dir, trace.DefaultWorkload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -682,15 +867,12 @@ func TestTraceReplay(t *testing.T) {
 	t.Logf("%s: %d nodes, %d GPUs, %d pods; seeds %v:\n%s", dir, len(nodes), gpus, len(pods), traceSeeds, traceTable(rows))
 }
 
-// TestTraceProfileWeights replays the real trace (from $BERTH_TRACE_DIR) through berth's profile
+// TestTraceProfileWeights replays the trace's default workload (from $BERTH_TRACE_DIR) through berth's profile
 // with Binpack as shipped before issue 25, and with Fragmentation and LeastGPUHarm at each of
 // GPUShare's profileWeights, over the seeds, and logs the table; run it with -v.
 func TestTraceProfileWeights(t *testing.T) {
-	dir := trace.Dir()
-	if dir == "" {
-		t.Skipf("set %s to the directory holding %s and %s of Alibaba's cluster-trace-gpu-v2023 (never commit them)", trace.DirEnv, trace.NodeFile, trace.PodFile)
-	}
-	nodes, pods, err := trace.Load(dir)
+	dir := traceDir(t)
+	nodes, pods, err := trace.Load(dir, trace.DefaultWorkload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -716,11 +898,7 @@ func TestTraceProfileWeights(t *testing.T) {
 // each policy, the GPU allocation ratio and the fragmented share at each mark, means over the
 // seeds. ns/op is the time to replay all seeds.
 func BenchmarkTracePlacement(b *testing.B) {
-	dir := trace.Dir()
-	if dir == "" {
-		b.Skipf("set %s to the directory holding %s and %s of Alibaba's cluster-trace-gpu-v2023 (never commit them)", trace.DirEnv, trace.NodeFile, trace.PodFile)
-	}
-	nodes, pods, err := trace.Load(dir)
+	nodes, pods, err := trace.Load(traceDir(b), trace.DefaultWorkload)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,6 @@
 package trace
 
 import (
-	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -24,11 +23,26 @@ import (
 // DirEnv names the environment variable that holds the directory with the trace's lists.
 const DirEnv = "BERTH_TRACE_DIR"
 
-// The files of the trace that the benchmarks read.
-const (
-	NodeFile = "openb_node_list_gpu_node.csv"
-	PodFile  = "openb_pod_list_default.csv"
-)
+// NodeFile is the trace's node list.
+const NodeFile = "openb_node_list_gpu_node.csv"
+
+// DefaultWorkload is the pod list as observed; the other Workloads are sampled from it.
+const DefaultWorkload = "default"
+
+// Workloads are the published pod lists, by the names the FGD paper gives them: the trace as
+// observed, and lists sampled from it by the publishers with fewer or more pods without GPUs
+// (cpu*), sharing a GPU (gpushare*), taking several GPUs (multigpu*) or restricted to GPU models
+// (gpuspec*).
+var Workloads = []string{
+	DefaultWorkload,
+	"cpu0", "cpu037", "cpu050", "cpu072", "cpu100", "cpu200", "cpu235", "cpu250", "cpu300",
+	"gpushare20", "gpushare40", "gpushare60", "gpushare80", "gpushare100",
+	"gpuspec05", "gpuspec10", "gpuspec20", "gpuspec25", "gpuspec33",
+	"multigpu20", "multigpu30", "multigpu40", "multigpu50",
+}
+
+// PodFile is the file of a workload's pod list.
+func PodFile(workload string) string { return "openb_pod_list_" + workload + ".csv" }
 
 // WholeGPU is gpu_milli for a pod that takes whole GPUs.
 const WholeGPU = 1000
@@ -54,13 +68,13 @@ type Pod struct {
 	GPUMilli int64
 	// GPUSpec lists the GPU models the pod may run on; empty for any.
 	GPUSpec []string
-	QoS     string
-	// CreationTime is in seconds from the trace's start; pods are listed in that order.
-	CreationTime int64
 }
 
 // GPUs is the pod's GPU request in GPUs.
-func (p Pod) GPUs() float64 { return float64(p.NumGPU) * float64(p.GPUMilli) / WholeGPU }
+func (p Pod) GPUs() float64 { return float64(p.GPUMilliTotal()) / WholeGPU }
+
+// GPUMilliTotal is the pod's GPU request in thousandths of a GPU, over all its GPUs.
+func (p Pod) GPUMilliTotal() int64 { return int64(p.NumGPU) * p.GPUMilli }
 
 // Runs reports whether the pod may run on GPUs of the model.
 func (p Pod) Runs(model string) bool {
@@ -77,13 +91,13 @@ func Shared() string {
 	return filepath.Join(bins.RepoRoot(), "..", "shared", "data", "openb")
 }
 
-// Load reads both lists from dir.
-func Load(dir string) ([]Node, []Pod, error) {
+// Load reads the node list and a workload's pod list from dir.
+func Load(dir, workload string) ([]Node, []Pod, error) {
 	nodes, err := readFile(filepath.Join(dir, NodeFile), ReadNodes)
 	if err != nil {
 		return nil, nil, err
 	}
-	pods, err := readFile(filepath.Join(dir, PodFile), ReadPods)
+	pods, err := readFile(filepath.Join(dir, PodFile(workload)), ReadPods)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,15 +134,18 @@ func ReadNodes(r io.Reader) ([]Node, error) {
 	return nodes, err
 }
 
-// ReadPods reads a pod list (name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,...; columns
-// found by name), in the order of creation_time; pods created at the same time keep the list's
-// order.
+// ReadPods reads a pod list in the list's order, columns found by name: name, cpu_milli,
+// memory_mib, num_gpu and gpu_milli, and gpu_spec where the list has it. The lists are published
+// with two headers: the observed list and most sampled ones have eleven columns (gpu_spec, qos,
+// pod_phase and the pod's times follow), the multigpu* lists the first five only. The times are
+// not read: the replay's arrival order is a seeded shuffle, as the FGD paper's, for which the
+// sampled lists' times (and their order, which appends the sampled pods at the end) mean nothing.
 func ReadPods(r io.Reader) ([]Pod, error) {
 	var pods []Pod
-	err := readRows(r, []string{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos", "creation_time"}, func(f fields) error {
+	err := readRows(r, []string{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"}, func(f fields) error {
 		p := Pod{
 			Name: f.str("name"), MilliCPU: f.int("cpu_milli"), MemoryMiB: f.int("memory_mib"),
-			NumGPU: int(f.int("num_gpu")), GPUMilli: f.int("gpu_milli"), QoS: f.str("qos"), CreationTime: f.int("creation_time"),
+			NumGPU: int(f.int("num_gpu")), GPUMilli: f.int("gpu_milli"),
 		}
 		if spec := f.str("gpu_spec"); spec != "" {
 			p.GPUSpec = strings.Split(spec, "|")
@@ -137,6 +154,8 @@ func ReadPods(r io.Reader) ([]Pod, error) {
 			return f.err
 		}
 		switch {
+		case p.Name == "":
+			return fmt.Errorf("line %d: a pod without a name", f.line)
 		case p.MilliCPU < 0 || p.MemoryMiB < 0 || p.NumGPU < 0:
 			return fmt.Errorf("pod %q: negative request", p.Name)
 		case p.NumGPU == 0 && p.GPUMilli != 0:
@@ -149,7 +168,6 @@ func ReadPods(r io.Reader) ([]Pod, error) {
 		pods = append(pods, p)
 		return nil
 	})
-	slices.SortStableFunc(pods, func(a, b Pod) int { return cmp.Compare(a.CreationTime, b.CreationTime) })
 	return pods, err
 }
 
@@ -161,7 +179,14 @@ type fields struct {
 	err    error
 }
 
-func (f *fields) str(name string) string { return strings.TrimSpace(f.row[f.column[name]]) }
+// str is the named column, "" where the list has no such column.
+func (f *fields) str(name string) string {
+	i, ok := f.column[name]
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(f.row[i])
+}
 
 func (f *fields) int(name string) int64 {
 	s := f.str(name)
