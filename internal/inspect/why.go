@@ -133,7 +133,7 @@ func ExplainPodByLevels(ctx context.Context, client kubernetes.Interface, groups
 	if qs, err := groups.SchedulingV1alpha1().ElasticQuotas(metav1.NamespaceAll).List(ctx, metav1.ListOptions{}); err == nil {
 		in.Quotas = qs.Items
 	}
-	if _, ok := podgroup.KeyOf(pod); ok {
+	if _, ok := explainedGroupOf(pod); ok {
 		if pgs, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{}); err == nil {
 			in.Groups = pgs.Items
 		} else if !apierrors.IsNotFound(err) {
@@ -209,7 +209,7 @@ func WhyOfIn(in WhyInput, room *Room) *Why {
 	greq, _ := gpu.RequestOf(p, in.Resources.Memory)
 
 	var gang *gangState
-	if key, ok := podgroup.KeyOf(p); ok {
+	if key, ok := explainedGroupOf(p); ok {
 		gang = c.gangOf(key, in.Groups)
 		if gang.pg == nil {
 			w.Cause, w.Berth = CausePodGroupMissing, true
@@ -974,4 +974,15 @@ func age(t time.Time) string {
 		return "some time"
 	}
 	return time.Since(t).Round(time.Second).String()
+}
+
+// explainedGroupOf returns the scheduler-plugins PodGroup pod joins, if any. A member of a native
+// group (scheduling.k8s.io) is explained as a pod of no group: what its group waits for is not
+// read yet.
+func explainedGroupOf(pod *v1.Pod) (types.NamespacedName, bool) {
+	key, ok := podgroup.KeyOf(pod)
+	if _, native := podgroup.NativeName(key); !ok || native {
+		return types.NamespacedName{}, false
+	}
+	return key, true
 }
