@@ -96,7 +96,13 @@ const GPUShareWeight = 100
 // which tests add their own: QOSSort sorts the queue, GPUShare and Gang join the default plugins
 // at every point they serve, ElasticQuota enforces quotas, BerthPreemption replaces
 // DefaultPreemption (it is DefaultPreemption plus the quota and group victim rules; listed first,
-// so that its PostFilter runs before Gang's, where DefaultPreemption's did), and GPUShare binds
+// so that its PostFilter runs before Gang's, where DefaultPreemption's did), Gang places the
+// native pod groups of the GenericWorkload gate too: upstream's GangScheduling, which that gate
+// adds to the default plugins, keeps its PreEnqueue (a group's pods wait until minCount exist, as
+// in Gang) and the count the framework asks of it alone while it tries a native group's members
+// together (PlacementFeasible: give up the cycle when too few are left to reach minCount, which
+// gives back what the others reserved), and loses Permit, so Gang alone decides a round's quorum
+// and what it waits for; and GPUShare binds
 // before DefaultBinder, so that a GPU pod is bound by the one Binding that carries its devices
 // (CheckProfiles enforces it). Gang filters first, only for a group the cluster's free room cannot
 // hold at all: it turns every node away as Pending, which the queue alone lets skip its backoff
@@ -115,6 +121,8 @@ func Plugins(schedulerName string) string {
       disabled: [{name: DefaultPreemption}]
     filter:
       enabled: [{name: Gang}, {name: GPUShare}]
+    permit:
+      disabled: [{name: GangScheduling}]
     bind:
       enabled: [{name: GPUShare}]
 `, schedulerName)

@@ -1,6 +1,8 @@
-// Package gang is berth's Gang plugin: the pods of a PodGroup (scheduler-plugins' CRD
-// scheduling.x-k8s.io/v1alpha1, joined by the label scheduling.x-k8s.io/pod-group) are bound all
-// together or not at all.
+// Package gang is berth's Gang plugin: the pods of a PodGroup are bound all together or not at
+// all. A group is a scheduler-plugins PodGroup (scheduling.x-k8s.io/v1alpha1, joined by the label
+// scheduling.x-k8s.io/pod-group) or, with the GenericWorkload gate, a native one
+// (scheduling.k8s.io/v1beta1, joined by spec.schedulingGroup), which pkg/podgroup hands Gang in
+// the form of the first (podgroup.FromNative).
 //
 // A member passes the scheduling cycle as usual, holds what it reserved (GPUs included) at
 // Permit, and is let through only when minMember members hold a place; until then it waits, at
@@ -142,7 +144,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 	var passOnce bool
 	reason, ok, firstTime := pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
 		var err error
-		if pg, err = pl.podGroups.Get(key); err != nil {
+		if pg, err = pl.podGroups.Of(key); err != nil {
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
 			return parkedNotFound, false
 		}
@@ -412,7 +414,7 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 	if !ok || marked(state, heldStateKey) {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	pg, err := pl.podGroups.Get(key)
+	pg, err := pl.podGroups.Of(key)
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
@@ -535,7 +537,7 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.clearNomination(ctx, pod)
 	}
 	minMember := int32(1)
-	if pg, err := pl.podGroups.Get(key); err == nil {
+	if pg, err := pl.podGroups.Of(key); err == nil {
 		minMember = podgroup.MinMember(pg)
 	}
 	var check snapshotCheck
@@ -569,7 +571,7 @@ func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ s
 	if !ok {
 		return nil, 0
 	}
-	pg, err := pl.podGroups.Get(key)
+	pg, err := pl.podGroups.Of(key)
 	if err != nil {
 		pl.groups.Park(key, pod, parkedNotFound)
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod group %s does not exist", key)), 0

@@ -82,7 +82,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		gone:     groups.Order.Forget,
 	})
 	c.groups.turnMax = t.turn
-	if _, err := groups.PodGroups.Informer().AddEventHandler(c.podGroupHandler()); err != nil {
+	if err := groups.AddEventHandler(c.podGroupHandler()); err != nil {
 		return nil, err
 	}
 	if c.podEvents, err = podInformer.AddEventHandler(c.podHandler()); err != nil {
@@ -107,7 +107,8 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 	return c, nil
 }
 
-// podGroupHandler wakes a group's parked pods when its PodGroup appears or its spec changes, lets
+// podGroupHandler wakes a group's parked pods when its PodGroup (of either API: see
+// podgroup.Groups.AddEventHandler) appears or its spec changes, lets
 // its waiting members through when a lower minMember completes it, and releases them when it is
 // deleted.
 //
@@ -251,7 +252,7 @@ var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResour
 // scheduled.
 func (c *core) wakeIfReady(key types.NamespacedName) {
 	c.activate(c.groups.Wake(key, func(g groupView) bool {
-		pg, err := c.podGroups.Get(key)
+		pg, err := c.podGroups.Of(key)
 		return err == nil && g.Ready() >= podgroup.MinMember(pg)
 	}, parkedTooFew))
 }

@@ -207,12 +207,21 @@ func statusFields(obj any) (any, error) {
 	}, nil
 }
 
+// enqueue has the status of key's PodGroup brought up to date. Only scheduler-plugins PodGroups
+// have berth's status: a native PodGroup's status is not written by berth (the scheduler writes
+// its PodGroupInitiallyScheduled condition).
 func (w *statusWriter) enqueue(key types.NamespacedName) {
+	if _, native := podgroup.NativeName(key); native {
+		return
+	}
 	w.queue.AddAfter(key, w.batchDelay)
 }
 
 // noteStarted records the first scheduling attempt of a group whose PodGroup shows none.
 func (w *statusWriter) noteStarted(key types.NamespacedName, now time.Time) {
+	if _, native := podgroup.NativeName(key); native {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.started[key]; !ok {

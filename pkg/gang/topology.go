@@ -298,8 +298,5 @@ func (pl *Gang) warnPodGroup(pg *v1alpha1.PodGroup, msg string) {
 	if recorder == nil || pg == nil {
 		return
 	}
-	obj := pg.DeepCopy()
-	// The recorder finds the object's kind in its TypeMeta: the scheduler's scheme does not know it.
-	obj.APIVersion, obj.Kind = v1alpha1.SchemeGroupVersion.String(), "PodGroup"
-	recorder.Eventf(obj, nil, v1.EventTypeWarning, "InvalidTopology", "Scheduling", "%s", msg)
+	recorder.Eventf(podgroup.EventTarget(pg), nil, v1.EventTypeWarning, "InvalidTopology", "Scheduling", "%s", msg)
 }

@@ -37,10 +37,12 @@ type groupRule struct {
 	missing   int
 }
 
-// Together returns every placed member of pod's group, on any node.
+// Together returns every placed member of pod's group, on any node; none for a native group,
+// which the scheduler's own preemption unit keeps whole as its disruptionMode says (all: whole;
+// single, the default: one by one).
 func (g *groupRule) Together(pod *v1.Pod) []*v1.Pod {
 	key, ok := podgroup.KeyOf(pod)
-	if !ok {
+	if _, native := podgroup.NativeName(key); !ok || native {
 		return nil
 	}
 	return g.index()[key]

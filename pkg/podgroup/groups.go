@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
+	schedulingv1beta1listers "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -24,10 +25,11 @@ import (
 // ElasticQuota each had 10 QPS (burst 20) on a client of their own; they share these.
 const clientQPS, clientBurst = 20, 40
 
-// Groups is what one scheduler process reads of scheduler-plugins' pod groups, whatever its
-// number of profiles and of plugins that read them (Gang, ElasticQuota): the process's one
-// scheduler-plugins client and informer factory, its PodGroup informer, the group index on the
-// scheduler's pod informer, and the groups' creation order that QOSSort sorts by.
+// Groups is what one scheduler process reads of pod groups, whatever its number of profiles and
+// of plugins that read them (Gang, ElasticQuota): the process's one scheduler-plugins client and
+// informer factory, its PodGroup informer, the scheduler's own informer of native PodGroups (with
+// GenericWorkload), the group index on the scheduler's pod informer, and the groups' creation
+// order that QOSSort sorts by.
 type Groups struct {
 	// Client is the process's scheduler-plugins client (PodGroups, ElasticQuotas).
 	Client versioned.Interface
@@ -44,6 +46,10 @@ type Groups struct {
 	// lister is PodGroups' lister, taken once: the informer's Lister() locks the factory and
 	// builds a lister on every call, which Gang's hot path (PreEnqueue, Permit) would pay for.
 	lister schedlisters.PodGroupLister
+	// native is the scheduler's informer of native PodGroups and its lister; nil while
+	// GenericWorkload is off (NativeEnabled).
+	native       cache.SharedIndexInformer
+	nativeLister schedulingv1beta1listers.PodGroupLister
 }
 
 var groups process.Shared[informers.SharedInformerFactory, *Groups]
@@ -86,6 +92,11 @@ func build(ctx context.Context, h fwk.Handle, client versioned.Interface) (*Grou
 	}
 	g.PodGroups = g.Informers.Scheduling().V1alpha1().PodGroups()
 	g.lister = g.PodGroups.Lister()
+	if NativeEnabled() {
+		// The scheduler's own, which its queue reads: the scheduler starts it and waits for it.
+		native := h.SharedInformerFactory().Scheduling().V1beta1().PodGroups()
+		g.native, g.nativeLister = native.Informer(), native.Lister()
+	}
 	informer := g.PodGroups.Informer()
 	g.Informers.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
@@ -107,7 +118,39 @@ func clientOf(h fwk.Handle) (versioned.Interface, error) {
 	return client, nil
 }
 
-// Get returns the PodGroup key names, from the informer's cache.
+// Get returns the scheduler-plugins PodGroup key names, from the informer's cache; for the key of
+// a native group, a NotFound error.
 func (g *Groups) Get(key types.NamespacedName) (*v1alpha1.PodGroup, error) {
 	return g.lister.PodGroups(key.Namespace).Get(key.Name)
+}
+
+// Of returns the group key names, of either API, from the informers' caches: the scheduler-plugins
+// PodGroup, or the native one as FromNative makes it.
+func (g *Groups) Of(key types.NamespacedName) (*v1alpha1.PodGroup, error) {
+	name, native := NativeName(key)
+	if !native {
+		return g.Get(key)
+	}
+	if g.nativeLister == nil {
+		return nil, errNoNative
+	}
+	pg, err := g.nativeLister.PodGroups(key.Namespace).Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return FromNative(pg), nil
+}
+
+// AddEventHandler has h told of the PodGroups of both APIs as they appear, change and go, each as
+// Of returns it.
+func (g *Groups) AddEventHandler(h cache.ResourceEventHandler) error {
+	if _, err := g.PodGroups.Informer().AddEventHandler(h); err != nil {
+		return err
+	}
+	if g.native != nil {
+		if _, err := g.native.AddEventHandler(fromNativeHandler{to: h}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

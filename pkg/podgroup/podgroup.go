@@ -1,14 +1,15 @@
 // Package podgroup is what berth knows of a pod group: scheduler-plugins' PodGroup
-// (scheduling.x-k8s.io/v1alpha1), joined by the scheduling.x-k8s.io/pod-group label. It owns a
-// pod's group key (KeyOf), the members a group wants (MinMember), which pods still count as
-// members (Live), the index that finds a group's pods on the scheduler's pod informer (which has
-// no other index that finds them, not even one by namespace), the groups' creation order that
-// QOSSort sorts by (Order), and, once per scheduler process, the scheduler-plugins client and
-// PodGroup informer that Gang and ElasticQuota share (Groups).
+// (scheduling.x-k8s.io/v1alpha1), joined by the scheduling.x-k8s.io/pod-group label, and, with
+// the feature gate GenericWorkload, Kubernetes' own (scheduling.k8s.io/v1beta1), joined by
+// spec.schedulingGroup.podGroupName, which FromNative turns into the first kind (native.go). It
+// owns a pod's group key (KeyOf), the members a group wants (MinMember), which pods still count
+// as members (Live), the index that finds a group's pods on the scheduler's pod informer (which
+// has no other index that finds them, not even one by namespace), the groups' creation order that
+// QOSSort sorts by (Order), and, once per scheduler process, the scheduler-plugins client and the
+// PodGroup informers that Gang and ElasticQuota share (Groups).
 //
-// Kubernetes 1.37's native pod groups (scheduling.k8s.io, joined by spec.schedulingGroup) are
-// placed by upstream's GangScheduling plugin and reach berth's plugins as single pods, or, in the
-// queue, as one entity that QOSSort ranks on its own.
+// In the queue, the scheduler holds a native group's members as one entity, which QOSSort ranks
+// on its own.
 package podgroup
 
 import (
@@ -40,10 +41,13 @@ func Live(pod *v1.Pod) bool {
 // index names the pod-informer index from "namespace/podgroup" to the group's pods.
 const index = "berth.dev/pod-group"
 
-// KeyOf returns the PodGroup that pod joins by its label, if any.
+// KeyOf returns the key of the pod group pod joins: the scheduler-plugins PodGroup its label
+// names, else the native PodGroup its spec.schedulingGroup names (NativeKey), if any.
 func KeyOf(pod *v1.Pod) (types.NamespacedName, bool) {
-	name := pod.Labels[v1alpha1.PodGroupLabel]
-	return types.NamespacedName{Namespace: pod.Namespace, Name: name}, name != ""
+	if name := pod.Labels[v1alpha1.PodGroupLabel]; name != "" {
+		return types.NamespacedName{Namespace: pod.Namespace, Name: name}, true
+	}
+	return nativeKeyOf(pod)
 }
 
 func indexByGroup(obj any) ([]string, error) {

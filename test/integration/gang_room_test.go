@@ -111,11 +111,11 @@ func (e *gangEnv) endElsewhere(t *testing.T, try, n int, interval time.Duration)
 	}
 }
 
-// deleteMembers deletes group's pods among pods, with force.
+// deleteMembers deletes group's pods among pods, of either API, with force.
 func (e *gangEnv) deleteMembers(t *testing.T, pods []v1.Pod, group string) {
 	t.Helper()
 	for _, p := range pods {
-		if p.Labels[v1alpha1.PodGroupLabel] == group {
+		if memberOf(&p, group) {
 			if err := e.Client.CoreV1().Pods(e.ns).Delete(context.Background(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,261 @@
+package podgroup
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+	pgfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
+
+	"github.com/berth-sched/berth/pkg/topology"
+)
+
+func nativePodGroup(name string, mutate ...func(*schedulingv1beta1.PodGroup)) *schedulingv1beta1.PodGroup {
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name),
+			CreationTimestamp: metav1.NewTime(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3},
+		}},
+	}
+	for _, m := range mutate {
+		m(pg)
+	}
+	return pg
+}
+
+func withTopology(key string) func(*schedulingv1beta1.PodGroup) {
+	return func(pg *schedulingv1beta1.PodGroup) {
+		pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{
+			Topology: []schedulingv1beta1.TopologyConstraint{{Key: key}},
+		}
+	}
+}
+
+func withAnnotations(a map[string]string) func(*schedulingv1beta1.PodGroup) {
+	return func(pg *schedulingv1beta1.PodGroup) { pg.Annotations = a }
+}
+
+// FromNative gives Gang a native group's quorum, creation time and required topology level, under
+// a key no scheduler-plugins PodGroup can have.
+func TestFromNative(t *testing.T) {
+	tests := []struct {
+		name            string
+		pg              *schedulingv1beta1.PodGroup
+		wantMin         int32
+		wantAnnotations map[string]string
+	}{
+		{
+			name:    "gang policy: minCount is minMember",
+			pg:      nativePodGroup("g"),
+			wantMin: 3,
+		},
+		{
+			name: "basic policy: members go one by one",
+			pg: nativePodGroup("g", func(pg *schedulingv1beta1.PodGroup) {
+				pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}
+			}),
+			wantMin: 1,
+		},
+		{
+			name:            "a topology constraint is a required level",
+			pg:              nativePodGroup("g", withTopology(topology.RackLabel)),
+			wantMin:         3,
+			wantAnnotations: map[string]string{topology.RequiredAnnotation: topology.RackLabel},
+		},
+		{
+			name:            "berth's annotations apply without a constraint",
+			pg:              nativePodGroup("g", withAnnotations(map[string]string{topology.PreferredAnnotation: topology.BlockLabel, "other": "kept"})),
+			wantMin:         3,
+			wantAnnotations: map[string]string{topology.PreferredAnnotation: topology.BlockLabel, "other": "kept"},
+		},
+		{
+			name: "the constraint takes the place of berth's annotations",
+			pg: nativePodGroup("g", withTopology(topology.RackLabel),
+				withAnnotations(map[string]string{topology.PreferredAnnotation: topology.BlockLabel, topology.RequiredAnnotation: topology.ZoneLabel})),
+			wantMin:         3,
+			wantAnnotations: map[string]string{topology.RequiredAnnotation: topology.RackLabel},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := tt.pg.DeepCopy()
+			got := FromNative(tt.pg)
+			if diff := cmp.Diff(before, tt.pg); diff != "" {
+				t.Errorf("FromNative changed the informer's object (-before +after):\n%s", diff)
+			}
+			if k := Key(got); k != NativeKey("ns", "g") {
+				t.Errorf("key %v, want %v", k, NativeKey("ns", "g"))
+			}
+			if name, native := NativeName(Key(got)); !native || name != "g" {
+				t.Errorf("NativeName(%v) = %q, %v; want g, true", Key(got), name, native)
+			}
+			if m := MinMember(got); m != tt.wantMin {
+				t.Errorf("minMember %d, want %d", m, tt.wantMin)
+			}
+			if !got.CreationTimestamp.Equal(&tt.pg.CreationTimestamp) || got.UID != tt.pg.UID {
+				t.Errorf("creation time %v and UID %s, want the native group's %v and %s", got.CreationTimestamp, got.UID, tt.pg.CreationTimestamp, tt.pg.UID)
+			}
+			if diff := cmp.Diff(tt.wantAnnotations, got.Annotations); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s", diff)
+			}
+			if _, _, err := topology.Levels(topology.DefaultLevels()).ConstraintOf(got.Annotations); err != nil {
+				t.Errorf("Gang cannot read the group's topology: %v", err)
+			}
+			target := EventTarget(got)
+			native, ok := target.(*schedulingv1beta1.PodGroup)
+			if !ok || native.Name != "g" || native.Namespace != "ns" || native.UID != tt.pg.UID || native.Kind != "PodGroup" || native.APIVersion != "scheduling.k8s.io/v1beta1" {
+				t.Errorf("events go to %#v, want the native PodGroup ns/g", target)
+			}
+		})
+	}
+}
+
+// A pod joins a native group by spec.schedulingGroup only while GenericWorkload is on, as the
+// scheduler reads it; the scheduler-plugins label, if both are set, wins.
+func TestKeyOf(t *testing.T) {
+	pod := func(label string, group *string) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
+		if label != "" {
+			p.Labels = map[string]string{v1alpha1.PodGroupLabel: label}
+		}
+		if group != nil {
+			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: group}
+		}
+		return p
+	}
+	tests := []struct {
+		name   string
+		pod    *v1.Pod
+		gate   bool
+		want   types.NamespacedName
+		wantOK bool
+	}{
+		{name: "no group", pod: pod("", nil), gate: true},
+		{name: "label", pod: pod("a", nil), want: types.NamespacedName{Namespace: "ns", Name: "a"}, wantOK: true},
+		{name: "native", pod: pod("", ptr.To("b")), gate: true, want: NativeKey("ns", "b"), wantOK: true},
+		{name: "native, gate off", pod: pod("", ptr.To("b"))},
+		{name: "native, empty name", pod: pod("", ptr.To("")), gate: true},
+		{name: "both", pod: pod("a", ptr.To("b")), gate: true, want: types.NamespacedName{Namespace: "ns", Name: "a"}, wantOK: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, tt.gate)
+			got, ok := KeyOf(tt.pod)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("KeyOf = %v, %v; want %v, %v", got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+	if k := NativeKey("ns", "a"); k == (types.NamespacedName{Namespace: "ns", Name: "a"}) {
+		t.Error("a native group's key equals that of the scheduler-plugins PodGroup of its name")
+	}
+	if _, native := NativeName(types.NamespacedName{Namespace: "ns", Name: "a"}); native {
+		t.Error("a scheduler-plugins PodGroup's key reads as native")
+	}
+}
+
+// Groups finds groups of both APIs under their keys, and tells one handler of both kinds' events.
+func TestGroupsServeNativePodGroups(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	native := nativePodGroup("same", withTopology(topology.RackLabel))
+	sp := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "same"}, Spec: v1alpha1.PodGroupSpec{MinMember: 5}}
+	kube := kubefake.NewClientset(native)
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	g, err := For(ctx, profile(t, ctx, factory), pgfake.NewSimpleClientset(sp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan string, 10)
+	err = g.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
+				events <- "add " + Key(pg).String()
+			}
+		},
+		UpdateFunc: func(_, obj any) {
+			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
+				events <- "update " + Key(pg).String()
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
+				events <- "delete " + Key(pg).String()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	got, err := g.Of(NativeKey("ns", "same"))
+	if err != nil {
+		t.Fatalf("the native group: %v", err)
+	}
+	if MinMember(got) != 3 || got.Annotations[topology.RequiredAnnotation] != topology.RackLabel {
+		t.Errorf("the native group reads as minMember %d, annotations %v", MinMember(got), got.Annotations)
+	}
+	got, err = g.Of(types.NamespacedName{Namespace: "ns", Name: "same"})
+	if err != nil || MinMember(got) != 5 {
+		t.Errorf("the scheduler-plugins group of the same name: %v, %v", got, err)
+	}
+	if _, err := g.Get(NativeKey("ns", "same")); !apierrors.IsNotFound(err) {
+		t.Errorf("Get, which reads scheduler-plugins PodGroups only, of a native key: %v, want NotFound", err)
+	}
+
+	want := func(event string) {
+		t.Helper()
+		for {
+			select {
+			case e := <-events:
+				if e == event {
+					return
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no event %q", event)
+			}
+		}
+	}
+	nk := NativeKey("ns", "same").String()
+	want("add " + nk)
+	native.Spec.SchedulingPolicy.Gang.MinCount = 2
+	if _, err := kube.SchedulingV1beta1().PodGroups("ns").Update(ctx, native, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want("update " + nk)
+	if err := kube.SchedulingV1beta1().PodGroups("ns").Delete(ctx, "same", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want("delete " + nk)
+}
+
+// With GenericWorkload off, a native key finds nothing and says why.
+func TestOfNativeWithTheGateOff(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g, err := For(ctx, profile(t, ctx, informers.NewSharedInformerFactory(kubefake.NewClientset(), 0)), pgfake.NewSimpleClientset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Of(NativeKey("ns", "g")); err == nil {
+		t.Error("a native group found with GenericWorkload off")
+	}
+}
