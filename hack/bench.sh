@@ -4,6 +4,11 @@
 # status churn, the extender, gangs, gangs under contention, quotas), and the GPU placement
 # simulations; prints one table.
 #
+# The harness runs the scheduler in the test binary's process, so stock is stock only in a binary
+# built without berth's fixes of vendored Kubernetes: each round runs the stock test cases (Stock,
+# and the stock scheduler calling berth-extender) from a binary built with
+# hack/patches/overlay-compile-only.json, then berth's from one built with hack/patches/overlay.json.
+#
 #   ROUNDS   rounds; each runs every test case once, so stock and berth interleave (default 3)
 #   FILTER   -perf-scheduling-label-filter: performance (full sizes, the default) or short
 #   BENCH    -test.bench (default .: BenchmarkPerfScheduling, BenchmarkGPUPacking and
@@ -30,21 +35,49 @@ fi
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 
-# Compile once, then run the binary: the compile takes minutes and must not overlap the runs.
+# The overlay without the fixes holds what lets Gang and GPUShare compile, nothing else.
+if ! cmp -s <(sed 's/[{}]//g; s/"Replace"://; s/,/\n/g' hack/patches/overlay.json | grep -v '^"vendor/') \
+  <(sed 's/[{}]//g; s/"Replace"://; s/,/\n/g' hack/patches/overlay-compile-only.json); then
+  echo "bench: hack/patches/overlay-compile-only.json is not overlay.json's entries outside vendor/" >&2
+  exit 1
+fi
+
+# The stock binary runs BenchmarkPerfScheduling's stock test cases that BENCH selects; everything
+# else (berth's test cases, the simulations, BenchmarkBacklog, whose schedulers are processes from
+# bin/) runs in berth's.
+case "$BENCH" in
+  .) stock_bench='^BenchmarkPerfScheduling$' ;;
+  *BenchmarkPerfScheduling*) stock_bench=$BENCH ;;
+  *) stock_bench= ;;
+esac
+
+# Compile once, then run the binaries: the compiles take minutes and must not overlap the runs.
+if [ -n "$stock_bench" ]; then
+  "$GO" test -mod=vendor -trimpath -overlay=hack/patches/overlay-compile-only.json -c -o "$OUT/stock.test" ./test/bench
+fi
 "$GO" test -mod=vendor -trimpath -overlay=hack/patches/overlay.json -c -o "$OUT/bench.test" ./test/bench
 
-# One run of the binary per round: -test.count would repeat each workload back to back (stock,
-# stock, ..., berth, berth, ...) where the rounds must interleave to share the machine's drift.
-# The harness reads the workloads and templates relative to the working directory. With ARTIFACTS
-# set it writes each workload's log to a file there and removes it when the workload passes.
-for round in $(seq "$ROUNDS"); do
-  echo "bench: round $round of $ROUNDS"
+# run BINARY CASES BENCH: one run of a binary, into this round's directory. The harness reads the
+# workloads and templates relative to the working directory. With ARTIFACTS set it writes each
+# workload's log to a file there and removes it when the workload passes.
+run() {
   (
     cd test/bench
-    ARTIFACTS="$OUT/logs" BERTH_BENCH_DISABLED_METRICS="${DISABLED_METRICS:-}" "$OUT/bench.test" -test.run='^$' -test.bench="$BENCH" \
+    ARTIFACTS="$OUT/logs" BERTH_BENCH_CASES="$2" BERTH_BENCH_DISABLED_METRICS="${DISABLED_METRICS:-}" "$1" -test.run='^$' -test.bench="$3" \
       -test.benchtime=1x -test.timeout="$TIMEOUT" \
-      -perf-scheduling-label-filter="$FILTER" -data-items-dir="$OUT"
+      -perf-scheduling-label-filter="$FILTER" -data-items-dir="$OUT/round-$round"
   ) 2>&1 | tee -a "$OUT/bench.txt"
+}
+
+# One run of each binary per round: -test.count would repeat each workload back to back (stock,
+# stock, ..., berth, berth, ...) where the rounds must interleave to share the machine's drift.
+# cmd/benchtable reads each round-N directory as one round.
+for round in $(seq "$ROUNDS"); do
+  echo "bench: round $round of $ROUNDS"
+  if [ -n "$stock_bench" ]; then
+    run "$OUT/stock.test" stock "$stock_bench"
+  fi
+  run "$OUT/bench.test" berth "$BENCH"
 done
 
 {

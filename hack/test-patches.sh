@@ -7,6 +7,10 @@
 # k8s.io/kubernetes@VERSION`, VERSION as vendor/modules.txt gives it), and the modules only its tests
 # need (testify) at the versions its go.mod gives; it downloads them when missing. See
 # hack/patches/README.md.
+#
+# A patch whose fault has a reproduction, hack/patches/upstream/<patch>_repro_test.go.in (the test
+# its upstream report offers), has it run with upstream's tests, and once more against upstream's
+# unpatched file, where it must fail: a reproduction that passes there shows nothing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 GO=${GO:-go}
@@ -36,7 +40,12 @@ fail=0
 for vfile in $(sed 's/[{}]//g; s/"Replace"://; s/,/\n/g' hack/patches/overlay.json | sed -n 's/^"\(vendor\/[^"]*\)":.*/\1/p'); do
   pkgdir=$(dirname "$vfile")
   pkg=${pkgdir#vendor/}
+  patch=$(sed -n 's|.*"'"$vfile"'":"\([^"]*\)".*|\1|p' hack/patches/overlay.json)
+  repro=hack/patches/upstream/$(basename "$patch" .go.in)_repro_test.go.in
   cp "$ksrc/${pkg#k8s.io/kubernetes/}"/*_test.go "$pkgdir/"
+  if [ -f "$repro" ]; then
+    cp "$repro" "$pkgdir/$(basename "$repro" .in)"
+  fi
   for _ in $(seq 1 50); do
     if out=$("$GO" test -mod=vendor -trimpath -overlay=hack/patches/overlay.json -race -c -o "$work/patched.test" "./$pkgdir" 2>&1); then
       break
@@ -74,9 +83,23 @@ for vfile in $(sed 's/[{}]//g; s/"Replace"://; s/,/\n/g' hack/patches/overlay.js
       mv vendor/modules.txt.new vendor/modules.txt
     done
   done
-  echo "== upstream's tests of $pkg, with $(basename "$(sed -n 's|.*"'"$vfile"'":"\([^"]*\)".*|\1|p' hack/patches/overlay.json)")"
+  echo "== upstream's tests of $pkg, with $(basename "$patch")"
   if ! (cd "$pkgdir" && "$work/patched.test" -test.count=1); then
     fail=1
+  fi
+  tests=
+  if [ -f "$repro" ]; then
+    tests=$(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(.*/\1/p' "$repro" | paste -sd'|')
+  fi
+  if [ -n "$tests" ]; then
+    # the overlay without this patch's entry
+    sed 's|"'"$vfile"'":"[^"]*",\{0,1\}||; s|,}|}|' hack/patches/overlay.json >"$work/unpatched.json"
+    "$GO" test -mod=vendor -trimpath -overlay="$work/unpatched.json" -race -c -o "$work/unpatched.test" "./$pkgdir"
+    echo "== $(basename "$repro" .in) against upstream's unpatched $(basename "$vfile"): must fail"
+    if (cd "$pkgdir" && "$work/unpatched.test" -test.count=1 -test.run="^($tests)\$"); then
+      echo "$repro passes without $patch: it does not reproduce the fault" >&2
+      fail=1
+    fi
   fi
 done
 exit $fail

@@ -2,7 +2,9 @@
 // harness (k8s.io/kubernetes/test/integration/scheduler_perf): the same workloads, each run once
 // with the stock profile and once with berth's, against an in-process kube-apiserver and a fresh
 // etcd per workload. performance-config.yaml holds the workloads, templates/ their objects;
-// berth runs the configuration it ships to replace the stock scheduler. cmd/benchtable turns the
+// berth runs the configuration it ships to replace the stock scheduler. The harness runs the
+// scheduler in the test binary's process: hack/bench.sh runs the stock test cases from a binary built
+// without berth's patches of vendored Kubernetes (cases_test.go). cmd/benchtable turns the
 // results into one table; docs/benchmarks.md explains how to run it and keeps the latest numbers.
 //
 // What the harness's ops cannot do (update nodes at a steady rate, release gangs as they are

@@ -40,10 +40,17 @@ const (
 // -perf-scheduling-label-filter (default "performance", the full sizes), each once: run it with
 // -benchtime=1x. For N rounds run the test binary N times (hack/bench.sh does): -count=N would
 // repeat each workload N times in a row rather than interleave stock and berth, and put all the
-// repeats in one results file.
+// repeats in one results file. BERTH_BENCH_CASES picks the stock or berth test cases (cases_test.go).
 func BenchmarkPerfScheduling(b *testing.B) {
+	config, err := benchConfig(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if config == "" {
+		b.Skipf("%s=%s picks no test case", casesEnv, os.Getenv(casesEnv))
+	}
 	start := time.Now()
-	perf.RunBenchmarkPerfScheduling(b, perfConfig, topic, withCRDs(benchRegistry(), crdDir), perf.WithPrepareFn(prepareWorkload))
+	perf.RunBenchmarkPerfScheduling(b, config, topic, withCRDs(benchRegistry(), crdDir), perf.WithPrepareFn(prepareWorkload))
 	if err := saveDriverResults(start); err != nil {
 		b.Error(err)
 	}

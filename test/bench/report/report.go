@@ -102,7 +102,8 @@ func splitTestCase(tc string) (family, scheduler string) {
 	return tc[:i], tc[i+1:]
 }
 
-// Round is the results of one run of the benchmarks: one JSON file.
+// Round is the results of one round of the benchmarks: one JSON file, or the files of one
+// directory.
 type Round struct {
 	File    string
 	Results []Result
@@ -172,21 +173,46 @@ func toDataItems(benchmark string, results []Result) []dataItem {
 	return out
 }
 
-// Load reads every *.json file in dir as one round, in file name order (the harness puts the
-// time in the name).
+// Load reads the rounds in dir, in name order (the harness puts the time in a file's name): each
+// *.json file in dir is one round, and so is each subdirectory, whose *.json files together make
+// the round (hack/bench.sh runs the stock test cases and berth's from two binaries, each writing
+// its own file, into one directory per round).
 func Load(dir string) ([]Round, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(files)
 	var rounds []Round
-	for _, f := range files {
-		r, err := loadFile(f)
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !e.IsDir() {
+			if filepath.Ext(path) != ".json" {
+				continue
+			}
+			r, err := loadFile(path)
+			if err != nil {
+				return nil, err
+			}
+			rounds = append(rounds, r)
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(path, "*.json"))
 		if err != nil {
 			return nil, err
 		}
-		rounds = append(rounds, r)
+		if len(files) == 0 {
+			continue
+		}
+		slices.Sort(files)
+		round := Round{File: e.Name()}
+		for _, f := range files {
+			r, err := loadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			round.Results = append(round.Results, r.Results...)
+		}
+		rounds = append(rounds, round)
 	}
 	return rounds, nil
 }

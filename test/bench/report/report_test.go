@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,6 +108,43 @@ func TestSaveThenLoad(t *testing.T) {
 		if diff := cmp.Diff(results, r.Results); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", r.File, diff)
 		}
+	}
+}
+
+// hack/bench.sh runs the stock test cases and berth's from two binaries into one directory per
+// round: the two files of a directory are one round, so that berth is set against the stock run of
+// its own round.
+func TestLoadRoundDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for i, stock := range []float64{200, 100} {
+		round := filepath.Join(dir, fmt.Sprintf("round-%d", i+1))
+		if err := Save(round, "BenchmarkPerfScheduling", []Result{throughput("Basic_Stock", "5000Nodes", stock)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := Save(round, "BenchmarkPerfScheduling", []Result{throughput("Basic_Berth", "5000Nodes", 100)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench.txt"), []byte("not a round\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rounds, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds) != 2 || len(rounds[0].Results) != 2 || len(rounds[1].Results) != 2 {
+		t.Fatalf("want 2 rounds of 2 results, got %+v", rounds)
+	}
+	var out strings.Builder
+	if err := Write(&out, rounds); err != nil {
+		t.Fatal(err)
+	}
+	// 100/200 in round 1, 100/100 in round 2.
+	if !strings.Contains(out.String(), "0.750 [0.500, 1.000] n=2") {
+		t.Errorf("want berth set against the stock run of its own round:\n%s", out.String())
 	}
 }
 
