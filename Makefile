@@ -114,7 +114,7 @@ bump-kubernetes:
 	hack/bump-kubernetes.sh $(VERSION)
 
 ## test-patches: upstream's own tests of the vendored packages hack/patches changes, run against
-## the patched files (about 5 minutes; needs k8s.io/kubernetes in the module cache).
+## the patched files, and the must-fail reproductions against the unpatched ones (about 7 minutes; needs k8s.io/kubernetes in the module cache).
 test-patches:
 	hack/test-patches.sh
 
