@@ -165,14 +165,7 @@ func roomMaker(ctx context.Context, client kubernetes.Interface, ns string, try 
 	case "joined":
 		return func() error {
 			return inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
-				node := harness.Node(nodeName(i), "4", "16Gi", nil)
-				n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-				if err != nil {
-					return err
-				}
-				n.Status = node.Status
-				_, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
-				return err
+				return createNode(ctx, client, harness.Node(nodeName(i), "4", "16Gi", nil))
 			})
 		}, nil
 	case "ready":
@@ -269,12 +262,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 			filler.Spec.Containers[0] = harness.Container("c", "4", "1Gi")
 			filler.Spec.Containers[0].Resources.Limits[harness.GPUMemory] = *resource.NewQuantity(backlogGPUPerNode, resource.DecimalSI)
 		}
-		n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-		if err != nil {
-			return err
-		}
-		n.Status = node.Status
-		if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		if err := createNode(ctx, client, node); err != nil {
 			return err
 		}
 		if filler == nil {
@@ -282,7 +270,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		}
 		filler.Spec.NodeName = node.Name
 		filler.Spec.SchedulerName = "nobody"
-		_, err = client.CoreV1().Pods(ns).Create(ctx, filler, metav1.CreateOptions{})
+		_, err := client.CoreV1().Pods(ns).Create(ctx, filler, metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		b.Fatalf("creating the full cluster: %v", err)

@@ -62,14 +62,7 @@ func TestTraceEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now()
 	if err := inParallel(len(nodes), 16, func(i int) error {
-		node := traceNodeObject(nodes[i])
-		n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-		if err != nil {
-			return err
-		}
-		n.Status = node.Status
-		_, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
-		return err
+		return createNode(ctx, client, traceNodeObject(nodes[i]))
 	}); err != nil {
 		t.Fatalf("creating nodes: %v", err)
 	}
@@ -265,6 +258,18 @@ func shippedPolicy() (tracePolicy, error) {
 	}
 	return tracePolicy{name: name, choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true, weight: weight}),
 		devices: fitWith(gpu.Binpack), sample: sample}, nil
+}
+
+// createNode creates node and then its status, as a kubelet would report it (harness.Cluster's
+// CreateNode, for callers without a testing.TB: work spread over goroutines).
+func createNode(ctx context.Context, client kubernetes.Interface, node *v1.Node) error {
+	n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	n.Status = node.Status
+	_, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+	return err
 }
 
 // inParallel runs f(0) to f(n-1) on workers goroutines and returns the first error.
