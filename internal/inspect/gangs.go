@@ -41,11 +41,14 @@ type Gang struct {
 	MinMember int32 `json:"minMember"`
 	// Missing is set when pods name the group but its PodGroup does not exist.
 	Missing bool `json:"missing,omitempty"`
-	// Members counts the pods labelled with the group, finished ones included.
+	// Members counts the group's members as Gang counts them (podgroup.Live): pods labelled with
+	// the group that have not finished and are not being deleted.
 	Members int `json:"members"`
-	// Placed counts members bound to a node (finished ones included).
-	Placed    int `json:"placed"`
-	Running   int `json:"running"`
+	// Placed and Running count the members bound to a node and running.
+	Placed  int `json:"placed"`
+	Running int `json:"running"`
+	// Succeeded and Failed count the pods of the group that have finished, which are no longer
+	// members.
 	Succeeded int `json:"succeeded"`
 	Failed    int `json:"failed"`
 	// Waiting are the members not bound to a node, with why.
@@ -78,14 +81,18 @@ func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event)
 			g = &Gang{Namespace: p.Namespace, Name: name, Missing: true, Waiting: []why.WaitingPod{}}
 			byKey[key] = g
 		}
-		g.Members++
 		switch p.Status.Phase {
-		case v1.PodRunning:
-			g.Running++
 		case v1.PodSucceeded:
 			g.Succeeded++
 		case v1.PodFailed:
 			g.Failed++
+		}
+		if !podgroup.Live(p) {
+			continue
+		}
+		g.Members++
+		if p.Status.Phase == v1.PodRunning {
+			g.Running++
 		}
 		if p.Spec.NodeName != "" {
 			g.Placed++

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/pkg/why"
 )
@@ -84,7 +86,7 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 	for _, n := range nodes {
 		labels[n.Name] = n.Labels
 	}
-	biggest := map[types.NamespacedName]topology.Resources{}
+	biggest := map[types.NamespacedName]noderoom.Amount{}
 	// tolerations are a waiting member's, which the scheduler's choice reads for the group too.
 	tolerations := map[types.NamespacedName][]v1.Toleration{}
 	for i := range members {
@@ -103,14 +105,14 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 		tolerations[key] = p.Spec.Tolerations
 		b := biggest[key]
 		if b == nil {
-			b = topology.Resources{}
+			b = noderoom.Amount{}
 			biggest[key] = b
 		}
-		for name, v := range topology.Requests(p) {
+		for name, v := range noderoom.RequestOf(p) {
 			b[name] = max(b[name], v)
 		}
 	}
-	free := why.FreeOnNodes(nodes, all)
+	rooms := noderoom.Of(nodes, all, gpu.DefaultResourceNames())
 	for key, member := range biggest {
 		t := byKey[key].Topology
 		slices.Sort(t.Domains)
@@ -118,7 +120,7 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 			continue
 		}
 		largest := 0
-		for _, r := range why.DomainRooms(nodes, free, levels, asks[key].Level, tolerations[key], member) {
+		for _, r := range why.DomainRooms(rooms, levels, asks[key].Level, tolerations[key], member) {
 			largest = max(largest, r)
 		}
 		t.LargestRoom = &largest

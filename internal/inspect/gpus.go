@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podroom"
 )
 
@@ -97,37 +98,38 @@ type Share struct {
 // left out.
 func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.ResourceNames) *GPUs {
 	r := &GPUs{Nodes: []NodeGPUs{}}
-	byName := make(map[string]*NodeGPUs, len(nodes))
 	links := make(map[string]*gpu.Links, len(nodes))
-	sorted := make([]*v1.Node, len(nodes))
-	for i := range nodes {
-		sorted[i] = &nodes[i]
-	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	for _, n := range sorted {
-		caps, err := gpu.DevicesOf(n, res)
-		if err != nil {
-			r.Problems = append(r.Problems, fmt.Sprintf("node %s: %v", n.Name, err))
+	gpus := make(map[string]int, len(nodes))
+	// What each GPU holds is the node's room as the scheduler and kubectl berth why count it
+	// (noderoom.Of); what follows adds where the sizes come from, the links, and what could not be
+	// counted.
+	for _, room := range noderoom.Of(nodes, pods, res) {
+		n := room.Node
+		_, sizesErr := gpu.DevicesOf(n, res)
+		if sizesErr != nil {
+			r.Problems = append(r.Problems, fmt.Sprintf("node %s: %v", n.Name, sizesErr))
 		}
-		if len(caps) == 0 {
+		gpus[n.Name] = len(room.GPUs)
+		if len(room.GPUs) == 0 {
 			continue
 		}
 		v := NodeGPUs{Name: n.Name, SizesFrom: fmt.Sprintf("%s / %s", res.Memory, res.Count)}
-		if a, ok := n.Annotations[gpu.NodeGPUMemoryAnnotation]; ok && err == nil {
+		if a, ok := n.Annotations[gpu.NodeGPUMemoryAnnotation]; ok && sizesErr == nil {
 			v.SizesFrom = fmt.Sprintf("annotation %s=%q", gpu.NodeGPUMemoryAnnotation, a)
 		}
-		t, terr := gpu.LinksOf(n, len(caps))
+		t, terr := gpu.LinksOf(n, len(room.GPUs))
 		if terr != nil {
 			r.Problems = append(r.Problems, fmt.Sprintf("node %s: %v", n.Name, terr))
 		}
-		for i, c := range caps {
-			v.GPUs = append(v.GPUs, GPU{Index: i, Capacity: c, Pods: []Share{}, Links: linksOf(t, i), NUMA: numaOf(t, i)})
+		for i, g := range room.GPUs {
+			d := GPU{Index: i, Capacity: g.Capacity, Used: g.Capacity - g.Free, Pods: []Share{}, Links: linksOf(t, i), NUMA: numaOf(t, i)}
+			for _, s := range g.Shares {
+				d.Pods = append(d.Pods, Share{Namespace: s.Pod.Namespace, Name: s.Pod.Name, Memory: s.Memory})
+			}
+			v.GPUs = append(v.GPUs, d)
 		}
 		links[n.Name] = t
 		r.Nodes = append(r.Nodes, v)
-	}
-	for i := range r.Nodes {
-		byName[r.Nodes[i].Name] = &r.Nodes[i]
 	}
 
 	for i := range pods {
@@ -147,22 +149,18 @@ func GPUsOf(nodes []v1.Node, pods []v1.Pod, res gpu.ResourceNames) *GPUs {
 			}
 			continue
 		}
-		n := byName[p.Spec.NodeName]
-		if n == nil {
-			// A node that was not asked about, or one without GPUs (reported below if asked about).
-			if _, asked := nodeNamed(sorted, p.Spec.NodeName); asked {
-				r.Problems = append(r.Problems, fmt.Sprintf("pod %s/%s holds GPUs %s on %s, which reports no GPUs", p.Namespace, p.Name, a, p.Spec.NodeName))
+		count, asked := gpus[p.Spec.NodeName]
+		switch {
+		case !asked:
+			// A node that was not asked about.
+		case count == 0:
+			r.Problems = append(r.Problems, fmt.Sprintf("pod %s/%s holds GPUs %s on %s, which reports no GPUs", p.Namespace, p.Name, a, p.Spec.NodeName))
+		default:
+			for _, s := range a {
+				if s.Index >= count {
+					r.Problems = append(r.Problems, fmt.Sprintf("pod %s/%s holds GPU %d of %s, which has %d GPUs", p.Namespace, p.Name, s.Index, p.Spec.NodeName, count))
+				}
 			}
-			continue
-		}
-		for _, s := range a {
-			if s.Index >= len(n.GPUs) {
-				r.Problems = append(r.Problems, fmt.Sprintf("pod %s/%s holds GPU %d of %s, which has %d GPUs", p.Namespace, p.Name, s.Index, n.Name, len(n.GPUs)))
-				continue
-			}
-			g := &n.GPUs[s.Index]
-			g.Pods = append(g.Pods, Share{Namespace: p.Namespace, Name: p.Name, Memory: s.Memory})
-			g.Used += s.Memory
 		}
 	}
 
@@ -253,15 +251,6 @@ func indexRanges(ix []int) string {
 		k = j + 1
 	}
 	return b.String()
-}
-
-func nodeNamed(nodes []*v1.Node, name string) (*v1.Node, bool) {
-	for _, n := range nodes {
-		if n.Name == name {
-			return n, true
-		}
-	}
-	return nil, false
 }
 
 // ListGPUs reads the report from the cluster: every node's GPUs, or only node's if it is not

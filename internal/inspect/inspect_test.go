@@ -186,6 +186,10 @@ func TestGangsOf(t *testing.T) {
 			Status:     v1.PodStatus{Phase: phase},
 		}
 	}
+	deleting := func(p v1.Pod) v1.Pod {
+		p.DeletionTimestamp = &metav1.Time{}
+		return p
+	}
 	event := func(pod, reason, note string, when metav1.Time, series *metav1.MicroTime) eventsv1.Event {
 		e := eventsv1.Event{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: pod + "." + reason + note},
@@ -205,6 +209,7 @@ func TestGangsOf(t *testing.T) {
 	groups := []v1alpha1.PodGroup{
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "done"}, Spec: v1alpha1.PodGroupSpec{MinMember: 2}, Status: v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFinished}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "held"}, Spec: v1alpha1.PodGroupSpec{MinMember: 3}, Status: v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "run"}, Spec: v1alpha1.PodGroupSpec{MinMember: 2}, Status: v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning}},
 	}
 	pods := []v1.Pod{
 		member("done-0", "done", "n1", v1.PodSucceeded),
@@ -215,6 +220,12 @@ func TestGangsOf(t *testing.T) {
 		conditioned(member("held-1", "held", "", v1.PodPending), "Unschedulable", "0/2 nodes are available", at(20)),
 		// An event series counts from its latest repetition.
 		member("held-2", "held", "", v1.PodPending),
+		// Finished and deleting pods are no longer members, as Gang counts them (podgroup.Live):
+		// neither is placed, running or waiting.
+		deleting(member("held-gone", "held", "", v1.PodPending)),
+		member("run-0", "run", "n1", v1.PodRunning),
+		deleting(member("run-1", "run", "n1", v1.PodRunning)),
+		member("run-2", "run", "n2", v1.PodFailed),
 		// No PodGroup.
 		member("orphan-0", "orphan", "", v1.PodPending),
 		// Not a member.
@@ -230,7 +241,7 @@ func TestGangsOf(t *testing.T) {
 	}
 	got := GangsOf(groups, pods, events)
 	want := &Gangs{Groups: []Gang{
-		{Namespace: "ml", Name: "done", Phase: v1alpha1.PodGroupFinished, MinMember: 2, Members: 2, Placed: 2, Succeeded: 2, Waiting: []why.WaitingPod{}},
+		{Namespace: "ml", Name: "done", Phase: v1alpha1.PodGroupFinished, MinMember: 2, Succeeded: 2, Waiting: []why.WaitingPod{}},
 		{Namespace: "ml", Name: "held", Phase: v1alpha1.PodGroupPending, MinMember: 3, Members: 3, Waiting: []why.WaitingPod{
 			{Name: "held-0", Reason: "FailedScheduling", Message: "newer attempt", Since: at(10)},
 			{Name: "held-1", Reason: "Unschedulable", Message: "0/2 nodes are available", Since: at(20)},
@@ -239,6 +250,7 @@ func TestGangsOf(t *testing.T) {
 		{Namespace: "ml", Name: "orphan", Missing: true, Members: 1, Waiting: []why.WaitingPod{
 			{Name: "orphan-0", Reason: "GangWaiting", Message: "pod group ml/orphan does not exist", Since: at(3)},
 		}},
+		{Namespace: "ml", Name: "run", Phase: v1alpha1.PodGroupRunning, MinMember: 2, Members: 1, Placed: 1, Running: 1, Failed: 1, Waiting: []why.WaitingPod{}},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("GangsOf (-want +got):\n%s", diff)
@@ -248,7 +260,7 @@ func TestGangsOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		"done     Finished        2           2         2        0         2           0",
+		"done     Finished        2           0         0        0         2           0",
 		"held     Pending         3           3         0        0         0           3",
 		"orphan   <no PodGroup>   <none>      1         0        0         0           1",
 		"held-1        held     Unschedulable      0/2 nodes are available",

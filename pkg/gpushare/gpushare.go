@@ -20,6 +20,7 @@ import (
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/normalize"
 )
 
@@ -287,11 +288,10 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 		if err != nil {
 			return 0, fwk.AsStatus(err)
 		}
-		allocatable, requested := nodeInfo.GetAllocatable(), nodeInfo.GetRequested()
 		free := gpu.NodeFree{
 			Devices:  devs,
-			MilliCPU: allocatable.GetMilliCPU() - requested.GetMilliCPU(),
-			Memory:   allocatable.GetMemory() - requested.GetMemory(),
+			MilliCPU: noderoom.FreeOn(nodeInfo, string(v1.ResourceCPU)),
+			Memory:   noderoom.FreeOn(nodeInfo, string(v1.ResourceMemory)),
 		}
 		cost, nf := gpu.FragmentationCost(free, ps.demand, ps.view)
 		if nf != nil {

@@ -4,20 +4,33 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	resourcehelper "k8s.io/component-helpers/resource"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/features"
+
+	"github.com/berth-sched/berth/pkg/noderoom"
 )
 
-// Resources are amounts by resource name, in the units the scheduler counts them (millicores for
-// cpu, a count for pods, the value for anything else).
-type Resources map[string]int64
+// Resources, Pods, Requests, Fits, ComparisonOperators and Usable are pkg/noderoom's, by the names
+// pkg/gang calls them until it calls noderoom itself (after the native pod groups change to gang
+// is merged). The choice reads only the Room its caller counts.
+type Resources = noderoom.Amount
+
+// Pods names the free pod slots in Resources.
+const Pods = noderoom.Pods
+
+// Requests is noderoom.RequestOf.
+func Requests(pod *v1.Pod) Resources { return noderoom.RequestOf(pod) }
+
+// Fits is noderoom.Fits.
+func Fits(free, member Resources) int { return noderoom.Fits(free, member) }
+
+// ComparisonOperators is noderoom.ComparisonOperators.
+func ComparisonOperators() bool { return noderoom.ComparisonOperators() }
+
+// Usable is noderoom.Usable.
+func Usable(node *v1.Node, tolerations []v1.Toleration, comparisonOperators bool) bool {
+	return noderoom.Usable(node, tolerations, comparisonOperators)
+}
 
 // Node is what the choice reads of a node: the node, for its domains, and Room, how many of the
 // group's members fit on it (Fits of what is free there and what a member asks). The caller counts
@@ -172,96 +185,4 @@ func (ix *Index) chooseAt(level int, nodes []Node, g Group, preempt bool) (*Choi
 		return nil, noRoom
 	}
 	return best, nil
-}
-
-// Fits is how many members asking member fit into free: the least, over one pod slot each and
-// the resources member asks for, of free over asked.
-func Fits(free, member Resources) int {
-	n := free[Pods]
-	for name, want := range member {
-		if want > 0 && name != Pods {
-			n = min(n, free[name]/want)
-		}
-	}
-	return int(max(n, 0))
-}
-
-// String is r as a person reads it, by name, in the units of the API (cpu 1500m, memory 1Gi),
-// leaving out pod slots and what is zero.
-func (r Resources) String() string {
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(r)) {
-		v := r[name]
-		if v == 0 || name == Pods {
-			continue
-		}
-		q := resource.NewQuantity(v, resource.DecimalSI)
-		switch v1.ResourceName(name) {
-		case v1.ResourceCPU:
-			q = resource.NewMilliQuantity(v, resource.DecimalSI)
-		case v1.ResourceMemory, v1.ResourceEphemeralStorage:
-			q = resource.NewQuantity(v, resource.BinarySI)
-		}
-		parts = append(parts, name+" "+q.String())
-	}
-	return strings.Join(parts, ", ")
-}
-
-// Pods names the free pod slots in Resources.
-const Pods = "pods"
-
-// Requests is what pod asks for, as Resources count it.
-func Requests(pod *v1.Pod) Resources {
-	out := Resources{}
-	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
-		v := q.Value()
-		if name == v1.ResourceCPU {
-			v = q.MilliValue()
-		}
-		out[string(name)] = v
-	}
-	return out
-}
-
-// unschedulableTaint is how the scheduler's NodeUnschedulable filter reads a cordoned node: a pod
-// goes there only if it tolerates this taint.
-var unschedulableTaint = v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}
-
-// ComparisonOperators reports whether tolerations may compare numbers (Gt, Lt), as the
-// scheduler's TaintTolerationComparisonOperators gate says: alpha in Kubernetes 1.37, off unless
-// enabled. It reads this process's gate, so the scheduler follows its own setting and kubectl
-// berth, which takes no gates, the default. Read it once per pass over the nodes: the gate costs
-// more than judging a node.
-func ComparisonOperators() bool {
-	return utilfeature.DefaultFeatureGate.Enabled(features.TaintTolerationComparisonOperators)
-}
-
-// Excluded says what keeps a pod with tolerations off node whatever its room, as the scheduler's
-// NodeUnschedulable and TaintToleration filters judge it: cordoned when node is (spec.unschedulable)
-// and the pod does not tolerate node.kubernetes.io/unschedulable; else taint, the first NoSchedule
-// or NoExecute taint it does not tolerate, nil if none. comparisonOperators is ComparisonOperators.
-// Gang and kubectl berth (why and gangs) all judge a node by it, so they cannot disagree.
-func Excluded(node *v1.Node, tolerations []v1.Toleration, comparisonOperators bool) (cordoned bool, taint *v1.Taint) {
-	logger := klog.Background()
-	if node.Spec.Unschedulable && !corev1helpers.TolerationsTolerateTaint(logger, tolerations, &unschedulableTaint, comparisonOperators) {
-		return true, nil
-	}
-	if len(node.Spec.Taints) == 0 {
-		return false, nil
-	}
-	t, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logger, node.Spec.Taints, tolerations, func(t *v1.Taint) bool {
-		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-	}, comparisonOperators)
-	if !untolerated {
-		return false, nil
-	}
-	return false, &t
-}
-
-// Usable reports whether a pod with tolerations may go to node at all: nothing Excluded names. A
-// domain's room counts usable nodes only: a rack whose free room sits on a cordoned node cannot
-// take the group, and choosing it would hold the group there for nothing.
-func Usable(node *v1.Node, tolerations []v1.Toleration, comparisonOperators bool) bool {
-	cordoned, taint := Excluded(node, tolerations, comparisonOperators)
-	return !cordoned && taint == nil
 }

@@ -79,24 +79,6 @@ func TestConstraintOf(t *testing.T) {
 	}
 }
 
-func TestFits(t *testing.T) {
-	free := Resources{"cpu": 8000, "memory": 10, Pods: 3}
-	for _, tt := range []struct {
-		member Resources
-		want   int
-	}{
-		{Resources{"cpu": 2000}, 3},              // pod slots bound it
-		{Resources{"cpu": 3000}, 2},              // cpu does
-		{Resources{"cpu": 1000, "memory": 6}, 1}, // memory does
-		{Resources{"nvidia.com/gpu": 1}, 0},      // none of it free
-		{Resources{}, 3},
-	} {
-		if got := Fits(free, tt.member); got != tt.want {
-			t.Errorf("Fits(%v) = %d, want %d", tt.member, got, tt.want)
-		}
-	}
-}
-
 // Two blocks of two racks: b1/r1 has room for 4 one-cpu members, b1/r2 for 2, b2/r1 for 8, and the
 // hostless node n9 sits in block b2 without a rack.
 func cluster() []Node {

@@ -7,7 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/berth-sched/berth/pkg/podroom"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -29,16 +29,16 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 	if err != nil || !ok || !con.Required {
 		return false
 	}
-	member := topology.Resources{}
+	member := noderoom.Amount{}
 	var largest *v1.Pod
-	var largestReq topology.Resources
+	var largestReq noderoom.Amount
 	waiting := 0
 	for _, m := range g.waiting {
 		if len(m.Spec.SchedulingGates) > 0 {
 			continue
 		}
 		waiting++
-		r := topology.Requests(m)
+		r := noderoom.RequestOf(m)
 		for name, v := range r {
 			member[name] = max(member[name], v)
 		}
@@ -65,7 +65,7 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 		// Placed spread (before the annotation was set): Gang no longer chooses one domain.
 		return false
 	}
-	rooms := DomainRooms(c.in.Nodes, FreeOnNodes(c.in.Nodes, c.in.Pods), levels, con.Level, c.in.Pod.Spec.Tolerations, member)
+	rooms := DomainRooms(c.nodes, levels, con.Level, c.in.Pod.Spec.Tolerations, member)
 	domains := make([]topology.Domain, 0, len(rooms))
 	total := 0
 	for d, r := range rooms {
@@ -128,11 +128,12 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 }
 
 // biggerRequest orders members for naming the largest: more cpu, then more memory.
-func biggerRequest(a, b topology.Resources) bool {
-	if a[string(v1.ResourceCPU)] != b[string(v1.ResourceCPU)] {
-		return a[string(v1.ResourceCPU)] > b[string(v1.ResourceCPU)]
+func biggerRequest(a, b noderoom.Amount) bool {
+	const cpu, memory = string(v1.ResourceCPU), string(v1.ResourceMemory)
+	if a[cpu] != b[cpu] {
+		return a[cpu] > b[cpu]
 	}
-	return a[string(v1.ResourceMemory)] > b[string(v1.ResourceMemory)]
+	return a[memory] > b[memory]
 }
 
 // roomList is "z1/b1/r1 2, z1/b1/r2 1, ..." for the first n domains, with a count of the rest.
@@ -150,42 +151,13 @@ func roomList(domains []topology.Domain, rooms map[topology.Domain]int, n int) s
 
 // DomainRooms is how many members asking member each domain of level has room for, counting only
 // the nodes a member with tolerations may use, as Gang's choice counts them.
-func DomainRooms(nodes []v1.Node, free map[string]topology.Resources, levels topology.Levels, level int, tolerations []v1.Toleration, member topology.Resources) map[topology.Domain]int {
+func DomainRooms(nodes []*noderoom.Node, levels topology.Levels, level int, tolerations []v1.Toleration, member noderoom.Amount) map[topology.Domain]int {
 	room := map[topology.Domain]int{}
-	comparisonOperators := topology.ComparisonOperators()
-	for i := range nodes {
-		n := &nodes[i]
-		if d, ok := levels.DomainOf(n.Labels, level); ok && topology.Usable(n, tolerations, comparisonOperators) {
-			room[d] += topology.Fits(free[n.Name], member)
+	comparisonOperators := noderoom.ComparisonOperators()
+	for _, n := range nodes {
+		if d, ok := levels.DomainOf(n.Node.Labels, level); ok && noderoom.Usable(n.Node, tolerations, comparisonOperators) {
+			room[d] += noderoom.Fits(n.Free, member)
 		}
 	}
 	return room
-}
-
-// FreeOnNodes is each node's allocatable less what the live pods bound to it ask for.
-func FreeOnNodes(nodes []v1.Node, pods []v1.Pod) map[string]topology.Resources {
-	free := map[string]topology.Resources{}
-	for _, n := range nodes {
-		f := topology.Resources{}
-		for name, q := range n.Status.Allocatable {
-			if name == v1.ResourceCPU {
-				f[string(name)] = q.MilliValue()
-			} else {
-				f[string(name)] = q.Value()
-			}
-		}
-		free[n.Name] = f
-	}
-	for i := range pods {
-		p := &pods[i]
-		f, ok := free[p.Spec.NodeName]
-		if !ok || !podroom.Holds(p) {
-			continue
-		}
-		for name, v := range topology.Requests(p) {
-			f[name] -= v
-		}
-		f[topology.Pods]--
-	}
-	return free
 }

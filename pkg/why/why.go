@@ -7,6 +7,8 @@ package why
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,6 +20,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/quota"
@@ -152,6 +155,7 @@ func OfIn(in Input, room *Room) *Answer {
 		return w
 	}
 	greq, _ := gpu.RequestOf(p, in.Resources.Memory)
+	need := ask(p)
 
 	var gang *gangState
 	if key, ok := GroupOf(p); ok {
@@ -182,26 +186,26 @@ func OfIn(in Input, room *Room) *Answer {
 		c.explainGang(w, gang)
 		return w
 	}
-	fits := c.judge(p, req, greq)
+	fits := c.judge(p, need, greq)
 	if fits.fitting != "" {
 		c.explainFits(w, fits)
 		return w
 	}
-	c.explainNoRoom(w, p, req, greq, fits)
+	c.explainNoRoom(w, p, need, greq, fits)
 	return w
 }
 
 // cluster is the room on each node, as the API shows it now.
 type cluster struct {
 	in    Input
-	nodes []*nodeRoom
-	// pods are the live pods bound to a node.
+	nodes []*noderoom.Node
+	// pods are the pods bound to a node that hold room there, for the quotas' use.
 	pods []*v1.Pod
-	// requests are the bound pods' requests, read once (nil: unreadable, counted as nothing).
+	// requests are the bound pods' quota requests, read once (nil: unreadable, counted as nothing).
 	requests map[*v1.Pod]quota.Vector
 }
 
-// requestOf is a bound pod's request, as newCluster read it; callers must not change it.
+// requestOf is a bound pod's quota request, as newCluster read it; callers must not change it.
 func (c *cluster) requestOf(p *v1.Pod) (quota.Vector, bool) {
 	if v, ok := c.requests[p]; ok {
 		return v, v != nil
@@ -210,43 +214,11 @@ func (c *cluster) requestOf(p *v1.Pod) (quota.Vector, bool) {
 	return v, err == nil
 }
 
-// nodeRoom is one node's free room: allocatable less what its live pods request, and per GPU.
-type nodeRoom struct {
-	node *v1.Node
-	free quota.Vector
-	gpus []gpuRoom
-	pods []*v1.Pod
-}
-
-type gpuRoom struct {
-	capacity, free int64
-	shares         []gpuShare
-}
-
-type gpuShare struct {
-	pod    *v1.Pod
-	memory int64
-}
-
 func newCluster(in Input) *cluster {
-	c := &cluster{in: in, requests: map[*v1.Pod]quota.Vector{}}
-	byName := map[string]*nodeRoom{}
-	for i := range in.Nodes {
-		n := &in.Nodes[i]
-		free, _ := quota.VectorOf(n.Status.Allocatable)
-		r := &nodeRoom{node: n, free: free}
-		if caps, err := gpu.DevicesOf(n, in.Resources); err == nil {
-			for _, cp := range caps {
-				r.gpus = append(r.gpus, gpuRoom{capacity: cp, free: cp})
-			}
-		}
-		c.nodes = append(c.nodes, r)
-		byName[n.Name] = r
-	}
-	sort.Slice(c.nodes, func(i, j int) bool { return c.nodes[i].node.Name < c.nodes[j].node.Name })
+	c := &cluster{in: in, nodes: noderoom.Of(in.Nodes, in.Pods, in.Resources), requests: map[*v1.Pod]quota.Vector{}}
 	for i := range in.Pods {
 		p := &in.Pods[i]
-		if p.Spec.NodeName == "" || !podroom.Holds(p) || (in.Pod != nil && p.UID == in.Pod.UID) {
+		if p.Spec.NodeName == "" || !podroom.Holds(p) {
 			continue
 		}
 		c.pods = append(c.pods, p)
@@ -255,90 +227,66 @@ func newCluster(in Input) *cluster {
 			v = nil
 		}
 		c.requests[p] = v
-		r := byName[p.Spec.NodeName]
-		if r == nil {
-			continue
-		}
-		r.pods = append(r.pods, p)
-		if v != nil {
-			r.free.Add(v, -1)
-		}
-		if a, ok, err := gpu.AssignmentOf(p); ok && err == nil {
-			for _, s := range a {
-				if s.Index < len(r.gpus) {
-					r.gpus[s.Index].free -= s.Memory
-					r.gpus[s.Index].shares = append(r.gpus[s.Index].shares, gpuShare{pod: p, memory: s.Memory})
-				}
-			}
-		}
 	}
 	return c
 }
 
-// clone copies the room, for placing several pods in turn.
-func (r *nodeRoom) clone() *nodeRoom {
-	c := *r
-	c.free = r.free.Clone()
-	c.gpus = append([]gpuRoom(nil), r.gpus...)
-	return &c
+// ask is what pod p needs of a node's room: its request and a pod slot.
+func ask(p *v1.Pod) noderoom.Amount {
+	need := noderoom.RequestOf(p)
+	need[noderoom.Pods] = 1
+	return need
 }
 
 // take subtracts a pod's request from the room, its GPU shares from the fullest GPUs that hold
 // them, as Binpack places them.
-func (r *nodeRoom) take(req quota.Vector, g gpu.Request) {
-	r.free.Add(req, -1)
+func take(r *noderoom.Node, need noderoom.Amount, g gpu.Request) {
+	r.Free.Add(need, -1)
 	for range g.Count {
 		best := -1
-		for i, d := range r.gpus {
-			if d.free >= g.PerDevice && (best < 0 || d.free < r.gpus[best].free) {
+		for i, d := range r.GPUs {
+			if d.Free >= g.PerDevice && (best < 0 || d.Free < r.GPUs[best].Free) {
 				best = i
 			}
 		}
 		if best >= 0 {
-			r.gpus[best].free -= g.PerDevice
+			r.GPUs[best].Free -= g.PerDevice
 		}
 	}
 }
 
-// short lists what the node lacks for req, "cpu (asks 4, 2 free)"; fragmented is set when its GPUs
-// have the memory in total but not enough of it on few enough GPUs.
-func (r *nodeRoom) short(req quota.Vector, g gpu.Request, res gpu.ResourceNames) (short []string, fragmented bool) {
-	names := make([]string, 0, len(req))
-	for name := range req {
-		names = append(names, string(name))
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		name := v1.ResourceName(n)
-		if req[name] > 0 && req[name] > r.free[name] {
-			short = append(short, fmt.Sprintf("%s (asks %s, %s free)", name, amount(name, req[name]), amount(name, max(r.free[name], 0))))
+// short lists what the node lacks for need, "cpu (asks 4, 2 free)"; fragmented is set when its
+// GPUs have the memory in total but not enough of it on few enough GPUs.
+func short(r *noderoom.Node, need noderoom.Amount, g gpu.Request) (short []string, fragmented bool) {
+	for _, name := range slices.Sorted(maps.Keys(need)) {
+		if need[name] > 0 && need[name] > r.Free[name] {
+			short = append(short, fmt.Sprintf("%s (asks %s, %s free)", name, noderoom.Text(name, need[name]), noderoom.Text(name, max(r.Free[name], 0))))
 		}
 	}
-	if len(short) == 0 && g.Total > 0 && r.fittingGPUs(g.PerDevice) < g.Count {
+	if len(short) == 0 && g.Total > 0 && fittingGPUs(r, g.PerDevice) < g.Count {
 		return nil, true
 	}
 	return short, false
 }
 
-func (r *nodeRoom) fittingGPUs(perDevice int64) int {
+func fittingGPUs(r *noderoom.Node, perDevice int64) int {
 	n := 0
-	for _, d := range r.gpus {
-		if d.free >= perDevice {
+	for _, d := range r.GPUs {
+		if d.Free >= perDevice {
 			n++
 		}
 	}
 	return n
 }
 
-func (r *nodeRoom) mostOnOneGPU() (int64, int) {
+func mostOnOneGPU(r *noderoom.Node) int64 {
 	var most int64
-	at := -1
-	for i, d := range r.gpus {
-		if at < 0 || d.free > most {
-			most, at = d.free, i
+	for i, d := range r.GPUs {
+		if i == 0 || d.Free > most {
+			most = d.Free
 		}
 	}
-	return most, at
+	return most
 }
 
 // amount formats milli-units of a resource as its quantity.
@@ -349,9 +297,9 @@ func amount(name v1.ResourceName, milli int64) string {
 
 // excluded says why the pod may not run on the node whatever its room: cordoned, its node selector
 // or required node affinity, a taint it does not tolerate; "" if it may.
-// comparisonOperators is topology.ComparisonOperators, read once per pod judged.
+// comparisonOperators is noderoom.ComparisonOperators, read once per pod judged.
 func excluded(p *v1.Pod, n *v1.Node, comparisonOperators bool) string {
-	cordoned, taint := topology.Excluded(n, p.Spec.Tolerations, comparisonOperators)
+	cordoned, taint := noderoom.Excluded(n, p.Spec.Tolerations, comparisonOperators)
 	if cordoned {
 		return "cordoned (spec.unschedulable)"
 	}
@@ -387,27 +335,27 @@ type fit struct {
 	// short are the nodes it may use that lack room, each with what it lacks.
 	short map[string][]string
 	// fragmented are the nodes with the GPU memory in total but not on few enough GPUs.
-	fragmented []*nodeRoom
-	usable     []*nodeRoom
+	fragmented []*noderoom.Node
+	usable     []*noderoom.Node
 }
 
-func (c *cluster) judge(p *v1.Pod, req quota.Vector, g gpu.Request) fit {
+func (c *cluster) judge(p *v1.Pod, need noderoom.Amount, g gpu.Request) fit {
 	f := fit{excluded: map[string]int{}, short: map[string][]string{}}
-	comparisonOperators := topology.ComparisonOperators()
+	comparisonOperators := noderoom.ComparisonOperators()
 	for _, r := range c.nodes {
-		if why := excluded(p, r.node, comparisonOperators); why != "" {
+		if why := excluded(p, r.Node, comparisonOperators); why != "" {
 			f.excluded[why]++
 			continue
 		}
 		f.usable = append(f.usable, r)
-		short, fragmented := r.short(req, g, c.in.Resources)
+		lacks, fragmented := short(r, need, g)
 		switch {
 		case fragmented:
 			f.fragmented = append(f.fragmented, r)
-		case len(short) > 0:
-			f.short[r.node.Name] = short
+		case len(lacks) > 0:
+			f.short[r.Node.Name] = lacks
 		case f.fitting == "":
-			f.fitting = r.node.Name
+			f.fitting = r.Node.Name
 		}
 	}
 	return f
@@ -550,7 +498,7 @@ func containsString(list []string, s string) bool {
 
 // explainNoRoom: no node it may use has room. Fragmentation first (the most specific and the one a
 // user can least see), then constraints that leave no node at all, then room.
-func (c *cluster) explainNoRoom(w *Answer, p *v1.Pod, req quota.Vector, g gpu.Request, f fit) {
+func (c *cluster) explainNoRoom(w *Answer, p *v1.Pod, need noderoom.Amount, g gpu.Request, f fit) {
 	w.Berth = true
 	if ex := f.excludedText(); ex != "" {
 		w.Details = append(w.Details, fmt.Sprintf("of %s, %s", plural(len(c.nodes), "node"), ex))
@@ -578,12 +526,12 @@ func (c *cluster) explainNoRoom(w *Answer, p *v1.Pod, req quota.Vector, g gpu.Re
 				w.Details = append(w.Details, fmt.Sprintf("node %s lacks %s", name, strings.Join(f.short[name], ", ")))
 			}
 		}
-		if u := c.roomIfEnded(best, req); u != "" {
+		if u := c.roomIfEnded(best, need); u != "" {
 			w.Unblock = append(w.Unblock, u)
 		}
 		w.Unblock = append(w.Unblock, "a node with more room")
 	}
-	w.Preemption = c.preemption(p, req, g, f.usable)
+	w.Preemption = preemption(p, need, g, f.usable)
 }
 
 // nearest is the node nearest to fitting: the one that lacks the fewest resources.
@@ -599,14 +547,14 @@ func nearest(short map[string][]string) string {
 
 // roomIfEnded names the pods on node whose end would give the pod room, largest first in the
 // first resource the node lacks; "" if ending every pod there is not enough.
-func (c *cluster) roomIfEnded(node string, req quota.Vector) string {
+func (c *cluster) roomIfEnded(node string, need noderoom.Amount) string {
 	for _, r := range c.nodes {
-		if r.node.Name != node {
+		if r.Node.Name != node {
 			continue
 		}
-		var lacking v1.ResourceName
-		for _, name := range sortedNames(req) {
-			if req[name] > r.free[name] {
+		var lacking string
+		for _, name := range slices.Sorted(maps.Keys(need)) {
+			if need[name] > r.Free[name] {
 				lacking = name
 				break
 			}
@@ -614,20 +562,24 @@ func (c *cluster) roomIfEnded(node string, req quota.Vector) string {
 		if lacking == "" {
 			return ""
 		}
-		pods := append([]*v1.Pod(nil), r.pods...)
-		sort.SliceStable(pods, func(i, j int) bool {
-			return requestOf(pods[i], lacking, c.in.Resources) > requestOf(pods[j], lacking, c.in.Resources)
-		})
-		room := r.clone()
+		// held is what a pod holds of the lacking resource: a pod slot each, if that is it.
+		held := func(p noderoom.Pod) int64 {
+			if lacking == noderoom.Pods {
+				return 1
+			}
+			return p.Request[lacking]
+		}
+		pods := slices.Clone(r.Pods)
+		sort.SliceStable(pods, func(i, j int) bool { return held(pods[i]) > held(pods[j]) })
+		room := r.Clone()
 		var names []string
 		for _, p := range pods {
-			v, ok := c.requestOf(p)
-			if !ok || v[lacking] == 0 {
+			if held(p) == 0 {
 				continue
 			}
-			room.free.Add(v, 1)
-			names = append(names, fmt.Sprintf("%s/%s (%s %s)", p.Namespace, p.Name, amount(lacking, v[lacking]), lacking))
-			if short, _ := room.short(req, gpu.Request{}, c.in.Resources); len(short) == 0 {
+			room.Release(p)
+			names = append(names, fmt.Sprintf("%s/%s (%s %s)", p.Pod.Namespace, p.Pod.Name, noderoom.Text(lacking, held(p)), lacking))
+			if lacks, _ := short(room, need, gpu.Request{}); len(lacks) == 0 {
 				return fmt.Sprintf("it fits on node %s if these pods end: %s", node, strings.Join(names, ", "))
 			}
 		}
@@ -646,25 +598,25 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // explainFragmented: a node has the GPU memory in total, but not on few enough GPUs. It names the
 // node with the most on one GPU, and the fewest pods whose end would make a GPU large enough.
-func (c *cluster) explainFragmented(w *Answer, g gpu.Request, nodes []*nodeRoom) {
+func (c *cluster) explainFragmented(w *Answer, g gpu.Request, nodes []*noderoom.Node) {
 	w.Cause = CauseGPUFragmented
 	best := nodes[0]
-	most, _ := best.mostOnOneGPU()
+	most := mostOnOneGPU(best)
 	for _, r := range nodes[1:] {
-		if m, _ := r.mostOnOneGPU(); m > most {
+		if m := mostOnOneGPU(r); m > most {
 			best, most = r, m
 		}
 	}
 	var total int64
-	for _, d := range best.gpus {
-		total += max(d.free, 0)
+	for _, d := range best.GPUs {
+		total += max(d.Free, 0)
 	}
 	if g.Count == 1 {
 		w.Summary = fmt.Sprintf("it fits in total on node %s (%d free over %s), but no GPU has %d free; the most on one GPU is %d",
-			best.node.Name, total, plural(len(best.gpus), "GPU"), g.PerDevice, most)
+			best.Node.Name, total, plural(len(best.GPUs), "GPU"), g.PerDevice, most)
 	} else {
 		w.Summary = fmt.Sprintf("it fits in total on node %s (%d free over %s), but it asks %d GPUs with %d each and only %s that much free; the most on one GPU is %d",
-			best.node.Name, total, plural(len(best.gpus), "GPU"), g.Count, g.PerDevice, gpusHave(best.fittingGPUs(g.PerDevice)), most)
+			best.Node.Name, total, plural(len(best.GPUs), "GPU"), g.Count, g.PerDevice, gpusHave(fittingGPUs(best, g.PerDevice)), most)
 	}
 	if len(nodes) > 1 {
 		w.Details = append(w.Details, fmt.Sprintf("%s are fragmented the same way", plural(len(nodes), "node")))
@@ -673,34 +625,34 @@ func (c *cluster) explainFragmented(w *Answer, g gpu.Request, nodes []*nodeRoom)
 	type way struct {
 		node  string
 		gpu   int
-		share gpuShare
+		share noderoom.Share
 	}
 	var ways []way
 	for _, r := range nodes {
-		for i, d := range r.gpus {
-			for _, s := range d.shares {
+		for i, d := range r.GPUs {
+			for _, s := range d.Shares {
 				// A GPU that already has room gains the pod nothing by another pod's end.
-				if d.free < g.PerDevice && d.free+s.memory >= g.PerDevice && r.fittingGPUs(g.PerDevice)+1 >= g.Count {
-					ways = append(ways, way{r.node.Name, i, s})
+				if d.Free < g.PerDevice && d.Free+s.Memory >= g.PerDevice && fittingGPUs(r, g.PerDevice)+1 >= g.Count {
+					ways = append(ways, way{r.Node.Name, i, s})
 				}
 			}
 		}
 	}
-	sort.SliceStable(ways, func(i, j int) bool { return ways[i].share.memory < ways[j].share.memory })
+	sort.SliceStable(ways, func(i, j int) bool { return ways[i].share.Memory < ways[j].share.Memory })
 	for i, wy := range ways {
 		if i == 3 {
 			break
 		}
 		w.Unblock = append(w.Unblock, fmt.Sprintf("it fits if pod %s/%s (%d on GPU %d of node %s) ends",
-			wy.share.pod.Namespace, wy.share.pod.Name, wy.share.memory, wy.gpu, wy.node))
+			wy.share.Pod.Namespace, wy.share.Pod.Name, wy.share.Memory, wy.gpu, wy.node))
 	}
 	if len(ways) == 0 {
-		w.Unblock = append(w.Unblock, fmt.Sprintf("more than one pod must end on one GPU of node %s, or a GPU with %d free must appear", best.node.Name, g.PerDevice))
+		w.Unblock = append(w.Unblock, fmt.Sprintf("more than one pod must end on one GPU of node %s, or a GPU with %d free must appear", best.Node.Name, g.PerDevice))
 	}
 }
 
 // preemption says what evicting lower-priority pods would do on the nodes the pod may use.
-func (c *cluster) preemption(p *v1.Pod, req quota.Vector, g gpu.Request, usable []*nodeRoom) string {
+func preemption(p *v1.Pod, need noderoom.Amount, g gpu.Request, usable []*noderoom.Node) string {
 	if p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever {
 		return "off for this pod (preemptionPolicy: Never): it waits for room to be freed"
 	}
@@ -710,33 +662,22 @@ func (c *cluster) preemption(p *v1.Pod, req quota.Vector, g gpu.Request, usable 
 	}
 	lower := 0
 	for _, r := range usable {
-		room := r.clone()
-		victims := []*v1.Pod{}
-		cands := append([]*v1.Pod(nil), r.pods...)
-		sort.SliceStable(cands, func(i, j int) bool { return corev1helpers.PodPriority(cands[i]) < corev1helpers.PodPriority(cands[j]) })
+		room := r.Clone()
+		var victims []string
+		cands := slices.Clone(r.Pods)
+		sort.SliceStable(cands, func(i, j int) bool {
+			return corev1helpers.PodPriority(cands[i].Pod) < corev1helpers.PodPriority(cands[j].Pod)
+		})
 		for _, v := range cands {
-			if corev1helpers.PodPriority(v) >= prio {
+			if corev1helpers.PodPriority(v.Pod) >= prio {
 				break
 			}
 			lower++
-			victims = append(victims, v)
-			if vr, ok := c.requestOf(v); ok {
-				room.free.Add(vr, 1)
-			}
-			if a, ok, err := gpu.AssignmentOf(v); ok && err == nil {
-				for _, s := range a {
-					if s.Index < len(room.gpus) {
-						room.gpus[s.Index].free += s.Memory
-					}
-				}
-			}
-			if short, frag := room.short(req, g, c.in.Resources); len(short) == 0 && !frag {
-				names := make([]string, len(victims))
-				for i, v := range victims {
-					names[i] = v.Namespace + "/" + v.Name
-				}
+			victims = append(victims, v.Pod.Namespace+"/"+v.Pod.Name)
+			room.Release(v)
+			if lacks, frag := short(room, need, g); len(lacks) == 0 && !frag {
 				return fmt.Sprintf("would make room on node %s by evicting %s of lower priority (%s); berth keeps a running gang whole and reclaims quota only where it was borrowed, so it may still refuse these victims: see the scheduler's word",
-					r.node.Name, plural(len(victims), "pod"), strings.Join(names, ", "))
+					r.Node.Name, plural(len(victims), "pod"), strings.Join(victims, ", "))
 			}
 		}
 	}
@@ -779,7 +720,7 @@ func (c *cluster) gangOf(key types.NamespacedName, groups []v1alpha1.PodGroup) *
 	}
 	self := c.in.Pod
 	// Members as Gang counts them (podgroup.Live): one being deleted is gone for the group, though
-	// its room stays taken (newCluster) until the kubelet has stopped it.
+	// its room stays taken (noderoom.Of) until the kubelet has stopped it.
 	consider := func(p *v1.Pod) {
 		if k, ok := podgroup.KeyOf(p); !ok || k.String() != g.key || !podgroup.Live(p) {
 			return
@@ -807,9 +748,9 @@ func (c *cluster) gangOf(key types.NamespacedName, groups []v1alpha1.PodGroup) *
 // needs them placed together, and says how many fit and what the first that does not lacks.
 func (c *cluster) explainGang(w *Answer, g *gangState) {
 	w.Cause, w.Berth = CauseGang, true
-	rooms := make([]*nodeRoom, len(c.nodes))
+	rooms := make([]*noderoom.Node, len(c.nodes))
 	for i, r := range c.nodes {
-		rooms[i] = r.clone()
+		rooms[i] = r.Clone()
 	}
 	placeable := 0
 	var lacking *v1.Pod
@@ -818,13 +759,13 @@ func (c *cluster) explainGang(w *Answer, g *gangState) {
 		if len(m.Spec.SchedulingGates) > 0 {
 			continue
 		}
-		req, err1 := quota.RequestOf(m, c.in.Resources.Memory)
-		greq, err2 := gpu.RequestOf(m, c.in.Resources.Memory)
-		if err1 != nil || err2 != nil {
+		greq, err := gpu.RequestOf(m, c.in.Resources.Memory)
+		if err != nil {
 			continue
 		}
+		need := ask(m)
 		sub := &cluster{in: c.in, nodes: rooms, pods: c.pods, requests: c.requests}
-		f := sub.judge(m, req, greq)
+		f := sub.judge(m, need, greq)
 		if f.fitting == "" {
 			if lacking == nil {
 				lacking, lacks = m, f
@@ -832,8 +773,8 @@ func (c *cluster) explainGang(w *Answer, g *gangState) {
 			continue
 		}
 		for _, r := range rooms {
-			if r.node.Name == f.fitting {
-				r.take(req, greq)
+			if r.Node.Name == f.fitting {
+				take(r, need, greq)
 			}
 		}
 		placeable++
@@ -852,12 +793,12 @@ func (c *cluster) explainGang(w *Answer, g *gangState) {
 		g.key, g.minMember, bound, placeable, missing)
 	if lacking != nil {
 		why := &Answer{}
-		req, _ := quota.RequestOf(lacking, c.in.Resources.Memory)
+		need := ask(lacking)
 		greq, _ := gpu.RequestOf(lacking, c.in.Resources.Memory)
 		sub := &cluster{in: Input{Pod: lacking, Resources: c.in.Resources}, nodes: rooms, pods: c.pods, requests: c.requests}
-		sub.explainNoRoom(why, lacking, req, greq, lacks)
+		sub.explainNoRoom(why, lacking, need, greq, lacks)
 		w.Details = append(w.Details, fmt.Sprintf("member %s, once the others are placed: %s", lacking.Name, why.Summary))
-		w.Unblock = []string{fmt.Sprintf("room for %d more %s as large as %s (%s)", missing, pluralWord(missing, "member"), lacking.Name, req.String())}
+		w.Unblock = []string{fmt.Sprintf("room for %d more %s as large as %s (%s)", missing, pluralWord(missing, "member"), lacking.Name, need.String())}
 		if why.Cause == CauseGPUFragmented {
 			w.Unblock = why.Unblock
 		}

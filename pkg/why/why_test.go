@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -357,7 +358,7 @@ func TestWhyAndGangsJudgeTolerationsAlike(t *testing.T) {
 		t.Errorf("why: cause %s, %q; want %s by taint example.com/generation=5:NoSchedule", w.Cause, w.text(), CauseNodeConstraints)
 	}
 	levels := topology.Levels{v1.LabelHostname}
-	rooms := DomainRooms(in.Nodes, FreeOnNodes(in.Nodes, nil), levels, 0, in.Pods[0].Spec.Tolerations, topology.Requests(&in.Pods[0]))
+	rooms := DomainRooms(noderoom.Of(in.Nodes, nil, gpu.DefaultResourceNames()), levels, 0, in.Pods[0].Spec.Tolerations, noderoom.RequestOf(&in.Pods[0]))
 	if n := rooms["tainted"]; n != 0 {
 		t.Errorf("gangs: the tainted node's domain has room for %d members, want 0", n)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,10 +12,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/internal/registry"
+	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -71,6 +74,88 @@ func TestManifestsApplyAndTheirRBACSuffices(t *testing.T) {
 	}
 	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 		t.Errorf("lease berth-system/berth-scheduler has no holder")
+	}
+}
+
+// manifests/gpu-links/daemonset.yaml applies to a real apiserver, its container reads the file its
+// init container writes, on the volume both mount, and berth-gpu-links, run with the container's
+// arguments as the DaemonSet's ServiceAccount, writes a node's links: the shipped RBAC suffices.
+func TestGPULinksDaemonSetAppliesAndItsRBACSuffices(t *testing.T) {
+	c := harness.StartCluster(t)
+	ctx := context.Background()
+	root := filepath.Join(harness.RepoRoot(), "manifests")
+	if err := controlplane.ApplyFiles(ctx, c.RESTConfig(), filepath.Join(root, "namespace.yaml"), filepath.Join(root, "gpu-links", "daemonset.yaml")); err != nil {
+		t.Fatalf("applying manifests/gpu-links/daemonset.yaml: %v", err)
+	}
+	ds, err := c.Client.AppsV1().DaemonSets("berth-system").Get(ctx, "berth-gpu-links", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := ds.Spec.Template.Spec
+	if len(spec.InitContainers) != 1 || len(spec.Containers) != 1 {
+		t.Fatalf("%d init containers and %d containers, want one of each", len(spec.InitContainers), len(spec.Containers))
+	}
+	writer, links := spec.InitContainers[0], spec.Containers[0]
+	if len(links.Command) != 1 || filepath.Base(links.Command[0]) != "berth-gpu-links" {
+		t.Fatalf("the container runs %q, want berth-gpu-links", links.Command)
+	}
+	matrix := filepath.Join(t.TempDir(), "matrix.txt")
+	raw, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "pkg", "gpu", "testdata", "links", "nvlink-pairs-4gpu.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(matrix, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The container's arguments, reading this test's matrix where the pod reads the init
+	// container's.
+	args := slices.Clone(links.Args)
+	file := ""
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--file="); ok {
+			file, args[i] = v, "--file="+matrix
+		}
+	}
+	if file == "" || !strings.Contains(strings.Join(writer.Command, " "), "> "+file) {
+		t.Errorf("the container reads --file=%q, which the init container (%q) does not write", file, writer.Command)
+	}
+	volumeOf := func(ctr v1.Container) string {
+		for _, m := range ctr.VolumeMounts {
+			if strings.HasPrefix(file, strings.TrimSuffix(m.MountPath, "/")+"/") {
+				return m.Name
+			}
+		}
+		return ""
+	}
+	if v := volumeOf(writer); v == "" || v != volumeOf(links) {
+		t.Errorf("%s is on volume %q in the init container and %q in the container, want one volume in both", file, v, volumeOf(links))
+	}
+	if !slices.ContainsFunc(links.Env, func(e v1.EnvVar) bool {
+		return e.Name == "NODE_NAME" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "spec.nodeName"
+	}) {
+		t.Errorf("the container's NODE_NAME is not its node's name (spec.nodeName): %+v", links.Env)
+	}
+
+	c.CreateNode(t, harness.GPUNode("gpu-nv", 4, 16))
+	kubeconfig, err := c.Kubeconfig("system:serviceaccount:berth-system:"+spec.ServiceAccountName,
+		"system:serviceaccounts", "system:serviceaccounts:berth-system", "system:authenticated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(harness.BinDir(t, "berth-gpu-links"), "berth-gpu-links")
+	harness.StartProgram(t, bin, append(args, "--kubeconfig="+kubeconfig, "--node-name=gpu-nv")...)
+	var last string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		n, err := c.Client.CoreV1().Nodes().Get(ctx, "gpu-nv", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = n.Annotations[gpu.NodeGPULinksAnnotation]
+		_, err = gpu.LinksOf(n, 4)
+		return last != "" && err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("berth-gpu-links, as the DaemonSet's ServiceAccount, did not annotate the node with links berth reads: %q", last)
 	}
 }
 

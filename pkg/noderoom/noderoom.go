@@ -1,0 +1,218 @@
+// Package noderoom is the room a node has for more pods: its allocatable less what the pods that
+// still hold room there request (podroom.Holds), what its GPUs hold (pkg/gpu), and whether a pod
+// may use it at all (a cordon or a taint it does not tolerate). It is the one model of a node's
+// room: the plugins read it from the scheduler's snapshot (FreeOn), the wait-reason publisher and
+// kubectl berth from API objects (Of), and both count in Amount, so that the scheduler process and
+// the CLI answer the same about one node.
+package noderoom
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podroom"
+)
+
+// Amount is an amount of resources by the resource's name, in the units the scheduler counts them:
+// millicores for cpu, a count for pods, the value for anything else (bytes, GPU memory units).
+type Amount map[string]int64
+
+// Pods names the pod slots in an Amount.
+const Pods = string(v1.ResourcePods)
+
+// RequestOf is what pod asks of a node, as the scheduler counts it (containers, init containers,
+// overhead), without its pod slot.
+func RequestOf(pod *v1.Pod) Amount {
+	out := Amount{}
+	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
+		out[string(name)] = valueOf(name, q)
+	}
+	return out
+}
+
+// AllocatableOf is what node offers pods in all, pod slots included.
+func AllocatableOf(node *v1.Node) Amount {
+	out := make(Amount, len(node.Status.Allocatable))
+	for name, q := range node.Status.Allocatable {
+		out[string(name)] = valueOf(name, q)
+	}
+	return out
+}
+
+func valueOf(name v1.ResourceName, q resource.Quantity) int64 {
+	if name == v1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// FreeOn is how much of name node n has free in the scheduler's snapshot: its allocatable less what
+// its pods request. The scheduler's cache holds the pods that still hold room, so this is Of's Free
+// for the node, read where the plugins read a node.
+func FreeOn(n fwk.NodeInfo, name string) int64 {
+	alloc, used := n.GetAllocatable(), n.GetRequested()
+	switch v1.ResourceName(name) {
+	case v1.ResourceCPU:
+		return alloc.GetMilliCPU() - used.GetMilliCPU()
+	case v1.ResourceMemory:
+		return alloc.GetMemory() - used.GetMemory()
+	case v1.ResourceEphemeralStorage:
+		return alloc.GetEphemeralStorage() - used.GetEphemeralStorage()
+	case v1.ResourcePods:
+		return int64(alloc.GetAllowedPodNumber() - len(n.GetPods()))
+	default:
+		return alloc.GetScalarResources()[v1.ResourceName(name)] - used.GetScalarResources()[v1.ResourceName(name)]
+	}
+}
+
+// Add adds b to a, n times.
+func (a Amount) Add(b Amount, n int64) {
+	for name, v := range b {
+		a[name] += v * n
+	}
+}
+
+// Clone returns a copy of a.
+func (a Amount) Clone() Amount { return maps.Clone(a) }
+
+// Fits is how many members asking member fit into free: the least, over one pod slot each and
+// the resources member asks for, of free over asked.
+func Fits(free, member Amount) int {
+	n := free[Pods]
+	for name, want := range member {
+		if want > 0 && name != Pods {
+			n = min(n, free[name]/want)
+		}
+	}
+	return int(max(n, 0))
+}
+
+// Quantity is v of resource name as the API writes it: cpu in millicores, memory, storage and huge
+// pages in binary units.
+func Quantity(name string, v int64) resource.Quantity {
+	switch {
+	case name == string(v1.ResourceCPU):
+		return *resource.NewMilliQuantity(v, resource.DecimalSI)
+	case name == string(v1.ResourceMemory), name == string(v1.ResourceEphemeralStorage), strings.HasPrefix(name, v1.ResourceHugePagesPrefix):
+		return *resource.NewQuantity(v, resource.BinarySI)
+	}
+	return *resource.NewQuantity(v, resource.DecimalSI)
+}
+
+// Text is v of resource name as a person reads it: "1500m", "4Gi".
+func Text(name string, v int64) string {
+	q := Quantity(name, v)
+	return q.String()
+}
+
+// String is a as a person reads it, by name, in the units of the API (cpu 1500m, memory 1Gi),
+// leaving out pod slots and what is zero.
+func (a Amount) String() string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(a)) {
+		if v := a[name]; v != 0 && name != Pods {
+			parts = append(parts, name+" "+Text(name, v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Node is one node's room as the API shows it.
+type Node struct {
+	Node *v1.Node
+	// Free is the node's allocatable less what Pods request, pod slots included; negative where
+	// the node is overcommitted.
+	Free Amount
+	// GPUs are the node's GPUs, by index, as pkg/gpu reads them; none on a node without.
+	GPUs []GPU
+	// Pods are the pods bound to the node that still hold room, in the order given.
+	Pods []Pod
+}
+
+// Pod is a pod that holds room on a node, and what it asks.
+type Pod struct {
+	Pod     *v1.Pod
+	Request Amount
+}
+
+// GPU is one GPU of a node: its memory, what is free of it, and the pods that hold shares of it.
+type GPU struct {
+	Capacity, Free int64
+	Shares         []Share
+}
+
+// Share is the memory of one GPU a pod holds.
+type Share struct {
+	Pod    *v1.Pod
+	Memory int64
+}
+
+// Of is the room on each node, by name, from API objects: every pod bound to a node counts there
+// while it holds room (podroom.Holds: a deleting pod does, a finished one does not), by its request
+// and by the GPU shares its annotations record. res names the GPU resources, for the GPUs.
+func Of(nodes []v1.Node, pods []v1.Pod, res gpu.ResourceNames) []*Node {
+	out := make([]*Node, 0, len(nodes))
+	byName := make(map[string]*Node, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
+		r := &Node{Node: n, Free: AllocatableOf(n)}
+		// A malformed berth.dev/gpu-memory annotation leaves the GPUs its allocatable implies, as
+		// GPUShare reads them (kubectl berth gpus reports the error).
+		caps, _ := gpu.DevicesOf(n, res)
+		for _, c := range caps {
+			r.GPUs = append(r.GPUs, GPU{Capacity: c, Free: c})
+		}
+		out = append(out, r)
+		byName[n.Name] = r
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node.Name < out[j].Node.Name })
+	for i := range pods {
+		p := &pods[i]
+		r := byName[p.Spec.NodeName]
+		if r == nil || !podroom.Holds(p) {
+			continue
+		}
+		req := RequestOf(p)
+		r.Pods = append(r.Pods, Pod{Pod: p, Request: req})
+		r.Free.Add(req, -1)
+		r.Free[Pods]--
+		if a, ok, err := gpu.AssignmentOf(p); ok && err == nil {
+			for _, s := range a {
+				if s.Index < len(r.GPUs) {
+					r.GPUs[s.Index].Free -= s.Memory
+					r.GPUs[s.Index].Shares = append(r.GPUs[s.Index].Shares, Share{Pod: p, Memory: s.Memory})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Clone copies the room, for placing pods on it in turn; the pods and shares are shared.
+func (n *Node) Clone() *Node {
+	c := *n
+	c.Free = n.Free.Clone()
+	c.GPUs = slices.Clone(n.GPUs)
+	return &c
+}
+
+// Release gives back what pod p holds on the node: its request, its pod slot and its GPU shares.
+func (n *Node) Release(p Pod) {
+	n.Free.Add(p.Request, 1)
+	n.Free[Pods]++
+	if a, ok, err := gpu.AssignmentOf(p.Pod); ok && err == nil {
+		for _, s := range a {
+			if s.Index < len(n.GPUs) {
+				n.GPUs[s.Index].Free += s.Memory
+			}
+		}
+	}
+}
