@@ -46,21 +46,29 @@ func TestGangTopologyRoomSkipsCordonedAndTaintedNodes(t *testing.T) {
 	}
 	// probe is a pod that only r1-0 could take, asking for nothing: once the scheduler says it
 	// cannot go there for want (or its binding shows it can), the scheduler's snapshot holds r1-0
-	// as the test left it. Node and pod events come on different watches, in no order.
+	// as the test left it. Node and pod events come on different watches, in no order: a probe
+	// scheduled before the scheduler saw the node's change binds where a refusal is wanted, and is
+	// then deleted and sent again under a new name, until the answer is the one the change makes.
 	probe := func(name, want string) {
 		t.Helper()
-		p := pod(e.ns, name, "", v1.Container{Name: "c", Image: "pause"})
-		p.Spec.NodeSelector = map[string]string{topology.HostLabel: "r1-0"}
-		e.CreatePod(t, p)
-		e.WaitForPods(t, e.ns, time.Minute, name+": "+want, func(p []v1.Pod) bool {
-			q := harness.Pod(p, name)
-			if want == "bound" {
-				return q != nil && q.Spec.NodeName != ""
+		deadline := time.Now().Add(time.Minute)
+		for try := 0; ; try++ {
+			name := fmt.Sprintf("%s-%d", name, try)
+			p := pod(e.ns, name, "", v1.Container{Name: "c", Image: "pause"})
+			p.Spec.NodeSelector = map[string]string{topology.HostLabel: "r1-0"}
+			e.CreatePod(t, p)
+			pods := e.WaitForPods(t, e.ns, time.Until(deadline), name+": "+want, func(p []v1.Pod) bool {
+				q := harness.Pod(p, name)
+				return q != nil && (q.Spec.NodeName != "" || want != "bound" && strings.Contains(harness.Unschedulable(q), want))
+			})
+			bound := harness.Pod(pods, name).Spec.NodeName != ""
+			if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
+				t.Fatal(err)
 			}
-			return q != nil && strings.Contains(harness.Unschedulable(q), want)
-		})
-		if err := e.Client.CoreV1().Pods(e.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil {
-			t.Fatal(err)
+			if bound == (want == "bound") {
+				return
+			}
+			t.Logf("%s bound to r1-0 before the scheduler saw the node %s: trying again", name, want)
 		}
 	}
 	rackOf := func(pods []v1.Pod, group string) []topology.Domain {
