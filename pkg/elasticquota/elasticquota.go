@@ -110,7 +110,27 @@ func asPreFilterState(c fwk.StateData) (*preFilterState, error) {
 	return s, nil
 }
 
-var _ fwk.PreFilterPlugin = &ElasticQuota{}
+var (
+	_ fwk.PreEnqueuePlugin = &ElasticQuota{}
+	_ fwk.PreFilterPlugin  = &ElasticQuota{}
+)
+
+// PreEnqueue counts a pod that enters the scheduling queue as its quota's demand in fair sharing
+// at once (Ledger.Waiting), rather than from its first attempt. The queue tries pods by priority,
+// so a team of low priority could wait seconds for its first attempt while the teams above it were
+// admitted and preempted as though it wanted nothing; its pods then preempted back what those
+// teams had just been let in to (issue 42: team-g's gang admitted with team-b's demand counted as
+// 1 of its 10 pods, and evicted by team-b 0.5 s after it was bound). It never keeps a pod out.
+func (pl *ElasticQuota) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+	if !pl.synced() {
+		// The tree is not read yet: the pod's first PreFilter records it.
+		return nil
+	}
+	if request, err := pl.requestOf(pod); err == nil {
+		pl.ledger.Waiting(pod, request)
+	}
+	return nil
+}
 
 // PreFilter skips pods whose namespace has no quota, admits a pod whose request fits its quota's
 // max, and otherwise parks it, with a message naming quota, resource, use, request and limit,

@@ -86,8 +86,10 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, st
 	}
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
 	eqInformer := groups.Informers.Scheduling().V1alpha1().ElasticQuotas()
+	ledger := quota.NewLedger()
+	ledger.SetGroupOf(groupOf)
 	s := &shared{
-		ledger:    quota.NewLedger(),
+		ledger:    ledger,
 		gpuMemory: sync.OnceValue(func() v1.ResourceName { return gpu.ProfileResourceNames(h).Memory }),
 		quotas:    eqInformer.Lister(),
 		groups:    groups,

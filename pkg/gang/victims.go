@@ -3,6 +3,8 @@ package gang
 import (
 	"context"
 	"iter"
+	"slices"
+	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -22,7 +24,7 @@ func VictimRule(_ context.Context, h fwk.Handle) (victims.RuleFor, error) {
 	return func(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *victims.Rule {
 		// It indexes the placed pods by group on first use: most attempts meet no group.
 		g := &groupRule{h: h, preemptor: preemptor, placed: placed}
-		return &victims.Rule{Together: g.Together, Verdict: g.Verdict, Companions: g.Companions}
+		return &victims.Rule{Together: g.Together, Verdict: g.Verdict, Companions: g.Companions, CompanionPods: g.CompanionPods}
 	}, nil
 }
 
@@ -35,6 +37,8 @@ type groupRule struct {
 	groups    map[types.NamespacedName][]*v1.Pod
 	company   sync.Once
 	missing   int
+	// waiting are the group's members not placed nor nominated, the preemptor aside.
+	waiting []*v1.Pod
 }
 
 // Together returns every placed member of pod's group, on any node; none for a native group,
@@ -90,8 +94,21 @@ func (g *groupRule) Companions() int {
 		}
 		delete(present, g.preemptor.UID)
 		g.missing = max(0, int(podgroup.MinMember(pg))-len(present)-1)
+		for _, p := range podgroup.Pods(c.podGroups.Pods, key) {
+			if p.UID != g.preemptor.UID && !present[p.UID] && p.Spec.NodeName == "" && podgroup.Live(p) {
+				g.waiting = append(g.waiting, p)
+			}
+		}
+		slices.SortFunc(g.waiting, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	})
 	return g.missing
+}
+
+// CompanionPods are the members Companions counts that exist: waiting, neither placed nor
+// nominated.
+func (g *groupRule) CompanionPods() []*v1.Pod {
+	g.Companions()
+	return g.waiting
 }
 
 // coreOf returns the Gang state of h's scheduler, or nil where Gang is not enabled.

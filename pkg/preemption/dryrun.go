@@ -36,6 +36,8 @@ type dryRun struct {
 	// them all together (a lender's min holds across nodes, not per node).
 	chosen []*victim
 	placed int
+	// companionNodes are the nodes placeCompanions put the companions on, in order.
+	companionNodes []string
 	// parent is the dry run a fork reads its other nodes from.
 	parent *dryRun
 }
@@ -254,6 +256,7 @@ func (d *dryRun) placeCompanions(n int) ([]*victim, int, *fwk.Status) {
 		if err := d.place(name); err != nil {
 			return nil, 0, fwk.AsStatus(err)
 		}
+		d.companionNodes = append(d.companionNodes, name)
 		victims, numViolating = append(victims, took...), numViolating+violating
 		d.chosen = append(d.chosen, took...)
 	}

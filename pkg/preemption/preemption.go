@@ -114,8 +114,11 @@ func (*Preemption) Name() string { return Name }
 // attempt is one preemption attempt's Rules, written to the cycle state before the dry run, and
 // the victims its dry runs chose, by node.
 type attempt struct {
-	rules  []*victims.Rule
-	chosen sync.Map
+	preemptor *v1.Pod
+	rules     []*victims.Rule
+	chosen    sync.Map
+	// companions are, by node, the nodes its dry run placed the preemptor's companions on.
+	companions sync.Map
 }
 
 // Clone returns the attempt itself: it never changes.
@@ -134,6 +137,7 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 			victims = chosen.([]*v1.Pod)
 			pl.evictions.add(victims, func(uid types.UID) bool { return pl.fh.GetWaitingPod(uid) != nil })
 			pl.evictions.nominate(pod.UID, result.NominatedNodeName, victims)
+			pl.nominateCompanions(klog.FromContext(ctx), a, result.NominatedNodeName, victims)
 			for _, r := range a.rules {
 				if r.Evicting != nil {
 					r.Evicting(victims)
@@ -160,9 +164,48 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	return result, status
 }
 
+// nominateCompanions nominates the preemptor's companions that exist (victims.Rule.CompanionPods)
+// to the nodes the chosen candidate's dry run placed them on, as upstream's pod-group preemption
+// nominates every member of the group: the room made for them is theirs against pods of their
+// priority or lower, and each, when tried before its victims are gone, waits for them
+// (PodEligibleToPreemptOthers) instead of preempting again. Nominated the preemptor alone, the
+// second member of team-g's gangs evicted one more pod elsewhere, and the room made for it went to
+// another gang of team-g (issue 42: two gangs of two evicted six pods).
+func (pl *Preemption) nominateCompanions(logger klog.Logger, a *attempt, node string, victims []*v1.Pod) {
+	placedOn, ok := a.companions.Load(node)
+	if !ok {
+		return
+	}
+	var pods []*v1.Pod
+	for _, r := range a.rules {
+		if r.CompanionPods != nil {
+			pods = r.CompanionPods()
+			break
+		}
+	}
+	for i, name := range placedOn.([]string) {
+		if i == len(pods) {
+			break
+		}
+		pi, err := framework.NewPodInfo(pods[i])
+		if err != nil {
+			continue
+		}
+		pl.fh.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: name})
+		var there []*v1.Pod
+		for _, v := range victims {
+			if v.Spec.NodeName == name {
+				there = append(there, v)
+			}
+		}
+		pl.evictions.nominate(pods[i].UID, name, there)
+		logger.V(4).Info("Companion nominated to the room its group's preemption made", "pod", klog.KObj(pods[i]), "node", name, "preemptor", klog.KObj(a.preemptor))
+	}
+}
+
 // newAttempt asks every victim rule for its victims.Rule about preemptor.
 func (pl *Preemption) newAttempt(preemptor *v1.Pod) *attempt {
-	a := &attempt{}
+	a := &attempt{preemptor: preemptor}
 	for _, ruleFor := range pl.rulesFor {
 		if r := ruleFor(preemptor, pl.placed()); r != nil {
 			a.rules = append(a.rules, r)
@@ -322,6 +365,7 @@ func (pl *Preemption) SelectVictimsOnNode(ctx context.Context, cycleState fwk.Cy
 			return nil, 0, status
 		}
 		victims, numViolating = append(victims, more...), numViolating+moreViolating
+		a.companions.Store(mainNode, d.companionNodes)
 	}
 	pods := pl.evictions.asTerminating(podsOfAll(victims))
 	a.chosen.Store(mainNode, pods)

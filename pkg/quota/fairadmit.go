@@ -22,11 +22,17 @@ import (
 const pendingTimeout = 6 * time.Minute
 
 // Waiting records that pod, asking request, waits to be scheduled: its quota's demand in fair
-// sharing, until it holds resources, is forgotten, or is not tried again for pendingTimeout.
+// sharing, until it holds resources, is forgotten, or is not tried again for pendingTimeout. A pod
+// of a namespace whose quotas take no part in fair sharing is not recorded.
 func (l *Ledger) Waiting(pod *v1.Pod, request Vector) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.record(l.pending, pod, request, nil)
+	for n := l.nodeOf(pod.Namespace); n != nil; n = n.parent {
+		if n.spec.Fair {
+			l.record(l.pending, pod, request, nil)
+			return
+		}
+	}
 }
 
 // unpend forgets a waiting pod, and reports whether it was one: a peer's demand changed, which can
@@ -40,12 +46,22 @@ func (l *Ledger) unpend(uid types.UID) bool {
 	return true
 }
 
-// demand is what the waiting pods of the namespaces n counts ask, except pod except and
-// preemptors already counted as arriving. Callers hold mu.
-func (l *Ledger) demand(n *node, except types.UID) Vector {
-	return l.pending.sum(pendingTimeout, func(uid types.UID, ns string) bool {
+// demand is what the waiting pods of the namespaces n counts ask, except s's own and its group's,
+// preemptors already counted as arriving, and the members of a group that a preemptor of the group
+// on its way in asks for already. Callers hold mu.
+func (l *Ledger) demand(n *node, s self) Vector {
+	var coming map[string]bool
+	for _, a := range l.incoming {
+		if a.group != "" {
+			if coming == nil {
+				coming = map[string]bool{}
+			}
+			coming[a.namespace+"/"+a.group] = true
+		}
+	}
+	return l.pending.sum(pendingTimeout, func(uid types.UID, a arrival) bool {
 		_, arriving := l.incoming[uid]
-		return n.counts[ns] && uid != except && !arriving
+		return n.counts[a.namespace] && !s.is(uid, a) && !arriving && (a.group == "" || !coming[a.namespace+"/"+a.group])
 	})
 }
 
@@ -70,8 +86,9 @@ func (lv *fairLevel) fairDS(p *node) float64 {
 }
 
 // fairLevel computes the fair shares of level of path (see Reclaim): wants says what each peer,
-// keeping keeps, claims. except is a preemptor whose own arrival is not counted. Callers hold mu.
-func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except types.UID, wants func(p *node, keeps Vector) Vector) *fairLevel {
+// keeping keeps, claims. s is the pod weighed, whose own and whose group's arrivals are not
+// counted. Callers hold mu.
+func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, s self, wants func(p *node, keeps Vector) Vector) *fairLevel {
 	// The quotas that share at this level: the children of the quota where the paths meet, or
 	// the tops of every tree.
 	var peers []*node
@@ -104,7 +121,7 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except type
 	for name, x := range lv.pool {
 		lv.free[name] = max(x, 0)
 	}
-	lv.reserved = l.incoming.sum(arrivalTimeout, func(uid types.UID, _ string) bool { return uid != except })
+	lv.reserved = l.incoming.need(arrivalTimeout, func(uid types.UID, a arrival) bool { return !s.is(uid, a) })
 	for _, a := range l.namespaces {
 		lv.reserved.Add(a.leaving, -1)
 	}
@@ -124,7 +141,7 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except type
 			lv.pool.Add(a.leaving, 1)
 		}
 	}
-	lv.pool.Add(l.incoming.sum(arrivalTimeout, func(uid types.UID, ns string) bool { return uid != except && !inside(ns) }), -1)
+	lv.pool.Add(l.incoming.need(arrivalTimeout, func(uid types.UID, a arrival) bool { return !s.is(uid, a) && !inside(a.namespace) }), -1)
 	var claims []Claim
 	for _, p := range peers {
 		if !p.spec.Fair {
@@ -133,7 +150,7 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Vector, except type
 		lv.peers = append(lv.peers, p)
 		lv.pool.Add(borrowing(p, p.used, nil), 1)
 		keeps := staying(p)
-		keeps.Add(l.arriving(p, except), 1)
+		keeps.Add(l.arriving(p, s), 1)
 		lv.keeps[p] = keeps
 		// A peer's min holds what it keeps, not what it holds: what leaves it goes back to the
 		// pool, and its preemptors on their way in take their part of its min out of the pool.
@@ -199,6 +216,7 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfa
 	}
 	l.capacity = capacity
 	path := pathOf(own)
+	me := l.selfOf(pod)
 	for level := 1; level <= len(path); level++ {
 		side := path[level-1]
 		if !side.spec.Fair || side.spec.WithinMin(side.used, request) {
@@ -206,9 +224,9 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfa
 		}
 		demands := map[*node]Vector{}
 		// A preemptor's own arrival is its request, added below: counted twice, a preemptor
-		// whose victims are gone looked above its share with its own room.
-		lv := l.fairLevel(path, level, capacity, pod.UID, func(p *node, keeps Vector) Vector {
-			d := l.demand(p, pod.UID)
+		// whose victims are gone looked above its share with its own room. So is its group's.
+		lv := l.fairLevel(path, level, capacity, me, func(p *node, keeps Vector) Vector {
+			d := l.demand(p, me)
 			demands[p] = d
 			if p == side {
 				d = d.Clone()
@@ -265,7 +283,7 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Vector, capacity Vector) (*Unfa
 		// at the top of a tree, where the side is everything, every waiting pod would be refused
 		// while any preemptor is on its way, and could not preempt (fair shares reached one
 		// preemption at a time).
-		theirs := l.incoming.sum(arrivalTimeout, func(uid types.UID, ns string) bool { return uid != pod.UID && !side.counts[ns] })
+		theirs := l.incoming.need(arrivalTimeout, func(uid types.UID, a arrival) bool { return !me.is(uid, a) && !side.counts[a.namespace] })
 		for res, r := range request {
 			if (kept[res] > 0 || theirs[res] > 0) && lv.free[res]-lv.reserved[res]-r < kept[res] {
 				// Refused with its victims gone, a preemptor is no longer on its way in but waits
@@ -357,8 +375,8 @@ func (l *Ledger) fairWake(ns string) []*v1.Pod {
 		if !side.spec.Fair || len(borrowing(side, side.used, nil)) == 0 {
 			continue
 		}
-		lv := l.fairLevel(path, level, l.capacity, "", func(p *node, keeps Vector) Vector {
-			return borrowing(p, keeps, l.demand(p, ""))
+		lv := l.fairLevel(path, level, l.capacity, self{}, func(p *node, keeps Vector) Vector {
+			return borrowing(p, keeps, l.demand(p, self{}))
 		})
 		if DominantShare(lv.borrowed[side], lv.pool, side.spec.weight()) <= lv.fairDS(side) {
 			continue

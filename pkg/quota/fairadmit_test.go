@@ -2,12 +2,14 @@ package quota
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 )
 
 // Fair admission: capacity that frees up goes to the quota below its fair share that waits for
@@ -368,5 +370,57 @@ func TestFairAdmissionForgetsAPodDeletedBeforeItsCycleRecordsIt(t *testing.T) {
 	l.Waiting(waiter, ask)
 	if u, _ := l.FairAdmits(podOf("a", "p"), ask, pool16); u != nil {
 		t.Errorf("b's only waiter was deleted before its cycle recorded it: a's pod refused: %v", u)
+	}
+}
+
+// A pod group on its way in counts once, as the need its members ask (issue 42, the churn guard at
+// load 18): team-g's two gangs of two preempted six of team-a's pods, every member for its whole
+// gang, and were counted as 8 cpu where they ask 4; team-g's own member was then refused its own
+// room as above its fair share (share 0.333, fair share 0.306, team-b's demand 1), and another
+// gang took it. Weights a 1, b 3, g 2 on 12 cpu.
+func TestAGroupOnItsWayCountsOnce(t *testing.T) {
+	q := func(ns, weight string) *v1alpha1.ElasticQuota {
+		return tq(ns, "q", "", "100", WeightAnnotation, weight)
+	}
+	l := ledgerOf(t, q("a", "1"), q("b", "3"), q("g", "2"))
+	l.SetGroupOf(func(p *v1.Pod) string { return p.Labels["group"] })
+	pool := vec("cpu", "12")
+	a := bindN(l, "a", "a", 12, "cpu", "1")
+	var members []*v1.Pod
+	for i, group := range []string{"job0", "job0", "job1", "job1"} {
+		m := podOf("g", fmt.Sprintf("%s-%d", group, i), "cpu", "1")
+		m.Labels = map[string]string{"group": group}
+		l.Waiting(m, vec("cpu", "1"))
+		members = append(members, m)
+	}
+	// Each member preempts for its gang: 2 cpu, its own and its sibling's.
+	for i, m := range members {
+		victims := []types.UID{a[i].UID}
+		if i%2 == 0 {
+			victims = append(victims, a[4+i/2].UID)
+		}
+		for _, uid := range victims {
+			l.Leaving(uid)
+		}
+		l.Incoming(m, vec("cpu", "2"), victims)
+	}
+	b := podOf("b", "b0", "cpu", "1")
+	l.Waiting(b, vec("cpu", "1"))
+	l.Incoming(b, vec("cpu", "1"), nil)
+	for _, p := range a[:6] {
+		l.Forget(p.UID)
+	}
+	for _, m := range members {
+		// Each member's need is its gang's, as admission asks it of a gang that holds none.
+		if u, _ := l.FairAdmits(m, vec("cpu", "2"), pool); u != nil {
+			t.Errorf("%s refused the room its gang's preemption freed: %v", m.Name, u)
+		}
+	}
+	// Seen from outside, team-g holds its two gangs: 4 cpu, a weighted dominant share of 1/6.
+	l.mu.Lock()
+	got := l.arriving(l.nodeOf("g"), self{})
+	l.mu.Unlock()
+	if want := vec("cpu", "4"); !maps.Equal(got, want) {
+		t.Errorf("team-g's gangs on their way in count %v, want %v", got, want)
 	}
 }

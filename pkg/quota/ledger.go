@@ -47,6 +47,8 @@ type Ledger struct {
 	// of older ones when it reaches goneSweep.
 	gone      map[types.UID]time.Time
 	goneSweep int
+	// groupOf names a pod's pod group, "" for none (see SetGroupOf).
+	groupOf func(*v1.Pod) string
 }
 
 // goneFor is how long a forgotten pod's reservation is refused: longer than a scheduling cycle
@@ -59,9 +61,11 @@ const goneFor = time.Minute
 type arrival struct {
 	pod       *v1.Pod
 	namespace string
-	request   Vector
-	at        time.Time
-	victims   []types.UID
+	// group is the pod's pod group, "" for none.
+	group   string
+	request Vector
+	at      time.Time
+	victims []types.UID
 }
 
 // arrivalTimeout is how long a preemptor counts as on its way in: one whose victims are gone
@@ -165,30 +169,94 @@ func (l *Ledger) record(m arrivals, pod *v1.Pod, request Vector, victims []types
 	if _, gone := l.gone[pod.UID]; gone {
 		return
 	}
-	m[pod.UID] = arrival{pod: pod, namespace: pod.Namespace, request: request, at: time.Now(), victims: victims}
+	m[pod.UID] = arrival{pod: pod, namespace: pod.Namespace, group: l.groupNameOf(pod), request: request, at: time.Now(), victims: victims}
 }
 
-// arriving is what preemptors on their way in, other than except, will hold in the namespaces n
+// SetGroupOf tells the ledger how to name a pod's pod group ("" for none). A member of a group
+// that misses members asks for all of them (admission and preemption weigh the group's need, not
+// the member's request), so the group's own arrivals and waiting members must not be counted
+// beside it, nor its waiting members beside a preemptor of the group on its way in: counted so, a
+// gang's two members on their way in held its quota's side at twice the gang (issue 42: team-g's
+// own preemptor refused its own room as above its fair share, share 0.333 for 0.167).
+func (l *Ledger) SetGroupOf(groupOf func(*v1.Pod) string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.groupOf = groupOf
+}
+
+func (l *Ledger) groupNameOf(pod *v1.Pod) string {
+	if l.groupOf == nil {
+		return ""
+	}
+	return l.groupOf(pod)
+}
+
+// self is the pod a judgment weighs, with its pod group: neither its own nor its group's arrivals
+// and waiting pods count beside the need it asks (see SetGroupOf). The zero self is no pod.
+type self struct {
+	uid              types.UID
+	namespace, group string
+}
+
+// selfOf is pod as a judgment's self. Callers hold mu.
+func (l *Ledger) selfOf(pod *v1.Pod) self {
+	return self{uid: pod.UID, namespace: pod.Namespace, group: l.groupNameOf(pod)}
+}
+
+// is reports whether arrival a (of pod uid) is s's own or its group's.
+func (s self) is(uid types.UID, a arrival) bool {
+	return (s.uid != "" && uid == s.uid) || (s.group != "" && a.group == s.group && a.namespace == s.namespace)
+}
+
+// arriving is what preemptors on their way in, other than s's, will hold in the namespaces n
 // counts. Callers hold mu.
-func (l *Ledger) arriving(n *node, except types.UID) Vector {
-	return l.incoming.sum(arrivalTimeout, func(uid types.UID, ns string) bool { return n.counts[ns] && uid != except })
+func (l *Ledger) arriving(n *node, s self) Vector {
+	return l.incoming.need(arrivalTimeout, func(uid types.UID, a arrival) bool { return n.counts[a.namespace] && !s.is(uid, a) })
 }
 
 // arrivals are pods, by UID, that ask for resources they do not hold yet.
 type arrivals map[types.UID]arrival
 
-// sum is what the arrivals that counts names (by UID and namespace) ask; it forgets those
-// recorded longer than timeout ago. Callers hold the ledger's mu.
-func (m arrivals) sum(timeout time.Duration, counts func(uid types.UID, ns string) bool) Vector {
+// sum is what the arrivals that counts names ask; it forgets those recorded longer than timeout
+// ago. Callers hold the ledger's mu.
+func (m arrivals) sum(timeout time.Duration, counts func(uid types.UID, a arrival) bool) Vector {
 	v := Vector{}
 	for uid, a := range m {
 		if time.Since(a.at) > timeout {
 			delete(m, uid)
 			continue
 		}
-		if counts(uid, a.namespace) {
+		if counts(uid, a) {
 			v.Add(a.request, 1)
 		}
+	}
+	return v
+}
+
+// need is what the arrivals that counts names ask, a pod group's once: each member of a group
+// that misses members asks for the group's need (see SetGroupOf), so a group counts the most any
+// of its members asks, resource by resource. Callers hold the ledger's mu.
+func (m arrivals) need(timeout time.Duration, counts func(uid types.UID, a arrival) bool) Vector {
+	groups := map[string]Vector{}
+	v := m.sum(timeout, func(uid types.UID, a arrival) bool {
+		if !counts(uid, a) {
+			return false
+		}
+		if a.group == "" {
+			return true
+		}
+		g := groups[a.namespace+"/"+a.group]
+		if g == nil {
+			g = Vector{}
+			groups[a.namespace+"/"+a.group] = g
+		}
+		for name, x := range a.request {
+			g[name] = max(g[name], x)
+		}
+		return false
+	})
+	for _, g := range groups {
+		v.Add(g, 1)
 	}
 	return v
 }

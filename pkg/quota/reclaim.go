@@ -104,6 +104,7 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.R
 		allowed:   map[string]bool{},
 		leaving:   map[types.UID]bool{},
 	}
+	me := l.selfOf(preemptor)
 	var path []*node
 	onPath := map[*node]int{}
 	for n := own; n != nil; n = n.parent {
@@ -162,12 +163,12 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.R
 		// quota with a min of 3, each seeing only what its quota held, reclaimed five pods
 		// between them before any was bound (Kueue's fair sharing with preemption replayed).
 		used := side.used.Clone()
-		used.Add(l.arriving(side, preemptor.UID), 1)
+		used.Add(l.arriving(side, me), 1)
 		if side.spec.WithinMin(used, request) {
 			for _, name := range l.furthestAbove(r, lends, capacity) {
 				r.allowed[name] = true
 			}
-		} else if !l.fairTarget(r, preemptor.UID, side, path, level, lends, capacity) {
+		} else if !l.fairTarget(r, me, side, path, level, lends, capacity) {
 			continue
 		}
 		break
@@ -244,7 +245,7 @@ func (r *Reclaim) chainOver(name string, res v1.ResourceName) bool {
 // above its fair share, when side (the preemptor's side of that level, which borrows) is below
 // its own, and allows r to take from it for fairness. It reports whether it chose one. Callers
 // hold the ledger's lock.
-func (l *Ledger) fairTarget(r *Reclaim, preemptor types.UID, side *node, path []*node, level int, lends []string, capacity Vector) bool {
+func (l *Ledger) fairTarget(r *Reclaim, preemptor self, side *node, path []*node, level int, lends []string, capacity Vector) bool {
 	if !side.spec.Fair {
 		return false
 	}

@@ -53,6 +53,13 @@ type Rule struct {
 	// most any Rule asks for.
 	Companions func() int
 
+	// CompanionPods are the pods the Companions stand for that exist and wait, as many as there
+	// are (members not created yet have none). The core nominates each to the node where the dry
+	// run placed a companion, with the victims there, as upstream's pod-group preemption nominates
+	// every member: the room is theirs against other pods, and each waits for its victims rather
+	// than preempting again for room its group's preemption already made.
+	CompanionPods func() []*v1.Pod
+
 	// Evicting is told the victims the attempt chose, once the evaluator has started evicting
 	// them. Their deletion is asynchronous: until the informers show it, a concern's own account
 	// (a lender's use) would count them twice.
