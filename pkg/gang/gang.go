@@ -341,7 +341,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.all, "oneMemberNeeds", room.need.one)
 			pl.groups.TurnTaken(key)
 			state.Write(roomStateKey, room)
-			noteTried(state, pod, room)
+			pl.noteTried(state, pod, room)
 			return nil, nil
 		}
 		if older := pl.olderFits(key, nodes); older != "" {
@@ -374,7 +374,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		}
 		return nil, st
 	}
-	noteTried(state, pod, nil)
+	pl.noteTried(state, pod, nil)
 	if domain == nil {
 		// Nothing for Filter to do.
 		return nil, fwk.NewStatus(fwk.Skip)

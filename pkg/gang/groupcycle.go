@@ -31,8 +31,10 @@ const groupCycleKey fwk.StateKey = "PodGroupPostFilter" + Name
 // which of them Reserve then saw placed; a member let on and not placed failed. The scheduler
 // tries the members one after another, so nothing here needs a lock.
 type groupCycle struct {
-	tried  []*v1.Pod
-	placed map[types.UID]bool
+	// roomFreed is the manager's count of RoomFreed when the cycle's first member was let on.
+	roomFreed uint64
+	tried     []*v1.Pod
+	placed    map[types.UID]bool
 	// room is the least the group needs, when the cluster's free room turned a member away
 	// (roomsum.go).
 	room map[types.UID]*roomState
@@ -40,9 +42,10 @@ type groupCycle struct {
 
 func (c *groupCycle) Clone() fwk.StateData { return c }
 
-// groupCycleOf returns the record of the native group's cycle that state belongs to, new if
-// create is set, or nil outside a group's cycle.
-func groupCycleOf(state fwk.CycleState, create bool) *groupCycle {
+// groupCycleOf returns the record of the native group's cycle that state belongs to, new (with
+// create's count of RoomFreed) if there is none and create is given, or nil outside a group's
+// cycle.
+func groupCycleOf(state fwk.CycleState, create func() uint64) *groupCycle {
 	if state == nil || !state.IsPodGroupSchedulingCycle() {
 		return nil
 	}
@@ -54,10 +57,10 @@ func groupCycleOf(state fwk.CycleState, create bool) *groupCycle {
 		c, _ := d.(*groupCycle)
 		return c
 	}
-	if !create {
+	if create == nil {
 		return nil
 	}
-	c := &groupCycle{placed: map[types.UID]bool{}, room: map[types.UID]*roomState{}}
+	c := &groupCycle{roomFreed: create(), placed: map[types.UID]bool{}, room: map[types.UID]*roomState{}}
 	pgState.Write(groupCycleKey, c)
 	return c
 }
@@ -65,8 +68,8 @@ func groupCycleOf(state fwk.CycleState, create bool) *groupCycle {
 // noteTried records that PreFilter let pod on in its group's cycle; room, if the cluster's free
 // room cannot hold the group. A member tried again (in the next placement the scheduler weighs)
 // counts from then on.
-func noteTried(state fwk.CycleState, pod *v1.Pod, room *roomState) {
-	c := groupCycleOf(state, true)
+func (pl *Gang) noteTried(state fwk.CycleState, pod *v1.Pod, room *roomState) {
+	c := groupCycleOf(state, pl.groups.RoomFreedCount)
 	if c == nil {
 		return
 	}
@@ -86,7 +89,7 @@ func noteTried(state fwk.CycleState, pod *v1.Pod, room *roomState) {
 
 // notePlaced records that pod reserved a node in its group's cycle.
 func notePlaced(state fwk.CycleState, pod *v1.Pod) {
-	if c := groupCycleOf(state, false); c != nil {
+	if c := groupCycleOf(state, nil); c != nil {
 		c.placed[pod.UID] = true
 	}
 }
@@ -121,6 +124,12 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 	c, _ := d.(*groupCycle)
 	pod, room := c.firstFailed()
 	if pod == nil {
+		return nil, fwk.NewStatus(fwk.Unschedulable)
+	}
+	if pl.groups.RoomFreedCount() != c.roomFreed {
+		// Room appeared while the members were tried: the queue does not hold the events of a
+		// group's cycle for it, as it does a pod's, so a group parked now would miss them. It
+		// goes back to the queue's backoff instead, and is tried again in a second or two.
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	key := podgroup.NativeKey(pgInfo.GetNamespace(), pgInfo.GetName())
