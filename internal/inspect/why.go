@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/pkg/why"
 )
@@ -68,7 +69,7 @@ func ExplainPodByLevels(ctx context.Context, client kubernetes.Interface, groups
 	if qs, err := groups.SchedulingV1alpha1().ElasticQuotas(metav1.NamespaceAll).List(ctx, metav1.ListOptions{}); err == nil {
 		in.Quotas = qs.Items
 	}
-	if _, ok := why.GroupOf(pod); ok {
+	if _, ok := podgroup.PluginsKeyOf(pod); ok {
 		if pgs, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{}); err == nil {
 			in.Groups = pgs.Items
 		} else if !apierrors.IsNotFound(err) {

@@ -96,7 +96,8 @@ const GPUShareWeight = 100
 // which tests add their own: QOSSort sorts the queue, GPUShare and Gang join the default plugins
 // at every point they serve, ElasticQuota enforces quotas, BerthPreemption replaces
 // DefaultPreemption (it is DefaultPreemption plus the quota and group victim rules; listed first,
-// so that its PostFilter runs before Gang's, where DefaultPreemption's did), Gang places the
+// so that its PostFilter, and its PodGroupPostFilter for a native group's failed cycle, run before
+// Gang's, where DefaultPreemption's did), Gang places the
 // native pod groups of the GenericWorkload gate too: upstream's GangScheduling, which that gate
 // adds to the default plugins, keeps its PreEnqueue (a group's pods wait until minCount exist, as
 // in Gang) and the count the framework asks of it alone while it tries a native group's members

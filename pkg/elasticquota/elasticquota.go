@@ -162,6 +162,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 	}
 	if s.exceeded == nil {
 		if st := pl.admitFromPool(ctx, pod, view, s.need, nodes); st != nil {
+			podgroup.NoteRejection(state, pod.UID, st.Message())
 			return nil, st
 		}
 	}
@@ -176,6 +177,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 			// Something was given back since the view was taken: try again at once.
 			pl.wake([]*v1.Pod{pod})
 		}
+		podgroup.NoteRejection(state, pod.UID, e.Error())
 		return nil, fwk.NewStatus(code, e.Error())
 	}
 	return nil, nil
@@ -229,7 +231,7 @@ func (s *shared) missingMembers(pod *v1.Pod, group string, held int) int {
 	if group == "" {
 		return 1
 	}
-	pg, err := s.groups.Get(types.NamespacedName{Namespace: pod.Namespace, Name: group})
+	pg, err := s.groups.Of(types.NamespacedName{Namespace: pod.Namespace, Name: group})
 	if err != nil {
 		return 1
 	}

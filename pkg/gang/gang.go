@@ -237,6 +237,16 @@ func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod
 		// A group's waiter is Gang's to requeue when Gang's Filter turned it away for the sum of
 		// room (roomsum.go): the queue asks Gang only then, and skips its backoff. Every waiter
 		// is asked on every event, so an event that adds no room must not move them all.
+		if reason == parkedNoRoom && addsRoom(oldObj, newObj) {
+			if _, whole := podgroup.NativeName(key); whole {
+				// The queue holds a native group's members as one entity, which moves only when
+				// every member passes PreEnqueue: the wait ends here, where the event is known to
+				// add room, and whichever member is asked first moves the group without a detour
+				// through the waiter's PreEnqueue and its siblings' activation.
+				pl.groups.EndRoomWait(key)
+				return fwk.Queue, nil
+			}
+		}
 		if reason == parkedNoRoom && addsRoom(oldObj, newObj) && pl.groups.IsRoomWaiter(key, pod.UID) {
 			if v := logger.V(5); v.Enabled() {
 				// Not built when off: the queue asks every waiting pod on every event.
@@ -331,6 +341,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.all, "oneMemberNeeds", room.need.one)
 			pl.groups.TurnTaken(key)
 			state.Write(roomStateKey, room)
+			pl.noteTried(state, pod, room)
 			return nil, nil
 		}
 		if older := pl.olderFits(key, nodes); older != "" {
@@ -363,6 +374,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		}
 		return nil, st
 	}
+	pl.noteTried(state, pod, nil)
 	if domain == nil {
 		// Nothing for Filter to do.
 		return nil, fwk.NewStatus(fwk.Skip)
@@ -514,6 +526,7 @@ func (pl *Gang) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, no
 	if key, ok := podgroup.KeyOf(pod); ok {
 		pl.groups.Reserve(key, pod, node)
 		pl.groups.NoteDomain(key, topologyStateOf(state))
+		notePlaced(state, pod)
 	}
 	return nil
 }

@@ -143,6 +143,9 @@ type manager struct {
 	// backingOff holds the groups that may stand aside after a failed round, for RoomFreed; a
 	// group whose backoff is over leaves it there.
 	backingOff sets.Set[types.NamespacedName]
+	// roomFreed counts RoomFreed's calls: a native group's cycle compares it before and after
+	// (groupcycle.go).
+	roomFreed uint64
 	// roomWaiting holds the groups that wait for room (room.waiter set): OlderWaiting, asked for
 	// the first member of every group, reads these and turnWoken, not every group.
 	roomWaiting sets.Set[types.NamespacedName]
@@ -836,6 +839,7 @@ func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time, w
 func (m *manager) RoomFreed() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.roomFreed++
 	if m.backingOff.Len() == 0 {
 		return
 	}
@@ -859,6 +863,13 @@ func (m *manager) RoomFreed() {
 			m.armWake(key, g, until)
 		}
 	}
+}
+
+// RoomFreedCount is how many times room has appeared (RoomFreed) so far.
+func (m *manager) RoomFreedCount() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.roomFreed
 }
 
 // whyTimedOut is why a round that reached its deadline failed.

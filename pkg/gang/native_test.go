@@ -1,19 +1,23 @@
 package gang
 
 import (
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -91,4 +95,95 @@ func TestNativeGroup(t *testing.T) {
 			t.Errorf("waiting member %d: %v", i+1, s)
 		}
 	}
+}
+
+// nativeGroupInfo is what the scheduler hands PodGroupPostFilter for a native group.
+type nativeGroupInfo struct{ ns, name string }
+
+func (i nativeGroupInfo) GetUnscheduledPods() []*v1.Pod                               { return nil }
+func (i nativeGroupInfo) GetName() string                                             { return i.name }
+func (i nativeGroupInfo) GetNamespace() string                                        { return i.ns }
+func (i nativeGroupInfo) GetType() fwk.EntityKeyType                                  { return fwk.PodGroupKeyType }
+func (i nativeGroupInfo) GetKey() string                                              { return i.ns + "/" + i.name }
+func (i nativeGroupInfo) GetPodGroup() *schedulingv1beta1.PodGroup                    { return nil }
+func (i nativeGroupInfo) GetCompositePodGroup() *schedulingv1alpha3.CompositePodGroup { return nil }
+func (i nativeGroupInfo) GetChildren() []fwk.PodGroupInfo                             { return nil }
+
+// told marks pod as the scheduler marks one it could not place.
+func told(p *v1.Pod) *v1.Pod {
+	p = p.DeepCopy()
+	p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
+	return p
+}
+
+// A native group's cycle that fails for want of room runs no PostFilter: Gang's PodGroupPostFilter
+// has the group wait for room with the member that failed as its waiter. Right after the cycle the
+// queue runs PreEnqueue for every member of the group, which it holds as one entity: all are held,
+// the waiter too, so the entity is parked. An event that adds room reaches Gang's hint, which ends
+// the wait; one that adds none leaves them held. A waiter woken by its own plugins (ElasticQuota's
+// wake, say) passes PreEnqueue the next time and ends the wait, as a scheduler-plugins group's does.
+func TestNativeGroupWaitsForRoomAsOne(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	n1, n2, n3 := nativeMember("a", "n1"), nativeMember("a", "n2"), nativeMember("a", "n3")
+	h := newHarness(t, nil, n1, n2, n3)
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", UID: "uid-a"},
+		Spec: schedulingv1beta1.PodGroupSpec{
+			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3}},
+		},
+	}
+	if _, err := h.kube.SchedulingV1beta1().PodGroups("ns").Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the native PodGroup seen", func() bool { _, err := h.pl.podGroups.Of(podgroup.NativeKey("ns", "a")); return err == nil })
+
+	// The group's cycle: one node of 2 cpu for 3 members of 1; the first member tried is turned
+	// away by the sum of room (Filter's Pending), and the cycle ends.
+	failCycle := func() {
+		t.Helper()
+		groupState := framework.NewCycleState()
+		state := framework.NewCycleState()
+		state.SetPodGroupSchedulingCycle(groupState)
+		nodes := []fwk.NodeInfo{nodeInfo(rackNode("r1-0", "r1", "2"))}
+		if _, st := h.pl.PreFilter(h.ctx, state, n1, nodes); !st.IsSuccess() && !st.IsSkip() {
+			t.Fatalf("PreFilter: %v", st)
+		}
+		if st := h.pl.Filter(h.ctx, state, n1, nodes[0]); st.Code() != fwk.Pending {
+			t.Fatalf("Filter: %v, want Pending (the sum of room)", st)
+		}
+		_, st := h.pl.PodGroupPostFilter(h.ctx, groupState, nativeGroupInfo{"ns", "a"}, nil)
+		if st.Code() != fwk.Unschedulable || !strings.Contains(st.Message(), "waits for room because it could not place member n1") {
+			t.Fatalf("PodGroupPostFilter: %v, want Unschedulable saying the group waits for room", st)
+		}
+		for _, p := range []*v1.Pod{n1, n2, n3} {
+			if st := h.pl.PreEnqueue(h.ctx, told(p)); st.IsSuccess() {
+				t.Fatalf("PreEnqueue(%s) right after the failed cycle let a member through", p.Name)
+			}
+		}
+	}
+	preEnqueueAll := func(when string) {
+		t.Helper()
+		for _, p := range []*v1.Pod{n1, n2, n3} {
+			if st := h.pl.PreEnqueue(h.ctx, told(p)); !st.IsSuccess() {
+				t.Errorf("PreEnqueue(%s) %s: %v", p.Name, when, st)
+			}
+		}
+	}
+
+	failCycle()
+	node := rackNode("r1-1", "r1", "2")
+	if hint, _ := h.pl.isSchedulableAfterCapacityChange(klog.Background(), n2, node.DeepCopy(), node); hint != fwk.QueueSkip {
+		t.Errorf("a node update that adds no room: %v, want QueueSkip", hint)
+	}
+	if st := h.pl.PreEnqueue(h.ctx, told(n2)); st.IsSuccess() {
+		t.Fatal("a sibling let through while its group waits for room")
+	}
+	if hint, _ := h.pl.isSchedulableAfterCapacityChange(klog.Background(), n2, nil, node); hint != fwk.Queue {
+		t.Fatalf("a node added: %v, want Queue", hint)
+	}
+	preEnqueueAll("after a node joined")
+
+	failCycle()
+	// The waiter woken by its own plugins: let in, it ends the wait for all.
+	preEnqueueAll("after the waiter was woken")
 }

@@ -7,6 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 // Waiting for room.
@@ -56,6 +58,8 @@ type roomWait struct {
 	// need is the least the group needs, when the waiter was turned away by the sum of room or
 	// for want of a node with room for one member (roomsum.go); zero otherwise.
 	need roomNeed
+	// fresh is set for a native group's wait until its waiter is first held (WaitsForRoom).
+	fresh bool
 }
 
 // minRoomBackstop is a waiting group's first backstop: upstream's queue flushes unschedulable pods
@@ -72,7 +76,8 @@ func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 		backstop *= 2
 	}
 	backstop = min(backstop, maxRoomBackstop)
-	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why}
+	_, native := podgroup.NativeName(key)
+	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why, fresh: native}
 	m.roomWaiting.Insert(key)
 	klog.Background().V(4).Info("Pod group waits for room", "podGroup", key, "waiter", klog.KObj(pod), "waits", g.room.waits)
 	m.park(key, g, pod, parkedNoRoom, now)
@@ -82,10 +87,25 @@ func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 }
 
 // WaitsForRoom reports whether pod is held back because its group waits for room, and what the
-// waiter lacked. The waiter itself is never held: its own plugins decided that it may try again.
+// waiter lacked. The waiter itself is not held: its own plugins decided that it may try again,
+// and letting it in ends the wait. Once only, a native group's waiter is held too (fresh): the
+// queue holds a native group's members as one entity, runs PreEnqueue for all of them right after
+// the failed cycle, and parks the entity among its unschedulable ones only while a member is held;
+// had the waiter passed then, it would have ended the wait at once, and the group would have come
+// back on the queue's backoff whatever changed. The caller holds the lock.
 func (v groupView) WaitsForRoom(pod types.UID) (bool, string) {
-	r := v.g.room
-	return r.waiter != "" && r.waiter != pod && v.now.Before(r.until), r.why
+	r := &v.g.room
+	if r.waiter == "" || !v.now.Before(r.until) {
+		return false, r.why
+	}
+	if r.waiter != pod {
+		return true, r.why
+	}
+	if r.fresh {
+		r.fresh = false
+		return true, r.why
+	}
+	return false, r.why
 }
 
 // EndRoomWait ends the group's wait for room and activates the members parked for it, on a timer

@@ -45,8 +45,8 @@ type groupRule struct {
 // which the scheduler's own preemption unit keeps whole as its disruptionMode says (all: whole;
 // single, the default: one by one).
 func (g *groupRule) Together(pod *v1.Pod) []*v1.Pod {
-	key, ok := podgroup.KeyOf(pod)
-	if _, native := podgroup.NativeName(key); !ok || native {
+	key, ok := podgroup.PluginsKeyOf(pod)
+	if !ok {
 		return nil
 	}
 	return g.index()[key]

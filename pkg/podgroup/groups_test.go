@@ -29,7 +29,7 @@ import (
 // It turns off watch lists: the generated PodGroup fake cannot stream one, and its informers
 // predate client-go's check for clients that cannot, so they would never sync (a real
 // kube-apiserver serves either).
-func profile(t *testing.T, ctx context.Context, factory informers.SharedInformerFactory) fwk.Handle {
+func profile(t testing.TB, ctx context.Context, factory informers.SharedInformerFactory) fwk.Handle {
 	t.Helper()
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(clientfeatures.WatchListClient), false)
 	h, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(factory))

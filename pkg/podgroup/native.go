@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
@@ -136,3 +137,47 @@ func (h fromNativeHandler) OnDelete(obj any) {
 
 // errNoNative is what Of answers for a native group while this process serves none.
 var errNoNative = fmt.Errorf("native pod groups (scheduling.k8s.io) are not served: the feature gate GenericWorkload is off")
+
+// The scheduler tries a native group's members together and reports a failed cycle to the
+// PodGroupPostFilter plugins without the members' statuses. berth's plugins note why they turned
+// a member away in the group's cycle state, so that Gang can say why the group waits.
+
+// rejectionsKey keys the notes in a native group's cycle state.
+const rejectionsKey fwk.StateKey = "berth.dev/podgroup-rejections"
+
+// rejections is why berth's plugins turned members away in one group cycle, by member.
+type rejections map[types.UID]string
+
+func (r rejections) Clone() fwk.StateData { return r }
+
+// NoteRejection records, in the cycle of the native group pod's state belongs to, why a plugin
+// turned pod away; outside a group's cycle it does nothing.
+func NoteRejection(state fwk.CycleState, pod types.UID, why string) {
+	if state == nil || !state.IsPodGroupSchedulingCycle() {
+		return
+	}
+	pgState := state.GetPodGroupSchedulingCycle()
+	if pgState == nil {
+		return
+	}
+	if d, err := pgState.Read(rejectionsKey); err == nil {
+		if r, ok := d.(rejections); ok {
+			r[pod] = why
+			return
+		}
+	}
+	pgState.Write(rejectionsKey, rejections{pod: why})
+}
+
+// RejectionOf returns why a plugin turned pod away in the native group cycle of state, or "".
+func RejectionOf(state fwk.PodGroupCycleState, pod types.UID) string {
+	if state == nil {
+		return ""
+	}
+	d, err := state.Read(rejectionsKey)
+	if err != nil {
+		return ""
+	}
+	r, _ := d.(rejections)
+	return r[pod]
+}

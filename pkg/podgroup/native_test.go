@@ -241,6 +241,10 @@ func TestGroupsServeNativePodGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("update " + nk)
+	// Of reads the change, though FromNative's result is kept between calls.
+	if got, err := g.Of(NativeKey("ns", "same")); err != nil || MinMember(got) != 2 {
+		t.Errorf("the native group after its minCount went to 2: minMember %d, %v", MinMember(got), err)
+	}
 	if err := kube.SchedulingV1beta1().PodGroups("ns").Delete(ctx, "same", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -257,5 +261,39 @@ func TestOfNativeWithTheGateOff(t *testing.T) {
 	}
 	if _, err := g.Of(NativeKey("ns", "g")); err == nil {
 		t.Error("a native group found with GenericWorkload off")
+	}
+}
+
+// Of reads a native group through FromNative, whose result Groups keeps while the informer holds
+// the same PodGroup, against a scheduler-plugins group, the lister's own. Gang calls Of a few times
+// per member per scheduling attempt (PreEnqueue, PreFilter, Permit, Unreserve).
+func BenchmarkOf(b *testing.B) {
+	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	native := nativePodGroup("same", withTopology(topology.RackLabel), withAnnotations(map[string]string{"a": "b"}))
+	sp := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "same"}, Spec: v1alpha1.PodGroupSpec{MinMember: 5}}
+	factory := informers.NewSharedInformerFactory(kubefake.NewClientset(native), 0)
+	g, err := For(ctx, profile(b, ctx, factory), pgfake.NewSimpleClientset(sp))
+	if err != nil {
+		b.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	for _, bc := range []struct {
+		name string
+		key  types.NamespacedName
+	}{
+		{"scheduler-plugins", types.NamespacedName{Namespace: "ns", Name: "same"}},
+		{"native", NativeKey("ns", "same")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := g.Of(bc.key); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -50,6 +50,16 @@ func KeyOf(pod *v1.Pod) (types.NamespacedName, bool) {
 	return nativeKeyOf(pod)
 }
 
+// PluginsKeyOf returns the key of the scheduler-plugins PodGroup pod joins, if any: that of
+// KeyOf, unless pod is a member of a native group.
+func PluginsKeyOf(pod *v1.Pod) (types.NamespacedName, bool) {
+	key, ok := KeyOf(pod)
+	if _, native := NativeName(key); !ok || native {
+		return types.NamespacedName{}, false
+	}
+	return key, true
+}
+
 func indexByGroup(obj any) ([]string, error) {
 	pod, ok := obj.(*v1.Pod)
 	if !ok {

@@ -62,6 +62,8 @@ type Preemption struct {
 	offset func(n int32) int32
 	// draMatcher judges DRA GPU claims in the dry run (dra.go).
 	draMatcher *dra.Matcher
+	// podGroups preempts for native pod groups (podgroup.go).
+	podGroups podGroupEvaluator
 }
 
 // Factory returns the plugin's factory: in each profile, every one of rules builds its victim rule
@@ -91,6 +93,9 @@ func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rulesFor ...vic
 		draMatcher: dra.NewMatcher(dra.DefaultConfig())}
 	pl.executor = preemption.NewExecutor(h, fts)
 	pl.evaluator = preemption.NewEvaluator(Name, h, pl, pl.executor)
+	if fts.EnableGenericWorkload {
+		pl.podGroups = preemption.NewPodGroupEvaluator(h, pl.executor, fts)
+	}
 	if err := pl.retryOnClaimRelease(klog.LoggerWithName(klog.Background(), Name)); err != nil {
 		return nil, err
 	}

@@ -158,7 +158,9 @@ func OfIn(in Input, room *Room) *Answer {
 	need := ask(p)
 
 	var gang *gangState
-	if key, ok := GroupOf(p); ok {
+	// A member of a native group (scheduling.k8s.io) is explained as a pod of no group: what its
+	// group waits for is not read yet.
+	if key, ok := podgroup.PluginsKeyOf(p); ok {
 		gang = c.gangOf(key, in.Groups)
 		if gang.pg == nil {
 			w.Cause, w.Berth = CausePodGroupMissing, true
@@ -823,14 +825,4 @@ func pluralWord(n int, what string) string {
 		return what
 	}
 	return what + "s"
-}
-
-// GroupOf returns the scheduler-plugins PodGroup pod joins, if any. A member of a native group
-// (scheduling.k8s.io) is explained as a pod of no group: what its group waits for is not read yet.
-func GroupOf(pod *v1.Pod) (types.NamespacedName, bool) {
-	key, ok := podgroup.KeyOf(pod)
-	if _, native := podgroup.NativeName(key); !ok || native {
-		return types.NamespacedName{}, false
-	}
-	return key, true
 }

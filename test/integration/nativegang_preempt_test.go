@@ -1,0 +1,207 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/test/harness"
+)
+
+// highPriority creates the PriorityClass "high" (1000).
+func highPriority(t *testing.T, c *harness.Cluster) {
+	t.Helper()
+	high := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}
+	if _, err := c.Client.SchedulingV1().PriorityClasses().Create(context.Background(), high, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// withPriorityClass gives a native PodGroup a priority class: the scheduler refuses a group whose
+// members' priority is not the group's.
+func withPriorityClass(name string) func(*schedulingv1beta1.PodGroup) {
+	return func(pg *schedulingv1beta1.PodGroup) { pg.Spec.PriorityClassName = name }
+}
+
+// A native group of higher priority that fits only once lower-priority pods go makes room for
+// itself and binds whole: the scheduler tries a native group's members in one cycle and runs
+// none of their PostFilters, so the group's preemption is BerthPreemption's PodGroupPostFilter
+// (upstream's workload-aware preemption). Each round: a node of 4 cpu full of four 1-cpu pods of
+// no priority, and a high-priority group of three 1-cpu members.
+func TestNativeGroupPreemptsForItsMembers(t *testing.T) {
+	e := startNativeGangEnv(t, "native-preemptor")
+	e.ActAsKubelet(t)
+	highPriority(t, e.Cluster)
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	for round := range harness.Tries(2, 10) {
+		node := fmt.Sprintf("r%d", round)
+		e.CreateNode(t, harness.Node(node, "4", "16Gi", nil))
+		onNode := func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{v1.LabelHostname: node} }
+		low := make([]string, 4)
+		for i := range low {
+			low[i] = fmt.Sprintf("r%d-low-%d", round, i)
+			e.member(t, "", low[i], "1", onNode, func(p *v1.Pod) { p.Labels = nil })
+		}
+		e.WaitForPods(t, e.ns, time.Minute, "the node full of low-priority pods", func(p []v1.Pod) bool {
+			n := 0
+			for i := range p {
+				if slices.Contains(low, p[i].Name) && p[i].Spec.NodeName != "" {
+					n++
+				}
+			}
+			return n == 4
+		})
+		evicted := watchEvictions(t, e.Cluster, e.ns)
+		group := fmt.Sprintf("r%d-high", round)
+		e.nativeGroup(t, group, 3, withPriorityClass("high"))
+		start := time.Now()
+		for i := range 3 {
+			e.member(t, "", fmt.Sprintf("%s-%d", group, i), "1", inNativeGroup(group), onNode, func(p *v1.Pod) {
+				p.Spec.PriorityClassName = "high"
+			})
+		}
+		e.WaitForPods(t, e.ns, time.Minute, "the high-priority group bound whole", func(p []v1.Pod) bool { return boundOf(p, group) == 3 })
+		gone := 0
+		for _, name := range evicted() {
+			if !slices.Contains(low, name) {
+				t.Errorf("round %d: %s evicted, not a low-priority pod", round, name)
+			}
+			gone++
+		}
+		t.Logf("round %d: the group bound whole %v after its members were created; %d low-priority pods evicted", round, time.Since(start).Round(time.Millisecond), gone)
+		if gone < 3 {
+			t.Errorf("round %d: %d low-priority pods evicted, want at least the 3 the group needs", round, gone)
+		}
+	}
+}
+
+// A running native group of disruptionMode all is a victim whole or not at all: a higher-priority
+// pod that needs one member's room takes the whole group; of a group of disruptionMode single (the
+// API's default) it takes one member. Two nodes of 4 cpu, a low-priority group of four 2-cpu
+// members on them, and a high-priority pod of 2 cpu.
+func TestRunningNativeGroupIsPreemptedAsItsDisruptionModeSays(t *testing.T) {
+	e := startNativeGangEnv(t, "native-victim")
+	e.ActAsKubelet(t)
+	highPriority(t, e.Cluster)
+	for _, n := range []string{"n1", "n2"} {
+		e.CreateNode(t, harness.Node(n, "4", "16Gi", nil))
+	}
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	for _, tc := range []struct {
+		mode     string
+		disrupt  *schedulingv1beta1.DisruptionMode
+		wantGone int
+	}{
+		{"all", &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}, 4},
+		{"single", nil, 1},
+	} {
+		group := "low-" + tc.mode
+		e.nativeGroup(t, group, 4, func(pg *schedulingv1beta1.PodGroup) { pg.Spec.DisruptionMode = tc.disrupt })
+		for i := range 4 {
+			e.member(t, "", fmt.Sprintf("%s-%d", group, i), "2", inNativeGroup(group))
+		}
+		e.WaitForPods(t, e.ns, time.Minute, group+" bound whole", func(p []v1.Pod) bool { return boundOf(p, group) == 4 })
+		evicted := watchEvictions(t, e.Cluster, e.ns)
+		important := "important-" + tc.mode
+		e.member(t, "", important, "2", func(p *v1.Pod) { p.Labels = nil; p.Spec.PriorityClassName = "high" })
+		e.WaitForPods(t, e.ns, time.Minute, important+" bound", func(p []v1.Pod) bool { return nodeOf(p, important) != "" })
+		// Evictions are asynchronous: a second look after the bind catches a member that goes late.
+		_ = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 2*time.Second, true, func(context.Context) (bool, error) {
+			return len(evicted()) > tc.wantGone, nil
+		})
+		got := evicted()
+		slices.Sort(got)
+		t.Logf("disruptionMode %s: %s bound, %v evicted", tc.mode, important, got)
+		if len(got) != tc.wantGone {
+			t.Errorf("disruptionMode %s: %d pods evicted (%v), want %d", tc.mode, len(got), got, tc.wantGone)
+		}
+		for _, name := range got {
+			if !strings.HasPrefix(name, group+"-") {
+				t.Errorf("disruptionMode %s: %s evicted, not a member of %s", tc.mode, name, group)
+			}
+		}
+		// Clear the nodes for the next mode.
+		pods, err := e.Client.CoreV1().Pods(e.ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		zero := int64(0)
+		for i := range pods.Items {
+			if err := e.Client.CoreV1().Pods(e.ns).Delete(context.Background(), pods.Items[i].Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.WaitForPods(t, e.ns, time.Minute, "every pod gone", func(p []v1.Pod) bool { return len(p) == 0 })
+	}
+}
+
+// A native group is admitted against its namespace's ElasticQuota whole, as a scheduler-plugins
+// group is: a group of three 1-cpu members under a max of 2 cpu binds nothing, though two members
+// would fit, and every member's condition names the group's request against the max; raising the
+// max lets the group in whole.
+func TestQuotaAdmitsANativeGroupWhole(t *testing.T) {
+	e := startNativeGangEnv(t, "native-quota")
+	e.CreateNode(t, harness.Node("n1", "32", "64Gi", nil))
+	q := &v1alpha1.ElasticQuota{
+		ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "quota"},
+		Spec:       v1alpha1.ElasticQuotaSpec{Max: cpuList("2")},
+	}
+	if _, err := e.pg.SchedulingV1alpha1().ElasticQuotas(e.ns).Create(context.Background(), q, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	e.nativeGroup(t, "g", 3)
+	for i := range 3 {
+		e.member(t, "", fmt.Sprint("g-", i), "1", inNativeGroup("g"))
+	}
+	pods := e.Settled(t, e.ns, time.Minute)
+	if n := boundOf(pods, "g"); n != 0 {
+		t.Fatalf("%d members bound of a native group that does not fit its quota", n)
+	}
+	// The member tried says so in its condition; the others, whose condition carries the
+	// scheduler's word for the group ("minCount (3) cannot be satisfied"), in Gang's event.
+	const want = "requested for pod group scheduling.k8s.io/g 3, max 2"
+	for i := range 3 {
+		memberSays(t, e.Cluster, e.ns, fmt.Sprint("g-", i), want)
+	}
+	qe := &quotaEnv{Cluster: e.Cluster, eq: e.pg}
+	qe.setMax(t, e.ns, cpuList("3"))
+	e.WaitForPods(t, e.ns, time.Minute, "the group bound whole", func(p []v1.Pod) bool { return boundOf(p, "g") == 3 })
+}
+
+// memberSays waits for pod's condition or one of the events about it to name want.
+func memberSays(t *testing.T, c *harness.Cluster, ns, pod, want string) {
+	t.Helper()
+	var said []string
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		said = nil
+		p, err := c.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		said = append(said, harness.Unschedulable(p))
+		events, err := c.Client.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, ev := range events.Items {
+			if ev.Regarding.Name == pod {
+				said = append(said, ev.Note)
+			}
+		}
+		return slices.ContainsFunc(said, func(s string) bool { return strings.Contains(s, want) }), nil
+	})
+	if err != nil {
+		t.Errorf("%s never said %q; it says %q", pod, want, said)
+	}
+}
