@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -131,8 +130,6 @@ type tracePolicy struct {
 	// traceMix scores against the trace's whole mix, known in advance, instead of the mix learned
 	// from the pods seen so far: what learning costs.
 	traceMix bool
-	// mixLimit is how many kinds of request the learned mix keeps; 0 for gpu.DefaultMixLimit.
-	mixLimit int
 	// sample: only the nodes kube-scheduler scores with its default percentageOfNodesToScore are
 	// feasible (see sampleSize), found from where the last pod's search stopped, as it finds them.
 	sample bool
@@ -487,7 +484,7 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		panic(err)
 	}
 	r := &traceRun{c: c, noGPUHarm: noGPUHarm, byName: byName, ties: rand.New(rand.NewPCG(seed, 0x71e5)),
-		mix: gpu.NewMix(cmp.Or(pol.mixLimit, gpu.DefaultMixLimit), gpu.DefaultMixHalfLife), inTree: inTree}
+		mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife), inTree: inTree}
 	want := len(c.nodes)
 	if pol.sample {
 		want = sampleSize(len(c.nodes))
