@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 )
 
 // The fragmentation measure follows "Beware of Fragmentation" (Weng et al., USENIX ATC'23, FGD):
 // a node's free GPU is fragmented, for a kind of request, where that request could not use it,
 // because the node lacks the cpu or memory, has too few GPUs with enough free, or the free GPU
-// sits on devices each too small for the request's share. A node's fragmentation is the
+// sits on devices each too small for the request's share, or the request may not run on the
+// node's GPU model (ModelLabel) at all. A node's fragmentation is the
 // expectation of that over the mix of requests the cluster sees; a placement is judged by how much
 // it grows the fragmentation of the node it lands on.
 //
@@ -23,6 +25,8 @@ type NodeFree struct {
 	MilliCPU int64
 	// Memory is host memory, in whatever unit the Demands it is compared with use.
 	Memory int64
+	// Model is the node's GPU model (the value of its ModelLabel), "" if it has none.
+	Model string
 }
 
 // Demand is what a pod asks of a node.
@@ -30,6 +34,8 @@ type Demand struct {
 	MilliCPU int64
 	Memory   int64
 	GPU      Request
+	// GPUModels are the GPU models the pod may run on (ModelsOf), "" for any.
+	GPUModels string
 }
 
 // MixClass is one kind of GPU request with its share of a mix.
@@ -45,6 +51,8 @@ type MixView struct {
 	// classes ask for GPU memory, weigh more than 0 in all 1, and are sorted by share per device,
 	// largest first, so that one sweep over a node's devices sorted the same way answers them all.
 	classes []MixClass
+	// models are the classes' GPUModels, split: models[i] nil when class i runs on any model.
+	models [][]string
 }
 
 // NewMixView keeps the classes that ask for GPU memory, with weights scaled to add up to 1.
@@ -61,7 +69,24 @@ func NewMixView(classes []MixClass) MixView {
 		kept[i].Weight /= sum
 	}
 	slices.SortStableFunc(kept, func(a, b MixClass) int { return cmp.Compare(b.GPU.PerDevice, a.GPU.PerDevice) })
-	return MixView{classes: kept}
+	v := MixView{classes: kept}
+	for _, c := range kept {
+		if c.GPUModels != "" {
+			v.models = make([][]string, len(kept))
+			break
+		}
+	}
+	for i, c := range kept {
+		if c.GPUModels != "" {
+			v.models[i] = strings.Split(c.GPUModels, modelSep)
+		}
+	}
+	return v
+}
+
+// runs reports whether the view's i-th class may run on GPUs of model.
+func (v MixView) runs(i int, model string) bool {
+	return v.models == nil || v.models[i] == nil || slices.Contains(v.models[i], model)
 }
 
 // Len is how many kinds of request the view holds.
@@ -71,7 +96,7 @@ func (v MixView) Len() int { return len(v.classes) }
 // in expectation.
 func Fragmentation(n NodeFree, v MixView) float64 {
 	var buf [maxStackDevices]freeGPU
-	return fragmentation(sortedFree(n.Devices, buf[:0]), n.MilliCPU, n.Memory, v)
+	return fragmentation(sortedFree(n.Devices, buf[:0]), n.MilliCPU, n.Memory, n.Model, v)
 }
 
 // FragmentationGrowth is how much placing d on n, with the devices a, grows n's fragmentation (in
@@ -82,7 +107,7 @@ func FragmentationGrowth(n NodeFree, d Demand, a Assignment, v MixView) float64 
 	}
 	var before, after [maxStackDevices]freeGPU
 	free0 := sortedFree(n.Devices, before[:0])
-	return growth(free0, n.MilliCPU, n.Memory, placed(n.Devices, free0, a, after[:0]), n.MilliCPU-d.MilliCPU, n.Memory-d.Memory, v)
+	return growth(free0, n.MilliCPU, n.Memory, placed(n.Devices, free0, a, after[:0]), n.MilliCPU-d.MilliCPU, n.Memory-d.Memory, n.Model, v)
 }
 
 // placed is free, sorted the same way, after a is placed: the devices a takes lose memory and move
@@ -107,7 +132,7 @@ func placed(devs []Device, free []freeGPU, a Assignment, dst []freeGPU) []freeGP
 
 // growth is fragmentation(free1, ...) - fragmentation(free0, ...), in one sweep over the classes:
 // Score asks it of every node, and the classes are most of the work.
-func growth(free0 []freeGPU, cpu0, mem0 int64, free1 []freeGPU, cpu1, mem1 int64, v MixView) float64 {
+func growth(free0 []freeGPU, cpu0, mem0 int64, free1 []freeGPU, cpu1, mem1 int64, model string, v MixView) float64 {
 	var total0, total1 float64
 	for _, f := range free0 {
 		total0 += f.gpus
@@ -120,7 +145,7 @@ func growth(free0 []freeGPU, cpu0, mem0 int64, free1 []freeGPU, cpu1, mem1 int64
 		usable0, usable1 float64
 		fit0, fit1       int
 	)
-	for _, c := range v.classes {
+	for i, c := range v.classes {
 		r := c.GPU.PerDevice
 		for fit0 < len(free0) && free0[fit0].memory >= r {
 			usable0 += free0[fit0].gpus
@@ -131,10 +156,13 @@ func growth(free0 []freeGPU, cpu0, mem0 int64, free1 []freeGPU, cpu1, mem1 int64
 			fit1++
 		}
 		f0, f1 := total0, total1
-		if fit0 >= c.GPU.Count && cpu0 >= c.MilliCPU && mem0 >= c.Memory {
+		// A class that may not run on the node's model finds all of its free GPU fragmented,
+		// before and after: the placement grows its share by what it takes (less, by as much).
+		runs := v.runs(i, model)
+		if runs && fit0 >= c.GPU.Count && cpu0 >= c.MilliCPU && mem0 >= c.Memory {
 			f0 -= usable0
 		}
-		if fit1 >= c.GPU.Count && cpu1 >= c.MilliCPU && mem1 >= c.Memory {
+		if runs && fit1 >= c.GPU.Count && cpu1 >= c.MilliCPU && mem1 >= c.Memory {
 			f1 -= usable1
 		}
 		g += c.Weight * (f1 - f0)
@@ -171,7 +199,7 @@ func sortedFree(devs []Device, dst []freeGPU) []freeGPU {
 
 // fragmentation sweeps the classes, largest share first, along the devices, most free first: the
 // devices a class can use are a prefix of the list, which only grows from one class to the next.
-func fragmentation(free []freeGPU, milliCPU, memory int64, v MixView) float64 {
+func fragmentation(free []freeGPU, milliCPU, memory int64, model string, v MixView) float64 {
 	var total float64
 	for _, f := range free {
 		total += f.gpus
@@ -184,12 +212,12 @@ func fragmentation(free []freeGPU, milliCPU, memory int64, v MixView) float64 {
 		usable float64 // GPUs on the devices the current class can use
 		fit    int     // how many devices that is
 	)
-	for _, c := range v.classes {
+	for i, c := range v.classes {
 		for fit < len(free) && free[fit].memory >= c.GPU.PerDevice {
 			usable += free[fit].gpus
 			fit++
 		}
-		if fit < c.GPU.Count || milliCPU < c.MilliCPU || memory < c.Memory {
+		if !v.runs(i, model) || fit < c.GPU.Count || milliCPU < c.MilliCPU || memory < c.Memory {
 			frag += c.Weight * total
 		} else {
 			frag += c.Weight * (total - usable)
@@ -204,9 +232,9 @@ func fragmentation(free []freeGPU, milliCPU, memory int64, v MixView) float64 {
 const tieBreak = 1e-9
 
 // FragmentationCost rates placing a GPU request on a node, lower is better: how much it grows
-// the node's fragmentation against the mix. The devices are Binpack's (the tightest fit), which
-// Fit(devs, req, Binpack) returns for Reserve. It returns Fit's error if the request does not fit;
-// cpu and memory are Filter's business elsewhere and are not checked.
+// the node's fragmentation against the mix, on the devices FragmentationFit chooses. It returns
+// Fit's error if the request does not fit; cpu and memory are Filter's business elsewhere and are
+// not checked.
 //
 // It has no secondary term: on Alibaba's trace, preferring among equal growths the node whose GPUs
 // end fullest (Binpack's rating) placed fewer GPUs (94.3% at 100% demand) than an order that
@@ -215,17 +243,67 @@ func FragmentationCost(n NodeFree, d Demand, v MixView) (float64, *NoFitError) {
 	if d.GPU.Total <= 0 {
 		return NoGPUCost(n, d, v), nil
 	}
+	var shares [maxStackDevices]DeviceShare
+	_, cost, nf := fragmentationFit(n, d, v, shares[:0])
+	return cost, nf
+}
+
+// FragmentationFit chooses the devices for d's GPU request on n as the Fragmentation strategy
+// places it, and returns them with how much they grow n's fragmentation against v (what
+// FragmentationCost rates). A share of one GPU goes to the device where it grows the
+// fragmentation least, as the FGD paper's policy chooses, and among devices equal in that to the
+// one Binpack takes (the tightest fit); a request for several GPUs takes Binpack's devices, which
+// all have the same free memory when the GPUs are whole. It returns Fit's error if the request
+// does not fit.
+//
+// Why not always the tightest fit: where the mix asks for half a GPU, a 0.3 share on a GPU with
+// 0.6 free leaves 0.3 that no request of the mix can use; on an empty GPU it leaves 0.7, still
+// usable. The measure, not the remainder, decides.
+func FragmentationFit(n NodeFree, d Demand, v MixView) (Assignment, float64, *NoFitError) {
+	a, cost, nf := fragmentationFit(n, d, v, nil)
+	if nf != nil {
+		return nil, 0, nf
+	}
+	return slices.Clone(a), cost, nil
+}
+
+func fragmentationFit(n NodeFree, d Demand, v MixView, dst Assignment) (Assignment, float64, *NoFitError) {
+	if d.GPU.Total <= 0 {
+		return nil, 0, nil
+	}
 	if nf := noFit(n.Devices, d.GPU); nf != nil {
-		return 0, nf
+		return nil, 0, nf
 	}
 	var idx [maxStackDevices]int
-	var shares [maxStackDevices]DeviceShare
-	a := Assignment(shares[:0])
+	a := dst[:0]
 	for _, i := range choose(n.Devices, d.GPU, Binpack, idx[:0]) {
 		a = append(a, DeviceShare{Index: i, Memory: d.GPU.PerDevice})
 	}
-	return FragmentationGrowth(n, d, a, v), nil
+	sortShares(a)
+	cost := FragmentationGrowth(n, d, a, v)
+	if d.GPU.Count != 1 || len(v.classes) == 0 {
+		return a, cost, nil
+	}
+	// Devices with the same free memory give the same growth: try each amount once.
+	var tried [maxStackDevices]int64
+	seen := append(tried[:0], n.Devices[a[0].Index].Free())
+	for i, dev := range n.Devices {
+		free := dev.Free()
+		if free < d.GPU.PerDevice || slices.Contains(seen, free) {
+			continue
+		}
+		seen = append(seen, free)
+		one := Assignment{{Index: i, Memory: d.GPU.PerDevice}}
+		if g := FragmentationGrowth(n, d, one, v); g < cost-growthResolution {
+			a[0].Index, cost = i, g
+		}
+	}
+	return a, cost, nil
 }
+
+// growthResolution is the least difference in growth, in GPUs, that FragmentationFit takes for a
+// better device: below it the two are equal, and Binpack's device stays.
+const growthResolution = 1e-12
 
 // NoGPUCost rates placing a pod that asks for no GPU on a node, lower is better. A node without
 // GPUs costs nothing. On a node with GPUs the cost is how much the pod's cpu and memory grow the

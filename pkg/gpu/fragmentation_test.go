@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -97,7 +99,8 @@ func naiveFragmentation(n NodeFree, v MixView) float64 {
 				fit++
 			}
 		}
-		if fit < c.GPU.Count || n.MilliCPU < c.MilliCPU || n.Memory < c.Memory {
+		runs := c.GPUModels == "" || slices.Contains(strings.Split(c.GPUModels, "|"), n.Model)
+		if !runs || fit < c.GPU.Count || n.MilliCPU < c.MilliCPU || n.Memory < c.Memory {
 			frag += c.Weight * total
 		} else {
 			frag += c.Weight * (total - usable)
@@ -113,13 +116,15 @@ func randomMix(rng *rand.Rand, classes int) MixView {
 		if rng.IntN(4) == 0 {
 			req = many(1+rng.IntN(4), 32)
 		}
-		cs = append(cs, MixClass{Demand: gpuDemand(rng.Int64N(16000), rng.Int64N(64), req), Weight: rng.Float64()})
+		d := gpuDemand(rng.Int64N(16000), rng.Int64N(64), req)
+		d.GPUModels = []string{"", "", "A", "B", "A|B"}[rng.IntN(5)]
+		cs = append(cs, MixClass{Demand: d, Weight: rng.Float64()})
 	}
 	return NewMixView(cs)
 }
 
 func randomNode(rng *rand.Rand) NodeFree {
-	n := NodeFree{MilliCPU: rng.Int64N(32000), Memory: rng.Int64N(128)}
+	n := NodeFree{MilliCPU: rng.Int64N(32000), Memory: rng.Int64N(128), Model: []string{"", "A", "B", "C"}[rng.IntN(4)]}
 	capacity := []int64{16, 24, 32}[rng.IntN(3)]
 	for range 1 + rng.IntN(10) {
 		n.Devices = append(n.Devices, Device{Capacity: capacity, Used: rng.Int64N(capacity + 1)})
@@ -140,12 +145,57 @@ func TestFragmentationMatchesDefinition(t *testing.T) {
 			continue
 		}
 		d := gpuDemand(rng.Int64N(2000), rng.Int64N(8), req)
-		after := NodeFree{Devices: append([]Device(nil), node.Devices...), MilliCPU: node.MilliCPU - d.MilliCPU, Memory: node.Memory - d.Memory}
+		after := NodeFree{Devices: append([]Device(nil), node.Devices...), MilliCPU: node.MilliCPU - d.MilliCPU, Memory: node.Memory - d.Memory, Model: node.Model}
 		Adjust(after.Devices, a, 1)
 		want := naiveFragmentation(after, mix) - naiveFragmentation(node, mix)
 		if got := FragmentationGrowth(node, d, a, mix); !near(got, want) {
 			t.Fatalf("case %d: FragmentationGrowth = %v, the definition gives %v", i, got, want)
 		}
+	}
+}
+
+// A kind of request that may not run on a node's GPU model counts all of the node's free GPU as
+// fragmented, as the FGD paper counts it, so that a pod free to run anywhere is steered away from
+// the models that the restricted requests need.
+func TestFragmentationByModel(t *testing.T) {
+	// Half the mix may run on T4 only; the other half anywhere. Both ask for half a GPU.
+	mix := NewMixView([]MixClass{
+		{Demand: Demand{MilliCPU: 1000, GPU: one(500), GPUModels: "T4"}, Weight: 1},
+		{Demand: gpuDemand(1000, 0, one(500)), Weight: 1},
+	})
+	node := func(model string, used int64) NodeFree {
+		return NodeFree{Devices: []Device{{Capacity: 1000, Used: used}, {Capacity: 1000}}, MilliCPU: 16000, Model: model}
+	}
+	for _, tt := range []struct {
+		node NodeFree
+		want float64
+	}{
+		{node("T4", 0), 0},
+		{node("T4", 700), 0.3},     // 0.3 free on one GPU: too small for both
+		{node("V100", 0), 0.5 * 2}, // the T4 half can use none of the 2 free GPUs
+		{node("V100", 700), 0.5*1.3 + 0.5*0.3},
+		{node("", 0), 0.5 * 2}, // no model label: no restricted request runs there
+	} {
+		if got := Fragmentation(tt.node, mix); !near(got, tt.want) {
+			t.Errorf("%s with %d used: Fragmentation = %v, want %v", tt.node.Model, tt.node.Devices[0].Used, got, tt.want)
+		}
+	}
+	// A pod that may run anywhere costs less on the V100, which half the mix cannot use anyway.
+	anywhere := gpuDemand(1000, 0, one(500))
+	onT4, nf := FragmentationCost(node("T4", 0), anywhere, mix)
+	if nf != nil {
+		t.Fatal(nf)
+	}
+	onV100, _ := FragmentationCost(node("V100", 0), anywhere, mix)
+	if !(onV100 < onT4) {
+		t.Errorf("cost on an empty V100 %v, on an empty T4 %v: want the V100 cheaper", onV100, onT4)
+	}
+	// Without the restriction the two nodes are alike.
+	plain := NewMixView([]MixClass{{Demand: gpuDemand(1000, 0, one(500)), Weight: 1}})
+	a, _ := FragmentationCost(node("T4", 0), anywhere, plain)
+	b, _ := FragmentationCost(node("V100", 0), anywhere, plain)
+	if a != b {
+		t.Errorf("mix without models: cost on T4 %v, on V100 %v, want equal", a, b)
 	}
 }
 
@@ -179,6 +229,51 @@ func TestFragmentationCost(t *testing.T) {
 	ce, _ := FragmentationCost(emptier, whole, mix)
 	if cf != 0 || ce != 0 {
 		t.Errorf("a whole GPU that leaves GPUs of 8 and 16 free costs %v on a fuller node, %v on an emptier one; want 0 on both", cf, ce)
+	}
+}
+
+// A share of one GPU goes to the device where it grows the fragmentation least, which is not
+// always the tightest fit; among devices equal in that, to the tightest.
+func TestFragmentationFit(t *testing.T) {
+	// The mix asks for half a GPU. A 0.3 share on the GPU with 0.6 free would leave 0.3 that no
+	// request can use; on the empty GPU it leaves 0.7, still usable.
+	mix := NewMixView([]MixClass{{Demand: gpuDemand(0, 0, one(500)), Weight: 1}})
+	n := NodeFree{Devices: []Device{{Capacity: 1000, Used: 400}, {Capacity: 1000}}, MilliCPU: 8000}
+	a, cost, nf := FragmentationFit(n, gpuDemand(0, 0, one(300)), mix)
+	if nf != nil || len(a) != 1 || a[0].Index != 1 || cost != 0 {
+		t.Errorf("FragmentationFit = %v, cost %v, %v; want device 1 at no cost", a, cost, nf)
+	}
+	if b, _ := Fit(n.Devices, one(300), Binpack); b[0].Index != 0 {
+		t.Fatalf("Binpack takes device %d; the case needs it to take the tighter device 0", b[0].Index)
+	}
+	// 0.1 fills the 0.6 to 0.5, still usable, and leaves the empty GPU whole: equal growth (0) on
+	// both, so Binpack's device.
+	if a, cost, _ := FragmentationFit(n, gpuDemand(0, 0, one(100)), mix); a[0].Index != 0 || cost != 0 {
+		t.Errorf("equal growth: FragmentationFit = %v, cost %v; want Binpack's device 0", a, cost)
+	}
+	if c, _ := FragmentationCost(n, gpuDemand(0, 0, one(300)), mix); c != 0 {
+		t.Errorf("FragmentationCost %v, want FragmentationFit's cost 0", c)
+	}
+	// Random nodes: the chosen device's growth is the least of every device that fits.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 2000 {
+		mix, node := randomMix(rng, 1+rng.IntN(12)), randomNode(rng)
+		d := gpuDemand(rng.Int64N(2000), rng.Int64N(8), one(1+rng.Int64N(16)))
+		a, cost, nf := FragmentationFit(node, d, mix)
+		if nf != nil {
+			continue
+		}
+		if g := FragmentationGrowth(node, d, a, mix); !near(g, cost) {
+			t.Fatalf("case %d: cost %v, the growth of its devices %v", i, cost, g)
+		}
+		for k, dev := range node.Devices {
+			if dev.Free() < d.GPU.PerDevice {
+				continue
+			}
+			if g := FragmentationGrowth(node, d, Assignment{{Index: k, Memory: d.GPU.PerDevice}}, mix); g < cost-1e-9 {
+				t.Fatalf("case %d: device %d grows the fragmentation by %v, less than the chosen %v's %v", i, k, g, a, cost)
+			}
+		}
 	}
 }
 

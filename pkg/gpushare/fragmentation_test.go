@@ -39,13 +39,13 @@ func (e *env) scoreAll(t *testing.T, pod *v1.Pod, nodes ...string) (fwk.NodeScor
 
 // The cluster's mix is pending pods asking for 12 of a GPU of 16; the pod asks for 4. On "frag",
 // 8 of a GPU are free, which no request of the mix can use: the pod fills half of it, and the
-// fragmentation shrinks. On "empty" the pod leaves 12 free, still usable. On "twelve" it would
-// leave 8 of a GPU where 12 were: the fragmentation grows by half a GPU. Binpack, which prefers
-// the fullest GPUs, puts "twelve" before "empty".
+// fragmentation shrinks. On "empty" the pod leaves 12 free, still usable. On "twelve", one GPU
+// with 12 free, it would leave 8 where 12 were: the fragmentation grows by half a GPU. Binpack,
+// which prefers the fullest GPUs, puts "twelve" before "empty".
 func TestFragmentationScore(t *testing.T) {
 	nodes := []string{"frag", "empty", "twelve"}
 	objs := []runtime.Object{
-		gpuNode("frag", 2, 32).Obj(), gpuNode("empty", 2, 32).Obj(), gpuNode("twelve", 2, 32).Obj(),
+		gpuNode("frag", 2, 32).Obj(), gpuNode("empty", 2, 32).Obj(), gpuNode("twelve", 1, 16).Obj(),
 		boundPod("a", "frag", "0:8").Obj(),
 		boundPod("b", "twelve", "0:4").Obj(),
 		gpuPod("m1", 12).Obj(), gpuPod("m2", 12).Obj(),
@@ -55,7 +55,7 @@ func TestFragmentationScore(t *testing.T) {
 		want     fwk.NodeScoreList
 	}{
 		{strategy: gpu.FragmentationName, want: fwk.NodeScoreList{{Name: "frag", Score: 100}, {Name: "empty", Score: 99}, {Name: "twelve", Score: 98}}},
-		{strategy: gpu.BinpackName, want: fwk.NodeScoreList{{Name: "frag", Score: 100}, {Name: "empty", Score: 0}, {Name: "twelve", Score: 50}}},
+		{strategy: gpu.BinpackName, want: fwk.NodeScoreList{{Name: "frag", Score: 100}, {Name: "empty", Score: 0}, {Name: "twelve", Score: 83}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.strategy, func(t *testing.T) {
@@ -68,6 +68,73 @@ func TestFragmentationScore(t *testing.T) {
 				t.Errorf("scores (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The mix's pods may run on T4 GPUs only (a nodeSelector on gpu.ModelLabel); a pod that may run
+// anywhere takes the empty V100 node, which no request of the mix can use, before the empty T4
+// node: on the T4 it would take from what the mix needs. It costs less there by whole GPUs, not
+// by the tie order.
+func TestFragmentationScoreByModel(t *testing.T) {
+	t4 := map[string]string{gpu.ModelLabel: "T4"}
+	e := newEnv(t, args(gpu.FragmentationName),
+		gpuNode("t4", 2, 32).Label(gpu.ModelLabel, "T4").Obj(), gpuNode("v100", 2, 32).Label(gpu.ModelLabel, "V100").Obj(),
+		gpuPod("m1", 8).NodeSelector(t4).Obj(), gpuPod("m2", 8).NodeSelector(t4).Obj())
+	raw := func(pod *v1.Pod) map[string]int64 {
+		state, _ := e.prefilter(t, pod)
+		if status := e.pl.PreScore(e.ctx, state, pod, nil); !status.IsSuccess() {
+			t.Fatalf("PreScore: %v", status)
+		}
+		scores := map[string]int64{}
+		for _, n := range []string{"t4", "v100"} {
+			score, status := e.pl.Score(e.ctx, state, pod, e.nodeInfo(t, n))
+			if !status.IsSuccess() {
+				t.Fatalf("Score %s: %v", n, status)
+			}
+			scores[n] = score
+		}
+		return scores
+	}
+	eventually(t, "the mix's pods observed", func() bool { return e.pl.devices.mix.View().Len() == 1 })
+	for _, name := range []string{"p", "q", "r"} {
+		if got := raw(gpuPod(name, 8).Obj()); got["v100"]-got["t4"] < gpu.TieSpan {
+			t.Errorf("pod %s, free to run anywhere: raw scores %v, want the V100 ahead by more than the tie order", name, got)
+		}
+	}
+}
+
+// With the Fragmentation strategy Reserve takes the device Score rated the node by, where the
+// fragmentation grows least, which is not always Binpack's tightest fit. The mix asks for half a
+// GPU of 10; of GPUs with 6 and 10 free, a pod of 3 would leave 3 that the mix cannot use on the
+// first (Binpack's choice), 7 that it can on the second. Reserve runs with and without PreScore
+// before it (the scheduler skips scoring when one node is feasible).
+func TestFragmentationReserve(t *testing.T) {
+	for _, tt := range []struct {
+		strategy string
+		preScore bool
+		want     int
+	}{
+		{strategy: gpu.FragmentationName, preScore: true, want: 1},
+		{strategy: gpu.FragmentationName, want: 1},
+		{strategy: gpu.BinpackName, preScore: true, want: 0},
+	} {
+		e := newEnv(t, args(tt.strategy), gpuNode("n1", 2, 20).Obj(), boundPod("a", "n1", "0:4").Obj(),
+			gpuPod("m1", 5).Obj())
+		eventually(t, "the mix's pod observed", func() bool { return e.pl.devices.mix.View().Len() == 1 })
+		pod := gpuPod("p", 3).Obj()
+		state, _ := e.prefilter(t, pod)
+		if tt.preScore {
+			if status := e.pl.PreScore(e.ctx, state, pod, nil); !status.IsSuccess() {
+				t.Fatalf("PreScore: %v", status)
+			}
+		}
+		if status := e.reserve(t, e.pl, state, pod, "n1"); !status.IsSuccess() {
+			t.Fatalf("Reserve: %v", status)
+		}
+		_, a, _ := e.pl.devices.PodAssignment(pod.UID)
+		if diff := cmp.Diff(gpu.Assignment{{Index: tt.want, Memory: 3}}, a); diff != "" {
+			t.Errorf("%s, PreScore %v: devices (-want +got):\n%s", tt.strategy, tt.preScore, diff)
+		}
 	}
 }
 
@@ -173,6 +240,8 @@ func TestSignPodFragmentation(t *testing.T) {
 			a: withCPU(gpuPod("a", 8), "1"), b: withCPU(gpuPod("b", 8), "2")},
 		{name: "Fragmentation: same demand", args: args(gpu.FragmentationName),
 			a: withCPU(gpuPod("a", 8), "1"), b: withCPU(gpuPod("b", 8), "1"), wantEqual: true},
+		{name: "Fragmentation: other GPU models", args: args(gpu.FragmentationName),
+			a: withCPU(gpuPod("a", 8), "1"), b: withCPU(gpuPod("b", 8).NodeSelector(map[string]string{gpu.ModelLabel: "T4"}), "1")},
 		{name: "Binpack: cpu is NodeResourcesFit's to sign", args: args(gpu.BinpackName),
 			a: withCPU(gpuPod("a", 8), "1"), b: withCPU(gpuPod("b", 8), "2"), wantEqual: true},
 		{name: "LeastGPUHarm: pods without GPU, other cpu", args: argsNoGPU(gpu.FragmentationName, config.LeastGPUHarm),

@@ -261,6 +261,15 @@ func (pl *GPUShare) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.
 	return nil
 }
 
+// demandAndMix is the pod's demand and the mix as PreScore took them for the cycle, or as they
+// stand where PreScore did not run (the scheduler skips scoring when one node is feasible).
+func (pl *GPUShare) demandAndMix(state fwk.CycleState, pod *v1.Pod, req gpu.Request) (gpu.Demand, gpu.MixView) {
+	if ps, err := getPreScoreState(state); err == nil {
+		return ps.demand, ps.view
+	}
+	return demandOf(pod, req), pl.devices.mix.View()
+}
+
 var _ fwk.ScorePlugin = &GPUShare{}
 
 // noFitScore is the fragmentation scores' raw score of a node the request no longer fits, below
@@ -288,11 +297,7 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 		if err != nil {
 			return 0, fwk.AsStatus(err)
 		}
-		free := gpu.NodeFree{
-			Devices:  devs,
-			MilliCPU: noderoom.FreeOn(nodeInfo, string(v1.ResourceCPU)),
-			Memory:   noderoom.FreeOn(nodeInfo, string(v1.ResourceMemory)),
-		}
+		free := nodeFree(nodeInfo, devs)
 		cost, nf := gpu.FragmentationCost(free, ps.demand, ps.view)
 		if nf != nil {
 			// As below.
@@ -338,6 +343,17 @@ func (pl *GPUShare) NormalizeScore(_ context.Context, state fwk.CycleState, _ *v
 	return nil
 }
 
+// nodeFree is what the node has left for the fragmentation measure: its devices, its cpu and
+// memory as the scheduler counts them (allocatable less requested), and its GPU model.
+func nodeFree(nodeInfo fwk.NodeInfo, devs []gpu.Device) gpu.NodeFree {
+	return gpu.NodeFree{
+		Devices:  devs,
+		MilliCPU: noderoom.FreeOn(nodeInfo, string(v1.ResourceCPU)),
+		Memory:   noderoom.FreeOn(nodeInfo, string(v1.ResourceMemory)),
+		Model:    nodeInfo.Node().Labels[gpu.ModelLabel],
+	}
+}
+
 // draStateOf is the DRA GPU pod's scores, nil for any other pod. Pods with gpushare memory never
 // have them, and skip the read.
 func (pl *GPUShare) draStateOf(s *preFilterState, state fwk.CycleState) *draState {
@@ -358,7 +374,8 @@ var _ fwk.ReservePlugin = &GPUShare{}
 
 // Reserve picks the pod's devices on the chosen node, judged on the same snapshot as Filter, and
 // records them in the device cache. Scheduling cycles run one at a time and each cycle's snapshot
-// holds every pod reserved before it, so two pods never get the same free memory.
+// holds every pod reserved before it, so two pods never get the same free memory. With the
+// Fragmentation strategy they are the devices Score rated the node by (gpu.FragmentationFit).
 func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
 	s, err := getPreFilterState(state)
 	if err != nil {
@@ -372,7 +389,15 @@ func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 		return fwk.AsStatus(err)
 	}
 	var buf deviceBuf
-	a, nf := gpu.Fit(pl.views.devicesOn(nodeInfo, &buf), s.req, pl.strategy)
+	devs := pl.views.devicesOn(nodeInfo, &buf)
+	var a gpu.Assignment
+	var nf *gpu.NoFitError
+	if pl.strategy == gpu.FragmentationStrategy {
+		demand, view := pl.demandAndMix(state, pod, s.req)
+		a, _, nf = gpu.FragmentationFit(nodeFree(nodeInfo, devs), demand, view)
+	} else {
+		a, nf = gpu.Fit(devs, s.req, pl.strategy)
+	}
 	// Filter passed this node, on the snapshot with nominated pods added; should the pod not fit
 	// without them, say why as Filter would.
 	if st := noFitStatus(nf); st != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 
+	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/test/bench/trace"
 )
 
@@ -105,18 +106,20 @@ func (c *inTreeCycle) sum(n fwk.NodeInfo) int64 {
 	return total
 }
 
-// tracePodObject is the trace pod as the scheduler would see its cpu and memory.
+// tracePodObject is the trace pod as the scheduler would see its cpu and memory and its GPU
+// models (traceAffinity).
 func tracePodObject(p trace.Pod, uid int) *v1.Pod {
 	return &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, UID: types.UID(fmt.Sprint(uid))},
-		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "main", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
+		Spec: v1.PodSpec{Affinity: traceAffinity(p), Containers: []v1.Container{{Name: "main", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
 			v1.ResourceCPU:    *resource.NewMilliQuantity(p.MilliCPU, resource.DecimalSI),
 			v1.ResourceMemory: *resource.NewQuantity(p.MemoryMiB<<20, resource.BinarySI),
 		}}}}},
 	}
 }
 
-// traceNodeInfo is the trace node as the scheduler's snapshot holds it, without pods.
+// traceNodeInfo is the trace node as the scheduler's snapshot holds it, without pods, its GPU
+// model as GPU Feature Discovery labels it.
 func traceNodeInfo(n trace.Node) *framework.NodeInfo {
 	res := v1.ResourceList{
 		v1.ResourceCPU:    *resource.NewMilliQuantity(n.MilliCPU, resource.DecimalSI),
@@ -124,6 +127,10 @@ func traceNodeInfo(n trace.Node) *framework.NodeInfo {
 		v1.ResourcePods:   *resource.NewQuantity(10_000, resource.DecimalSI),
 	}
 	info := framework.NewNodeInfo()
-	info.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name}, Status: v1.NodeStatus{Capacity: res, Allocatable: res}})
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name}, Status: v1.NodeStatus{Capacity: res, Allocatable: res}}
+	if n.Model != "" {
+		node.Labels = map[string]string{gpu.ModelLabel: n.Model}
+	}
+	info.SetNode(node)
 	return info
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
@@ -28,13 +30,14 @@ import (
 //
 // A pod fits a node when its cpu and memory requests fit in what the pods placed there left, and
 // its GPUs: a share of one GPU on a GPU with that much free, several whole GPUs on as many GPUs
-// that are wholly free, of a model its gpu_spec names (if it names any).
+// that are wholly free, of a model its gpu_spec names (if it names any), which the pod asks for
+// as a user would: required node affinity on the GPU model label (traceAffinity).
 //
 // GPU memory: a trace pod asks for gpu_milli thousandths of a GPU of whatever model it gets, so a
 // share is mapped onto a device as that share of the device's memory. Counted that way a pod needs
 // the same fraction of a 16 GiB T4 as of a 32 GiB V100, and the models' memory sizes cancel out:
 // every device has a capacity of 1000 units here (its memory in thousandths). gpu_spec still
-// restricts the models a pod may use (a Filter, as node affinity would).
+// restricts the models a pod may use, by node affinity.
 //
 // A seed varies what is left to chance: the order the pods arrive in and which pods are drawn to
 // make up the demand (traceStream), and which of the nodes with the best (equal) total a pod goes
@@ -68,7 +71,7 @@ func newTraceCluster(nodes []trace.Node) *traceCluster {
 	c := &traceCluster{}
 	for _, n := range nodes {
 		tn := traceNode{Node: n,
-			free: gpu.NodeFree{MilliCPU: n.MilliCPU, Memory: n.MemoryMiB}, info: traceNodeInfo(n)}
+			free: gpu.NodeFree{MilliCPU: n.MilliCPU, Memory: n.MemoryMiB, Model: n.Model}, info: traceNodeInfo(n)}
 		if n.GPUs > 0 {
 			tn.free.Devices = gpu.EmptyDevices(slices.Repeat([]int64{traceDeviceCapacity}, n.GPUs))
 		}
@@ -79,23 +82,42 @@ func newTraceCluster(nodes []trace.Node) *traceCluster {
 	return c
 }
 
+// traceDemand is the pod's demand as GPUShare takes it from the pod object: its requests, and
+// the GPU models its required node affinity allows (gpu.ModelsOf of traceAffinity).
 func traceDemand(p trace.Pod) gpu.Demand {
 	d := gpu.Demand{MilliCPU: p.MilliCPU, Memory: p.MemoryMiB}
 	if p.NumGPU > 0 {
 		d.GPU = gpu.Request{Total: int64(p.NumGPU) * p.GPUMilli, Count: p.NumGPU, PerDevice: p.GPUMilli}
+		if aff := traceAffinity(p); aff != nil {
+			d.GPUModels = gpu.ModelsOf(&v1.Pod{Spec: v1.PodSpec{Affinity: aff}})
+		}
 	}
 	return d
 }
 
-// fits is the Filter: cpu, memory, the GPU model and the devices.
-func (n *traceNode) fits(p trace.Pod, d gpu.Demand) bool {
+// traceAffinity is how a user asks for a trace pod's gpu_spec: required node affinity on the GPU
+// model label (gpu.ModelLabel, which GPU Feature Discovery sets); nil for a pod that names none.
+func traceAffinity(p trace.Pod) *v1.Affinity {
+	if p.NumGPU == 0 || len(p.GPUSpec) == 0 {
+		return nil
+	}
+	return &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+		NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{
+			{Key: gpu.ModelLabel, Operator: v1.NodeSelectorOpIn, Values: p.GPUSpec},
+		}}},
+	}}}
+}
+
+// fits is the Filter: cpu, memory, the pod's required node affinity (the GPU model) as the
+// in-tree NodeAffinity matches it against the node's labels, and the devices.
+func (n *traceNode) fits(d gpu.Demand, affinity nodeaffinity.RequiredNodeAffinity) bool {
 	if n.free.MilliCPU < d.MilliCPU || n.free.Memory < d.Memory {
 		return false
 	}
-	if d.GPU.Total == 0 {
-		return true
+	if ok, _ := affinity.Match(n.info.Node()); !ok {
+		return false
 	}
-	return p.Runs(n.Model) && gpu.Fits(n.free.Devices, d.GPU) == nil
+	return d.GPU.Total == 0 || gpu.Fits(n.free.Devices, d.GPU) == nil
 }
 
 // A tracePolicy places pods: the node for a pod among the feasible ones, and its devices there.
@@ -104,7 +126,7 @@ type tracePolicy struct {
 	// choose picks among feasible (indices into the cluster's nodes, never empty).
 	choose func(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int
 	// devices is how a GPU pod's devices are chosen on its node.
-	devices func(devs []gpu.Device, req gpu.Request) gpu.Assignment
+	devices func(r *traceRun, n *traceNode, d gpu.Demand) gpu.Assignment
 	// traceMix scores against the trace's whole mix, known in advance, instead of the mix learned
 	// from the pods seen so far: what learning costs.
 	traceMix bool
@@ -113,16 +135,23 @@ type tracePolicy struct {
 	sample bool
 }
 
-func fitWith(s *gpu.Strategy) func([]gpu.Device, gpu.Request) gpu.Assignment {
-	return func(devs []gpu.Device, req gpu.Request) gpu.Assignment {
-		a, _ := gpu.Fit(devs, req, s)
+func fitWith(s *gpu.Strategy) func(*traceRun, *traceNode, gpu.Demand) gpu.Assignment {
+	return func(_ *traceRun, n *traceNode, d gpu.Demand) gpu.Assignment {
+		a, _ := gpu.Fit(n.free.Devices, d.GPU, s)
 		return a
 	}
 }
 
 // firstFitDevices is packing_test's first fit on one node.
-func firstFitDevices(devs []gpu.Device, req gpu.Request) gpu.Assignment {
-	_, a, _ := firstFit([][]gpu.Device{devs}, req)
+func firstFitDevices(_ *traceRun, n *traceNode, d gpu.Demand) gpu.Assignment {
+	_, a, _ := firstFit([][]gpu.Device{n.free.Devices}, d.GPU)
+	return a
+}
+
+// fragmentationDevices are the devices GPUShare's Fragmentation strategy reserves: where the
+// fragmentation against the run's mix grows least (gpu.FragmentationFit), as Score rated them.
+func fragmentationDevices(r *traceRun, n *traceNode, d gpu.Demand) gpu.Assignment {
+	a, _, _ := gpu.FragmentationFit(n.free, d, r.view)
 	return a
 }
 
@@ -158,15 +187,15 @@ func tracePolicies() []tracePolicy {
 		{name: "BestFit", choose: chooseBestFit, devices: fitWith(gpu.Binpack)},
 		{name: "Binpack/alone", choose: alone(gpuScore(gpu.Binpack)), devices: fitWith(gpu.Binpack)},
 		{name: "Spread/alone", choose: alone(gpuScore(gpu.Spread)), devices: fitWith(gpu.Spread)},
-		{name: "Fragmentation/alone", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack)},
-		{name: "Fragmentation/alone-tracemix", choose: alone(fragmentationScore), devices: fitWith(gpu.Binpack), traceMix: true},
+		{name: "Fragmentation/alone", choose: alone(fragmentationScore), devices: fragmentationDevices},
+		{name: "Fragmentation/alone-tracemix", choose: alone(fragmentationScore), devices: fragmentationDevices, traceMix: true},
 		{name: "Binpack/profile", choose: profile(gpuScore(gpu.Binpack), profileSpec{inTree: true}), devices: fitWith(gpu.Binpack)},
 		{name: "Binpack/profile-rank", choose: profile(gpuScore(gpu.Binpack), profileSpec{inTree: true, rank: true}), devices: fitWith(gpu.Binpack)},
 		{name: "Spread/profile", choose: profile(gpuScore(gpu.Spread), profileSpec{inTree: true}), devices: fitWith(gpu.Spread)},
-		{name: "Fragmentation/profile", choose: profile(fragmentationScore, profileSpec{inTree: true}), devices: fitWith(gpu.Binpack)},
-		{name: "Fragmentation/profile-rank", choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true}), devices: fitWith(gpu.Binpack)},
-		{name: "Fragmentation/gpushare-only", choose: profile(fragmentationScore, profileSpec{}), devices: fitWith(gpu.Binpack)},
-		{name: "Fragmentation/gpushare-only-rank", choose: profile(fragmentationScore, profileSpec{rank: true}), devices: fitWith(gpu.Binpack)},
+		{name: "Fragmentation/profile", choose: profile(fragmentationScore, profileSpec{inTree: true}), devices: fragmentationDevices},
+		{name: "Fragmentation/profile-rank", choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true}), devices: fragmentationDevices},
+		{name: "Fragmentation/gpushare-only", choose: profile(fragmentationScore, profileSpec{}), devices: fragmentationDevices},
+		{name: "Fragmentation/gpushare-only-rank", choose: profile(fragmentationScore, profileSpec{rank: true}), devices: fragmentationDevices},
 	}
 }
 
@@ -188,7 +217,7 @@ func profilePolicies() []tracePolicy {
 			devices: fitWith(gpu.Binpack), sample: sample})
 		for _, w := range profileWeights {
 			pols = append(pols, tracePolicy{name: fmt.Sprintf("Fragmentation/profile-rank-w%d%s", w, suffix),
-				choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true, weight: w}), devices: fitWith(gpu.Binpack), sample: sample})
+				choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true, weight: w}), devices: fragmentationDevices, sample: sample})
 		}
 	}
 	return pols
@@ -490,6 +519,7 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 			r.view = measure
 		}
 		pod := tracePodObject(p, k)
+		affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 		r.podKey = tracePodKey(k)
 		if r.cycle, err = inTree.cycle(pod); err != nil {
 			panic(err)
@@ -497,7 +527,7 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		feasible = feasible[:0]
 		searched := 0
 		for ; searched < len(c.nodes) && len(feasible) < want; searched++ {
-			if i := (r.next + searched) % len(c.nodes); c.nodes[i].fits(p, d) {
+			if i := (r.next + searched) % len(c.nodes); c.nodes[i].fits(d, affinity) {
 				feasible = append(feasible, i)
 			}
 		}
@@ -509,7 +539,7 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 			node = pol.choose(r, p, d, feasible)
 			n := &c.nodes[node]
 			if d.GPU.Total > 0 {
-				a := pol.devices(n.free.Devices, d.GPU)
+				a := pol.devices(r, n, d)
 				gpu.Adjust(n.free.Devices, a, 1)
 				allocated += float64(a.Total()) / traceDeviceCapacity
 			}
@@ -615,7 +645,11 @@ func traceTable(rows []traceRow) string {
 		for m := range traceMarks {
 			mean, lo, hi := r.stats(m, traceMark.allocation)
 			frag, _, _ := r.stats(m, traceMark.fragmentedShare)
-			fmt.Fprintf(&b, " | %5s [%s-%s] %5s            | %5s        ", pct(mean), pct(lo), pct(hi), pct(r.byName[m].allocation()), pct(frag))
+			byName := "-"
+			if r.byName != nil {
+				byName = pct(r.byName[m].allocation())
+			}
+			fmt.Fprintf(&b, " | %5s [%s-%s] %5s            | %5s        ", pct(mean), pct(lo), pct(hi), byName, pct(frag))
 		}
 		b.WriteString("\n")
 	}
@@ -748,7 +782,7 @@ func TestTraceFixture(t *testing.T) {
 					t.Fatalf("%s: node %s GPU %d holds %d of %d", pol, n.Name, k, d.Used, d.Capacity)
 				}
 			}
-			if node < 0 && n.fits(p, traceDemand(p)) {
+			if node < 0 && n.fits(traceDemand(p), nodeaffinity.GetRequiredNodeAffinity(tracePodObject(p, 0))) {
 				t.Fatalf("%s: %s turned away, yet it fits on %s", pol, p.Name, n.Name)
 			}
 		}
@@ -759,7 +793,7 @@ func TestTraceFixture(t *testing.T) {
 		if strings.HasSuffix(pol, "+NoGPUHarm") && !strings.Contains(pol, "/profile") && node >= 0 && p.NumGPU == 0 && c.nodes[node].GPUs > 0 {
 			for i := range c.nodes {
 				// Nodes without GPUs have the room they had when the pod was placed elsewhere.
-				if c.nodes[i].GPUs == 0 && c.nodes[i].fits(p, traceDemand(p)) {
+				if c.nodes[i].GPUs == 0 && c.nodes[i].fits(traceDemand(p), nodeaffinity.GetRequiredNodeAffinity(tracePodObject(p, 0))) {
 					t.Fatalf("%s: %s went to %s, which has GPUs, while %s has none and room", pol, p.Name, c.nodes[node].Name, c.nodes[i].Name)
 				}
 			}
@@ -791,7 +825,8 @@ func traceDir(tb testing.TB) string {
 // TestTraceWorkloads replays each published workload (from $BERTH_TRACE_DIR; one of them with
 // -run 'TestTraceWorkloads/^multigpu50$') with first fit, best fit and the shipped profile
 // (shippedPolicy, with LeastGPUHarm) over the seeds, checks the marks' arithmetic, and logs the
-// GPUs allocated at each mark, mean and range over the seeds; run it with -v.
+// GPUs allocated at each mark, mean and range over the seeds, beside the FGD paper's figure where
+// it published one (trace.PaperFGD); run it with -v.
 func TestTraceWorkloads(t *testing.T) {
 	dir := traceDir(t)
 	shipped, err := shippedPolicy()
@@ -802,13 +837,13 @@ func TestTraceWorkloads(t *testing.T) {
 		pol  tracePolicy
 		harm bool
 	}
-	runs := []run{{pol: tracePolicyNamed("FirstFit")}, {pol: tracePolicyNamed("BestFit")}, {pol: shipped, harm: true}}
+	runs := []run{{pol: shipped, harm: true}, {pol: tracePolicyNamed("FirstFit")}, {pol: tracePolicyNamed("BestFit")}}
 	var summary strings.Builder
 	fmt.Fprintf(&summary, "%-12s", "workload")
 	for _, r := range runs {
 		fmt.Fprintf(&summary, " | %s: GPUs allocated at 100%% [min-max], at 130%%", traceRow{policy: r.pol.name, noGPUHarm: r.harm}.name())
 	}
-	summary.WriteString("\n")
+	summary.WriteString(" | FGD, the paper: at 100%, at 130%\n")
 	for _, w := range trace.Workloads {
 		t.Run(w, func(t *testing.T) {
 			nodes, pods, err := trace.Load(dir, w)
@@ -816,25 +851,39 @@ func TestTraceWorkloads(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
+			gpus := newTraceCluster(nodes).gpus
+			measure := traceMixOf(pods)
 			var rows []traceRow
 			for _, r := range runs {
-				rows = append(rows, replayAll(nodes, pods, []tracePolicy{r.pol}, []bool{r.harm}, traceSeeds, nil, nil)...)
+				row := traceRow{policy: r.pol.name, noGPUHarm: r.harm}
+				for _, seed := range traceSeeds {
+					stream := traceStream(pods, gpus, seed)
+					marks := replayTrace(nodes, stream, measure, r.pol, r.harm, false, seed, nil)
+					checkTraceMarks(t, fmt.Sprintf("%s seed %d", row.name(), seed), stream, marks)
+					row.seeds = append(row.seeds, marks)
+				}
+				rows = append(rows, row)
 			}
-			gpus := newTraceCluster(nodes).gpus
 			fmt.Fprintf(&summary, "%-12s", w)
 			for _, r := range rows {
-				for k, seed := range traceSeeds {
-					checkTraceMarks(t, fmt.Sprintf("%s seed %d", r.name(), seed), traceStream(pods, gpus, seed), r.seeds[k])
-				}
 				mean, lo, hi := r.stats(0, traceMark.allocation)
 				end, _, _ := r.stats(len(traceMarks)-1, traceMark.allocation)
 				fmt.Fprintf(&summary, " | %.2f [%.2f-%.2f], %.2f", 100*mean, 100*lo, 100*hi, 100*end)
 			}
-			summary.WriteString("\n")
+			paper := trace.PaperFGD[w]
+			fmt.Fprintf(&summary, " | %s, %s\n", paperFigure(paper[0]), paperFigure(paper[1]))
 			t.Logf("%s, %d pods, seeds %v, %v:\n%s", w, len(pods), traceSeeds, time.Since(start).Round(time.Second), traceTable(rows))
 		})
 	}
 	t.Logf("GPUs allocated, %% of the cluster's, mean over seeds %v:\n%s", traceSeeds, summary.String())
+}
+
+// paperFigure is one of trace.PaperFGD's figures, "-" where the paper published none.
+func paperFigure(f float64) string {
+	if f == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", f)
 }
 
 // tracePolicyNamed is the policy of tracePolicies with that name.

@@ -41,6 +41,19 @@ var Workloads = []string{
 	"multigpu20", "multigpu30", "multigpu40", "multigpu50",
 }
 
+// PaperFGD are the FGD paper's figures for its policy on the workloads: the GPUs allocated, in %
+// of the cluster's, when the pods asked for 100% and 130% of them, mean of its simulator's 10
+// seeds (experiments/analysis/expected_results/analysis_allo_discrete.csv of
+// hkust-adsl/kubernetes-scheduler-simulator, as ../shared/data/openb/README.md quotes them); 0
+// where it published none.
+var PaperFGD = map[string][2]float64{
+	DefaultWorkload: {95.23, 95.39},
+	"cpu050":        {95.00, 0}, "cpu100": {95.21, 0}, "cpu200": {94.82, 0}, "cpu250": {93.20, 0},
+	"gpushare40": {93.96, 0}, "gpushare60": {91.25, 0}, "gpushare80": {89.08, 0}, "gpushare100": {86.64, 86.90},
+	"multigpu20": {95.53, 0}, "multigpu30": {96.36, 0}, "multigpu40": {96.91, 0}, "multigpu50": {97.09, 97.18},
+	"gpuspec10": {94.66, 0}, "gpuspec20": {94.66, 0}, "gpuspec25": {93.91, 0}, "gpuspec33": {87.84, 94.55},
+}
+
 // PodFile is the file of a workload's pod list.
 func PodFile(workload string) string { return "openb_pod_list_" + workload + ".csv" }
 
