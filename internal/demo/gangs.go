@@ -161,7 +161,9 @@ func reportGangsEnd(s *Section, groups *inspect.Gangs, phases phaseHistory) {
 			big = &groups.Groups[i]
 		}
 	}
-	placed := big != nil && big.Placed == int(tooBig.minMember) && len(big.Waiting) == 0
+	// Judged after both gangs have run: a finished member is no longer a member (podgroup.Live), so
+	// the group was placed whole if its members still placed and those that succeeded make it up.
+	placed := big != nil && big.Placed+big.Succeeded == int(tooBig.minMember) && len(big.Waiting) == 0
 	got := "no PodGroup " + tooBig.name
 	if big != nil {
 		got = fmt.Sprintf("%d of %d pods placed, %d succeeded; phases %s", big.Placed, big.Members, big.Succeeded, phases.of(tooBig.name))
