@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/berth-sched/berth/pkg/noderoom"
 )
 
 // capacityShortfall says which of want the cluster's free capacity cannot cover, or "" if it
@@ -23,7 +25,7 @@ func capacityShortfall(nodes []fwk.NodeInfo, want v1.ResourceList, placed []*v1.
 			continue
 		}
 		for name := range want {
-			free[name] += freeOn(n, name)
+			free[name] += noderoom.FreeOn(n, string(name))
 		}
 	}
 	for _, pod := range placed {
@@ -54,22 +56,4 @@ func capacityShortfall(nodes []fwk.NodeInfo, want v1.ResourceList, placed []*v1.
 		}
 	}
 	return strings.Join(short, "; ")
-}
-
-// freeOn is how much of name node n has free in the scheduler's snapshot: its allocatable less
-// what its pods request, in millicores for cpu and a count of pod slots for pods.
-func freeOn(n fwk.NodeInfo, name v1.ResourceName) int64 {
-	alloc, used := n.GetAllocatable(), n.GetRequested()
-	switch name {
-	case v1.ResourceCPU:
-		return alloc.GetMilliCPU() - used.GetMilliCPU()
-	case v1.ResourceMemory:
-		return alloc.GetMemory() - used.GetMemory()
-	case v1.ResourceEphemeralStorage:
-		return alloc.GetEphemeralStorage() - used.GetEphemeralStorage()
-	case v1.ResourcePods:
-		return int64(alloc.GetAllowedPodNumber() - len(n.GetPods()))
-	default:
-		return alloc.GetScalarResources()[name] - used.GetScalarResources()[name]
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -269,7 +270,7 @@ func (t *tally) add(n fwk.NodeInfo, preemptor *v1.Pod) {
 		return
 	}
 	for i, name := range t.names {
-		t.free[i] += max(freeOn(n, v1.ResourceName(name)), 0)
+		t.free[i] += max(noderoom.FreeOn(n, name), 0)
 	}
 }
 

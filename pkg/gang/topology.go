@@ -2,7 +2,6 @@ package gang
 
 import (
 	"context"
-
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -13,6 +12,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -202,9 +202,9 @@ func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, pod *v1.Pod,
 			out = append(out, tn)
 			continue
 		}
-		room := freeOn(n, v1.ResourcePods)
+		room := noderoom.FreeOn(n, string(v1.ResourcePods))
 		for _, a := range asks {
-			room = min(room, freeOn(n, a.name)/a.want)
+			room = min(room, noderoom.FreeOn(n, string(a.name))/a.want)
 		}
 		tn.Room = int(max(room, 0))
 		if preempt {
@@ -218,9 +218,9 @@ func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, pod *v1.Pod,
 // freeForPreemptor is what is free on n of the resources member asks for, and pod slots, counting
 // what pods of lower priority than preemptor hold as free.
 func freeForPreemptor(n fwk.NodeInfo, member topology.Resources, preemptor *v1.Pod) topology.Resources {
-	free := topology.Resources{topology.Pods: freeOn(n, v1.ResourcePods)}
+	free := topology.Resources{topology.Pods: noderoom.FreeOn(n, string(v1.ResourcePods))}
 	for name := range member {
-		free[name] = freeOn(n, v1.ResourceName(name))
+		free[name] = noderoom.FreeOn(n, name)
 	}
 	for _, pi := range n.GetPods() {
 		if p := pi.GetPod(); corev1helpers.PodPriority(p) < corev1helpers.PodPriority(preemptor) {
