@@ -300,23 +300,34 @@ func extenderGPUPod(ns string, name string, memory int64, gpus int) *v1.Pod {
 // extenderRequests is how many requests the in-process extenders have answered for verb with 200.
 func extenderRequests(t *testing.T, verb string) float64 {
 	t.Helper()
+	return counterSum(t, "berth_extender_requests_total", map[string]string{"verb": verb, "code": "200"})
+}
+
+// counterSum is the sum of the in-process counter name over its series whose labels include want
+// (all of them for a nil want).
+func counterSum(t *testing.T, name string, want map[string]string) float64 {
+	t.Helper()
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var n float64
 	for _, f := range families {
-		if f.GetName() != "berth_extender_requests_total" {
+		if f.GetName() != name {
 			continue
 		}
+	series:
 		for _, m := range f.GetMetric() {
 			labels := map[string]string{}
 			for _, l := range m.GetLabel() {
 				labels[l.GetName()] = l.GetValue()
 			}
-			if labels["verb"] == verb && labels["code"] == "200" {
-				n += m.GetCounter().GetValue()
+			for k, v := range want {
+				if labels[k] != v {
+					continue series
+				}
 			}
+			n += m.GetCounter().GetValue()
 		}
 	}
 	return n

@@ -14,7 +14,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
@@ -316,26 +315,7 @@ func (e *gangEnv) clearTry(t *testing.T, nodes ...string) {
 // (scheduler_queue_incoming_pods_total).
 func incomingPods(t *testing.T, queue, event string) float64 {
 	t.Helper()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n float64
-	for _, f := range families {
-		if f.GetName() != "scheduler_queue_incoming_pods_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["queue"] == queue && labels["event"] == event {
-				n += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return n
+	return counterSum(t, "scheduler_queue_incoming_pods_total", map[string]string{"queue": queue, "event": event})
 }
 
 // A group that requires a rack is placed in one rack, whichever API declares it: a native
