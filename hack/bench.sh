@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# berth's benchmarks (test/bench, docs/benchmarks.md): berth against the stock kube-scheduler on
-# upstream's scheduler_perf harness, in interleaved rounds (plain pods, shared GPUs under node
-# status churn, the extender, gangs, gangs under contention, quotas), and the GPU placement
-# simulations; prints one table.
+# berth's benchmarks (docs/benchmarks.md): berth against the stock kube-scheduler on upstream's
+# scheduler_perf harness (test/bench), in interleaved rounds (plain pods, shared GPUs under node
+# status churn, the extender, gangs, gangs under contention, quotas), the GPU placement
+# simulations (test/placement) and the deep backlog (test/backlog); prints one table.
 #
 # The harness runs the scheduler in the test binary's process, so stock is stock only in a binary
 # built without berth's fixes of vendored Kubernetes: each round runs the stock test cases (Stock,
@@ -11,8 +11,8 @@
 #
 #   ROUNDS   rounds; each runs every test case once, so stock and berth interleave (default 3)
 #   FILTER   -perf-scheduling-label-filter: performance (full sizes, the default) or short
-#   BENCH    -test.bench (default .: BenchmarkPerfScheduling, BenchmarkGPUPacking and
-#            BenchmarkWholeNodePacking); e.g. 'BenchmarkPerfScheduling/(Basic_Berth|Quota_)' runs
+#   BENCH    -test.bench of each binary (default .: BenchmarkPerfScheduling, the placement
+#            benchmarks and BenchmarkBacklog); e.g. 'BenchmarkPerfScheduling/(Basic_Berth|Quota_)' runs
 #            only those test cases
 #   OUT      where results, logs and the table go (default _output/bench/<UTC time>)
 #   TIMEOUT  -test.timeout of each round (default 45m)
@@ -55,17 +55,26 @@ esac
 if [ -n "$stock_bench" ]; then
   "$GO" test -mod=vendor -trimpath -overlay=hack/patches/overlay-compile-only.json -c -o "$OUT/stock.test" ./test/bench
 fi
-"$GO" test -mod=vendor -trimpath -overlay=hack/patches/overlay.json -c -o "$OUT/bench.test" ./test/bench
+for pkg in bench placement backlog; do
+  "$GO" test -mod=vendor -trimpath -overlay=hack/patches/overlay.json -c -o "$OUT/$pkg.test" ./test/$pkg
+done
 
-# run BINARY CASES BENCH: one run of a binary, into this round's directory. The harness reads the
-# workloads and templates relative to the working directory. With ARTIFACTS set it writes each
-# workload's log to a file there and removes it when the workload passes.
+# run PACKAGE BINARY CASES BENCH: one run of a binary, in its package's directory, into this
+# round's directory. scheduler_perf's harness (test/bench) reads its workloads and templates
+# relative to it; with ARTIFACTS set it writes each workload's log to a file there and removes it
+# when the workload passes. The placement benchmarks write their figures to -data-items-dir too;
+# BenchmarkBacklog runs tiny with the short filter.
 run() {
+  local flags=()
+  case "$1" in
+    bench) flags=(-perf-scheduling-label-filter="$FILTER" -data-items-dir="$OUT/round-$round") ;;
+    placement) flags=(-data-items-dir="$OUT/round-$round") ;;
+    backlog) flags=(-perf-scheduling-label-filter="$FILTER") ;;
+  esac
   (
-    cd test/bench
-    ARTIFACTS="$OUT/logs" BERTH_BENCH_CASES="$2" BERTH_BENCH_DISABLED_METRICS="${DISABLED_METRICS:-}" "$1" -test.run='^$' -test.bench="$3" \
-      -test.benchtime=1x -test.timeout="$TIMEOUT" \
-      -perf-scheduling-label-filter="$FILTER" -data-items-dir="$OUT/round-$round"
+    cd "test/$1"
+    ARTIFACTS="$OUT/logs" BERTH_BENCH_CASES="$3" BERTH_BENCH_DISABLED_METRICS="${DISABLED_METRICS:-}" "$2" -test.run='^$' -test.bench="$4" \
+      -test.benchtime=1x -test.timeout="$TIMEOUT" "${flags[@]}"
   ) 2>&1 | tee -a "$OUT/bench.txt"
 }
 
@@ -75,9 +84,11 @@ run() {
 for round in $(seq "$ROUNDS"); do
   echo "bench: round $round of $ROUNDS"
   if [ -n "$stock_bench" ]; then
-    run "$OUT/stock.test" stock "$stock_bench"
+    run bench "$OUT/stock.test" stock "$stock_bench"
   fi
-  run "$OUT/bench.test" berth "$BENCH"
+  for pkg in bench placement backlog; do
+    run "$pkg" "$OUT/$pkg.test" berth "$BENCH"
+  done
 done
 
 {

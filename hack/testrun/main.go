@@ -243,8 +243,9 @@ func listPackages(patterns []string) ([]pkg, error) {
 	return pkgs, nil
 }
 
-// topLevelTests lists the Test functions of the package in dir; with soakOnly, those that call
-// harness.Tries or harness.SoakOnly, themselves or through the package's own functions.
+// topLevelTests lists the Test functions of the package in dir: with soakOnly, those that call
+// harness.Tries or harness.SoakOnly, themselves or through the package's own functions; without,
+// all but those that call harness.SoakOnly.
 func topLevelTests(dir string, soakOnly bool) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
@@ -269,9 +270,14 @@ func topLevelTests(dir string, soakOnly bool) ([]string, error) {
 			}
 		}
 	}
+	// make test leaves out what only skips there: no process to start, and a package whose tests
+	// all run in the soak run only (test/bench, the benchmark harness) is not even built.
 	if soakOnly {
-		soaks := soakFuncs(funcs)
+		soaks := callers(funcs, "Tries", "SoakOnly")
 		tests = slices.DeleteFunc(tests, func(name string) bool { return !soaks[name] })
+	} else {
+		skipped := callers(funcs, "SoakOnly")
+		tests = slices.DeleteFunc(tests, func(name string) bool { return skipped[name] })
 	}
 	sort.Strings(tests)
 	return tests, nil
@@ -285,16 +291,16 @@ func isTestName(name string) bool {
 	return rest == "" || !(rest[0] >= 'a' && rest[0] <= 'z')
 }
 
-// soakFuncs are the functions that call harness.Tries or harness.SoakOnly, or a function of the
+// callers are the functions that call one of the harness functions named, or a function of the
 // package that does (by name: a package's top-level functions have one name each).
-func soakFuncs(funcs map[string]*ast.FuncDecl) map[string]bool {
+func callers(funcs map[string]*ast.FuncDecl, harnessFuncs ...string) map[string]bool {
 	soaks := map[string]bool{}
 	calls := map[string][]string{}
 	for name, fn := range funcs {
 		ast.Inspect(fn.Body, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.SelectorExpr:
-				if x, ok := n.X.(*ast.Ident); ok && x.Name == "harness" && (n.Sel.Name == "Tries" || n.Sel.Name == "SoakOnly") {
+				if x, ok := n.X.(*ast.Ident); ok && x.Name == "harness" && slices.Contains(harnessFuncs, n.Sel.Name) {
 					soaks[name] = true
 				}
 			case *ast.Ident:

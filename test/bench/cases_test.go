@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sched/berth/test/bench/report"
+	"github.com/berth-sched/berth/test/harness"
 )
 
 // casesEnv picks which test cases of performance-config.yaml a run of BenchmarkPerfScheduling
@@ -69,6 +70,7 @@ func benchConfig(dir string) (string, error) {
 }
 
 func TestRunsStock(t *testing.T) {
+	harness.SoakOnly(t) // the benchmark harness's own tests run with its workloads, in make soak
 	for tc, want := range map[string]bool{
 		"Basic_Stock": true, "GPUShare_Extender": true, "GPUShare_ExtenderFilterOnly": true, "GangContention_Stock": true,
 		"Basic_Berth": false, "GPUShare_BerthBinpack": false, "NoQuota_Berth": false, "Gang_BerthTopology": false,
@@ -80,6 +82,7 @@ func TestRunsStock(t *testing.T) {
 }
 
 func TestBenchConfigSplitsTheCases(t *testing.T) {
+	harness.SoakOnly(t) // the benchmark harness's own tests run with its workloads, in make soak
 	all, err := shortWorkloads()
 	if err != nil {
 		t.Fatal(err)

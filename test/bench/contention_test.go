@@ -19,6 +19,7 @@ import (
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 
 	"github.com/berth-sched/berth/test/bench/report"
+	"github.com/berth-sched/berth/test/harness"
 )
 
 // The GangContention workloads (issue 9): more gangs than the cluster has room for, their members
@@ -173,22 +174,7 @@ func newContention(sizeOf func(*v1.Pod) int) *contention {
 	return &contention{sizeOf: sizeOf, gangs: map[string]*gangState{}, bound: map[types.NamespacedName]bool{}}
 }
 
-func (c *contention) handler() cache.ResourceEventHandlerFuncs { return observing(c.observe) }
-
-// observing adapts observe, told each object and whether it was deleted (a tombstone unwrapped),
-// to an informer's handler.
-func observing(observe func(obj any, deleted bool)) cache.ResourceEventHandlerFuncs {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { observe(obj, false) },
-		UpdateFunc: func(_, obj any) { observe(obj, false) },
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			observe(obj, true)
-		},
-	}
-}
+func (c *contention) handler() cache.ResourceEventHandlerFuncs { return harness.Observing(c.observe) }
 
 func (c *contention) observe(obj any, deleted bool) {
 	pod, ok := obj.(*v1.Pod)

@@ -11,7 +11,9 @@
 // bound, watch for gangs bound in part) is done by a driver per workload family (driver_test.go),
 // whose figures join the harness's in the same results file.
 //
-// The benchmarks live in the _test.go files: BenchmarkPerfScheduling (the harness) and
-// BenchmarkGPUPacking (placement quality of pkg/gpu, no cluster). TestBenchWorkloadsShort runs every
-// workload at a tiny size as part of `go test ./...`, so they cannot rot.
+// The benchmark lives in the _test.go files: BenchmarkPerfScheduling (the harness), and
+// TestTopologySimulation beside it. Its tests run in `make soak` only (harness.SoakOnly), so
+// `make test` never builds the in-process kube-apiserver the harness needs:
+// TestBenchWorkloadsShort runs every workload at a tiny size there, so they cannot rot. Placement
+// quality is measured in test/placement, the deep backlog in test/backlog.
 package bench

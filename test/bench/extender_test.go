@@ -26,6 +26,8 @@ import (
 
 	"github.com/berth-sched/berth/internal/proc"
 	"github.com/berth-sched/berth/internal/registry"
+
+	"github.com/berth-sched/berth/test/harness"
 )
 
 // The GPUShare_Extender test case runs the stock kube-scheduler calling berth-extender, as
@@ -167,6 +169,7 @@ func writeKubeconfig(cfg *restclient.Config, path string) error {
 // TestExtenderConfigIsShipped holds the benchmark's extender configurations to the one berth ships,
 // but for where the extender listens (and, for the filter-only one, its prioritize).
 func TestExtenderConfigIsShipped(t *testing.T) {
+	harness.SoakOnly(t) // the benchmark harness's own tests run with its workloads, in make soak
 	extenders := func(path string, configMap bool) []map[string]any {
 		t.Helper()
 		raw, err := os.ReadFile(path)

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
+
+	"github.com/berth-sched/berth/test/harness"
 )
 
 // prepareWorkload is the harness's prepare hook. It runs once the workload's apiserver, scheduler
@@ -81,6 +83,7 @@ func blockUntilClosed(started chan<- struct{}, stop <-chan struct{}, done chan<-
 }
 
 func TestWaitUntilNoGoroutineIn(t *testing.T) {
+	harness.SoakOnly(t) // the benchmark harness's own tests run with its workloads, in make soak
 	const fn = "github.com/berth-sched/berth/test/bench.blockUntilClosed("
 	started, stop, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go blockUntilClosed(started, stop, done)

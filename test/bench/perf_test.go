@@ -218,6 +218,7 @@ func shortWorkloads() ([]string, error) {
 }
 
 func TestRaceReports(t *testing.T) {
+	harness.SoakOnly(t) // the benchmark harness's own tests run with its workloads, in make soak
 	out := []byte("I1123 a log line\n==================\nWARNING: DATA RACE\nWrite at 0x1 by goroutine 7:\n  f()\n==================\n" +
 		"I1123 more log\n==================\nWARNING: DATA RACE\nRead at 0x2 by goroutine 9:\n  g()\n==================\nPASS\n")
 	want := "WARNING: DATA RACE\nWrite at 0x1 by goroutine 7:\n  f()\n==================\n" +

@@ -388,7 +388,7 @@ func newSimState(sc *simCluster) *simState {
 		groups: map[string]*simGroup{}, singles: map[string]time.Time{}}
 }
 
-func (st *simState) handler() cache.ResourceEventHandlerFuncs { return observing(st.observe) }
+func (st *simState) handler() cache.ResourceEventHandlerFuncs { return harness.Observing(st.observe) }
 
 func (st *simState) observe(obj any, deleted bool) {
 	pod, ok := obj.(*v1.Pod)

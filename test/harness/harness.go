@@ -217,16 +217,25 @@ func Node(name string, cpu, memory string, extra v1.ResourceList) *v1.Node {
 // CreateNode creates the node and then its status, as a kubelet would report it.
 func (c *Cluster) CreateNode(t testing.TB, node *v1.Node) *v1.Node {
 	t.Helper()
-	ctx := context.Background()
-	n, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	n, err := CreateNode(context.Background(), c.Client, node)
 	if err != nil {
 		t.Fatalf("creating node %s: %v", node.Name, err)
 	}
-	n.Status = node.Status
-	if n, err = c.Client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("setting status of node %s: %v", node.Name, err)
-	}
 	return n
+}
+
+// CreateNode creates node and then its status, as a kubelet would report it; for work spread
+// over goroutines, where a testing.TB must not fail the test.
+func CreateNode(ctx context.Context, client kubernetes.Interface, node *v1.Node) (*v1.Node, error) {
+	n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	n.Status = node.Status
+	if n, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		return nil, fmt.Errorf("setting its status: %w", err)
+	}
+	return n, nil
 }
 
 // Namespace creates a namespace for the test.

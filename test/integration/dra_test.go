@@ -16,8 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
-	"k8s.io/kubernetes/test/integration/util"
 	"k8s.io/utils/ptr"
 
 	"github.com/berth-sched/berth/internal/inspect"
@@ -461,14 +459,8 @@ func TestDRAGPUScoringMIGPartitions(t *testing.T) {
 // 80Gi GPUs each, created at once on 4 nodes of 2 GPUs, all land on one node.
 func TestDRAGPUScoringClaimTemplates(t *testing.T) {
 	e := startDRA(t, "Binpack")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	factory := informers.NewSharedInformerFactory(e.Client, 0)
-	run := util.CreateResourceClaimController(ctx, t, e.Client, factory)
-	factory.Start(ctx.Done())
-	done := make(chan struct{})
-	go func() { defer close(done); run() }()
-	defer func() { cancel(); <-done; factory.Shutdown() }()
+	startClaimController(t, e.Cluster)
+	ctx := context.Background()
 
 	tmpl := &resourceapi.ResourceClaimTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "share-20gi"},

@@ -1,4 +1,4 @@
-package bench
+package backlog
 
 import (
 	"cmp"
@@ -75,6 +75,10 @@ var backlogEvents = []string{"deleted", "finished", "joined", "ready"}
 
 func backlogEvent(try int) string { return backlogEvents[try%len(backlogEvents)] }
 
+// labelFilter bears the name of scheduler_perf's flag, which hack/bench.sh passes to the benchmark
+// binaries alike: "short" runs BenchmarkBacklog tiny, as it runs the harness's workloads.
+var labelFilter = flag.String("perf-scheduling-label-filter", "performance", "short runs BenchmarkBacklog at its short size")
+
 // BenchmarkBacklog is issue 28's measure of a big backlog on a real apiserver (etcd and
 // kube-apiserver processes) with the scheduler as its own process: a full cluster, 1,000 groups
 // of 4 one-CPU pods and 2,000 GPU pods waiting, then room for 10 groups appears, 5 times, by each
@@ -88,7 +92,7 @@ func backlogEvent(try int) string { return backlogEvents[try%len(backlogEvents)]
 // -perf-scheduling-label-filter=short runs it tiny.
 func BenchmarkBacklog(b *testing.B) {
 	size := backlogFull
-	if f := flag.Lookup("perf-scheduling-label-filter"); f != nil && strings.Contains(f.Value.String(), "short") {
+	if strings.Contains(*labelFilter, "short") {
 		size = backlogShort
 	}
 	if v := os.Getenv("BERTH_BACKLOG_SCALE"); v != "" {
@@ -155,7 +159,7 @@ func roomMaker(ctx context.Context, client kubernetes.Interface, ns string, try 
 			return nil, err
 		}
 		return func() error {
-			return inParallel(len(list.Items), backlogRoomGroups, func(i int) error {
+			return harness.InParallel(len(list.Items), backlogRoomGroups, func(i int) error {
 				p := &list.Items[i]
 				p.Status.Phase = v1.PodSucceeded
 				_, err := client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
@@ -164,20 +168,21 @@ func roomMaker(ctx context.Context, client kubernetes.Interface, ns string, try 
 		}, nil
 	case "joined":
 		return func() error {
-			return inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
-				return createNode(ctx, client, harness.Node(nodeName(i), "4", "16Gi", nil))
+			return harness.InParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
+				_, err := harness.CreateNode(ctx, client, harness.Node(nodeName(i), "4", "16Gi", nil))
+				return err
 			})
 		}, nil
 	case "ready":
 		nodes := make([]*v1.Node, backlogRoomGroups)
-		if err := inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) (err error) {
+		if err := harness.InParallel(backlogRoomGroups, backlogRoomGroups, func(i int) (err error) {
 			nodes[i], err = client.CoreV1().Nodes().Get(ctx, nodeName(i), metav1.GetOptions{})
 			return err
 		}); err != nil {
 			return nil, err
 		}
 		return func() error {
-			return inParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
+			return harness.InParallel(backlogRoomGroups, backlogRoomGroups, func(i int) error {
 				n := nodes[i]
 				n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}
 				n, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
@@ -234,7 +239,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 	// only then, or nodes not ready until then (tainted, without a filler). GPU nodes of one
 	// 16-unit GPU and 4 CPUs, held by a GPU filler.
 	cpuNodes := size.tries*backlogRoomGroups + backlogSpareNodes
-	if err := inParallel(cpuNodes+backlogGPUNodes, 16, func(i int) error {
+	if err := harness.InParallel(cpuNodes+backlogGPUNodes, 16, func(i int) error {
 		var node *v1.Node
 		var filler *v1.Pod
 		if i < cpuNodes {
@@ -262,7 +267,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 			filler.Spec.Containers[0] = harness.Container("c", "4", "1Gi")
 			filler.Spec.Containers[0].Resources.Limits[harness.GPUMemory] = *resource.NewQuantity(backlogGPUPerNode, resource.DecimalSI)
 		}
-		if err := createNode(ctx, client, node); err != nil {
+		if _, err := harness.CreateNode(ctx, client, node); err != nil {
 			return err
 		}
 		if filler == nil {
@@ -307,7 +312,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 	// The backlog, oldest first: the groups, then the GPU pods, one creation at a time per group
 	// so that creation order is group order.
 	start := time.Now()
-	if err := inParallel(size.groups, 8, func(g int) error {
+	if err := harness.InParallel(size.groups, 8, func(g int) error {
 		name := fmt.Sprintf("g%04d", g)
 		if berth {
 			pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -341,7 +346,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 	}); err != nil {
 		b.Fatalf("creating the groups: %v", err)
 	}
-	if err := inParallel(size.gpuPods, 8, func(i int) error {
+	if err := harness.InParallel(size.gpuPods, 8, func(i int) error {
 		p := harness.GPUPod(ns, fmt.Sprintf("gpu-pod-%04d", i), backlogGPUPodShare)
 		p.Labels = map[string]string{backlogLabelKind: "gpu"}
 		p.Spec.SchedulerName = schedName

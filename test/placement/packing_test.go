@@ -1,4 +1,4 @@
-package bench
+package placement
 
 import (
 	"cmp"
@@ -156,6 +156,10 @@ func pack(m mix, place placer) packing {
 
 func (p packing) share() float64 { return float64(p.placed) / float64(p.capacity) }
 
+// dataItemsDir is where the packing benchmarks write their figures for cmd/benchtable: the flag
+// of scheduler_perf's harness of that name, which hack/bench.sh passes to every benchmark binary.
+var dataItemsDir = flag.String("data-items-dir", "", "directory for the packing benchmarks' results (cmd/benchtable reads it)")
+
 // BenchmarkGPUPacking reports, for each way of placing, the share of the cluster's GPU memory
 // placed before the first request that no longer fits (placed-share), and how many pods that was.
 // With -data-items-dir it also writes them there for the report. ns/op is the time to simulate
@@ -184,9 +188,8 @@ func BenchmarkGPUPacking(b *testing.B) {
 			})
 		}
 	}
-	// The harness defines -data-items-dir.
-	if dir := flag.Lookup("data-items-dir"); dir != nil && dir.Value.String() != "" && len(results) > 0 {
-		if err := report.Save(dir.Value.String(), "BenchmarkGPUPacking", results); err != nil {
+	if *dataItemsDir != "" && len(results) > 0 {
+		if err := report.Save(*dataItemsDir, "BenchmarkGPUPacking", results); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -593,8 +596,8 @@ func BenchmarkWholeNodePacking(b *testing.B) {
 			Data:     map[string]float64{"Value": last.wholeShare()},
 		})
 	}
-	if dir := flag.Lookup("data-items-dir"); dir != nil && dir.Value.String() != "" && len(results) > 0 {
-		if err := report.Save(dir.Value.String(), "BenchmarkWholeNodePacking", results); err != nil {
+	if *dataItemsDir != "" && len(results) > 0 {
+		if err := report.Save(*dataItemsDir, "BenchmarkWholeNodePacking", results); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package bench
+package placement
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -67,8 +66,9 @@ func traceEndToEnd(t *testing.T, dir, workload string, pol tracePolicy) {
 	client := kubernetes.NewForConfigOrDie(cfg)
 	ctx := context.Background()
 	start := time.Now()
-	if err := inParallel(len(nodes), 16, func(i int) error {
-		return createNode(ctx, client, traceNodeObject(nodes[i]))
+	if err := harness.InParallel(len(nodes), 16, func(i int) error {
+		_, err := harness.CreateNode(ctx, client, traceNodeObject(nodes[i]))
+		return err
 	}); err != nil {
 		t.Fatalf("creating nodes: %v", err)
 	}
@@ -260,47 +260,4 @@ func shippedPolicy() (tracePolicy, error) {
 	}
 	return tracePolicy{name: name, choose: profile(fragmentationScore, profileSpec{inTree: true, rank: true, weight: weight}),
 		devices: fragmentationDevices, sample: sample}, nil
-}
-
-// createNode creates node and then its status, as a kubelet would report it (harness.Cluster's
-// CreateNode, for callers without a testing.TB: work spread over goroutines).
-func createNode(ctx context.Context, client kubernetes.Interface, node *v1.Node) error {
-	n, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-	if err != nil {
-		return err
-	}
-	n.Status = node.Status
-	_, err = client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
-	return err
-}
-
-// inParallel runs f(0) to f(n-1) on workers goroutines and returns the first error.
-func inParallel(n, workers int, f func(i int) error) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := f(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return first
 }

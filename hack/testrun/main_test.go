@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A test that repeats runs in both targets; a soak-only one, directly or through a helper of its
+// package, runs only in the soak run and is not even listed for make test.
+func TestTopLevelTestsSplitsTheTargets(t *testing.T) {
+	dir := t.TempDir()
+	src := `package x
+
+import (
+	"testing"
+
+	"github.com/berth-sched/berth/test/harness"
+)
+
+func TestPlain(t *testing.T) {}
+
+func TestRepeats(t *testing.T) {
+	for range harness.Tries(2, 10) {
+	}
+}
+
+func TestSimulation(t *testing.T) { harness.SoakOnly(t) }
+
+func TestThroughAHelper(t *testing.T) { longRun(t) }
+
+func longRun(t *testing.T) { harness.SoakOnly(t) }
+
+func TestMain(m *testing.M) {}
+`
+	if err := os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		soak bool
+		want []string
+	}{
+		{false, []string{"TestPlain", "TestRepeats"}},
+		{true, []string{"TestRepeats", "TestSimulation", "TestThroughAHelper"}},
+	} {
+		got, err := topLevelTests(dir, c.soak)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("soak=%v: %v, want %v", c.soak, got, c.want)
+		}
+	}
+}
