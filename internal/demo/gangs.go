@@ -11,13 +11,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/internal/kwok"
-	"github.com/berth-sched/berth/pkg/podroom"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/why"
 )
 
@@ -260,31 +259,25 @@ func podRequests(g gang) v1.ResourceList {
 }
 
 // freeOn is what each node has left of its allocatable cpu and memory, after the requests of
-// the pods bound to it that have not finished.
+// the pods bound to it that still hold room, as noderoom counts it.
 func (d *demo) freeOn(ctx context.Context, nodes []string) (map[string]v1.ResourceList, error) {
-	free := make(map[string]v1.ResourceList, len(nodes))
+	ns := make([]v1.Node, 0, len(nodes))
 	for _, name := range nodes {
 		n, err := d.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
-		free[name] = v1.ResourceList{v1.ResourceCPU: n.Status.Allocatable.Cpu().DeepCopy(), v1.ResourceMemory: n.Status.Allocatable.Memory().DeepCopy()}
+		ns = append(ns, *n)
 	}
 	pods, err := d.client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		left, ok := free[p.Spec.NodeName]
-		if !ok || !podroom.Holds(p) {
-			continue
-		}
-		for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
-			if l, ok := left[name]; ok {
-				l.Sub(q)
-				left[name] = l
-			}
+	free := make(map[string]v1.ResourceList, len(nodes))
+	for _, r := range noderoom.Of(ns, pods.Items, gpuResources) {
+		free[r.Node.Name] = v1.ResourceList{}
+		for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
+			free[r.Node.Name][name] = noderoom.Quantity(string(name), r.Free[string(name)])
 		}
 	}
 	return free, nil

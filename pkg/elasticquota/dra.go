@@ -87,7 +87,7 @@ func (s *shared) draCounting() *draCounting {
 }
 
 // requestOf is what pod holds against its quota: quota.RequestOf plus what its DRA claims count.
-func (s *shared) requestOf(pod *v1.Pod) (quota.Vector, error) {
+func (s *shared) requestOf(pod *v1.Pod) (quota.Amount, error) {
 	return s.requestWith(pod, nil, "")
 }
 
@@ -100,7 +100,7 @@ type claimSeen struct {
 // requestWith is requestOf with seen standing for its claim as the DRA manager shows it (a claim
 // handler runs before or after the manager's own: see claimHandler), and departing, a pod on its
 // way out, not counted as holding the claims it shares.
-func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen, departing types.UID) (quota.Vector, error) {
+func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen, departing types.UID) (quota.Amount, error) {
 	v, err := quota.RequestOf(pod, s.gpuMemory())
 	if err != nil || len(pod.Spec.ResourceClaims) == 0 {
 		return v, err
@@ -205,8 +205,8 @@ func (s *shared) recountReservers(claim *resourceapi.ResourceClaim, seen *claimS
 // the default share of a shareable one), the least that any device the request matches takes.
 // Requests for monitoring (adminAccess) consume nothing and count nothing. What a claim asks and
 // what a device holds are read by package dra, as GPUShare's scores read them.
-func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObjects) quota.Vector {
-	v := quota.Vector{}
+func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObjects) quota.Amount {
+	v := quota.Amount{}
 	if a := claim.Status.Allocation; a != nil {
 		for _, r := range a.Devices.Results {
 			m := c.byDriver[r.Driver]
@@ -233,7 +233,7 @@ func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObj
 		}
 		// A list of alternatives counts the least that any of them asks, resource by resource:
 		// admission must not refuse a claim that one of its choices would let in.
-		var least quota.Vector
+		var least quota.Amount
 		for j := range choices {
 			w := c.requestCharge(&choices[j], objs)
 			if j == 0 {
@@ -251,8 +251,8 @@ func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObj
 
 // requestCharge is what one request (or choice of a prioritized list) of a claim not yet
 // allocated asks for.
-func (c *draCounting) requestCharge(r *dra.DeviceRequest, objs *draObjects) quota.Vector {
-	v := quota.Vector{}
+func (c *draCounting) requestCharge(r *dra.DeviceRequest, objs *draObjects) quota.Amount {
+	v := quota.Amount{}
 	m := c.byClass[r.Class]
 	if m == nil || r.AdminAccess {
 		return v

@@ -8,7 +8,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -57,10 +56,10 @@ func (w *statusWriter) write(ctx context.Context, u quota.Usage) {
 	}
 	used := v1.ResourceList{}
 	for res := range eq.Spec.Max {
-		used[res] = quantityOf(u.Used, res)
+		used[res] = quota.Quantity(res, u.Used[res])
 	}
 	for res := range eq.Spec.Min {
-		used[res] = quantityOf(u.Used, res)
+		used[res] = quota.Quantity(res, u.Used[res])
 	}
 	if apiequality.Semantic.DeepEqual(used, eq.Status.Used) {
 		return
@@ -76,8 +75,4 @@ func (w *statusWriter) write(ctx context.Context, u quota.Usage) {
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		w.s.logger.Error(err, "Writing ElasticQuota status", "elasticQuota", u.Spec.Name)
 	}
-}
-
-func quantityOf(v quota.Vector, res v1.ResourceName) resource.Quantity {
-	return quota.Vector{res: v[res]}.ResourceList()[res]
 }

@@ -59,7 +59,7 @@ type quotaRule struct {
 	r         *quota.Reclaim
 	ledger    *quota.Ledger
 	preemptor *v1.Pod
-	need      quota.Vector
+	need      quota.Amount
 }
 
 // Verdict lets a victim that holds what its quota borrowed go whatever its priority (Allowed), and

@@ -8,7 +8,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/noderoom"
@@ -29,18 +28,9 @@ func capacityShortfall(nodes []fwk.NodeInfo, want v1.ResourceList, placed []*v1.
 		}
 	}
 	for _, pod := range placed {
-		requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		need := noderoom.NeedOf(pod)
 		for name := range want {
-			switch name {
-			case v1.ResourcePods:
-				free[name]++
-			case v1.ResourceCPU:
-				q := requests[name]
-				free[name] += q.MilliValue()
-			default:
-				q := requests[name]
-				free[name] += q.Value()
-			}
+			free[name] += need[string(name)]
 		}
 	}
 

@@ -12,7 +12,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/noderoom"
-	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // Room by the sum (see roomwait.go for why).
@@ -51,7 +50,7 @@ type roomState struct {
 // roomNeed is the least a group that holds nothing needs: in all, and on some one node for any
 // one member.
 type roomNeed struct {
-	all, one topology.Resources
+	all, one noderoom.Amount
 }
 
 func (s *roomState) Clone() fwk.StateData { return s }
@@ -119,7 +118,7 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 	if len(older) == 0 {
 		return ""
 	}
-	all := topology.Resources{}
+	all := noderoom.Amount{}
 	for _, w := range older {
 		for name := range w.need.all {
 			all[name] = 1
@@ -127,7 +126,7 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 	}
 	// Older groups mostly ask alike: whether some node holds one member is asked once per shape.
 	holdsOne := map[string]bool{}
-	oneFits := func(one topology.Resources) bool {
+	oneFits := func(one noderoom.Amount) bool {
 		shape := one.String()
 		held, asked := holdsOne[shape]
 		if !asked {
@@ -154,16 +153,16 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 
 // leastOne is the least any one of candidates asks, resource by resource, and a pod slot: no
 // member fits a node whose free room does not cover it.
-func leastOne(candidates []*v1.Pod) topology.Resources {
-	one := topology.Resources{topology.Pods: 1}
+func leastOne(candidates []*v1.Pod) noderoom.Amount {
+	one := noderoom.Amount{noderoom.Pods: 1}
 	for i, p := range candidates {
-		r := topology.Requests(p)
+		r := noderoom.RequestOf(p)
 		if i == 0 {
 			maps.Copy(one, r)
 			continue
 		}
 		for name, v := range one {
-			if name != topology.Pods {
+			if name != noderoom.Pods {
 				one[name] = min(v, r[name])
 			}
 		}
@@ -178,7 +177,7 @@ func leastOne(candidates []*v1.Pod) topology.Resources {
 
 // nodeHolds reports whether some node's free room covers one; with preemptor, counting as free
 // what the pods of lower priority than it hold. It stops at the first such node.
-func nodeHolds(nodes []fwk.NodeInfo, one topology.Resources, preemptor *v1.Pod) bool {
+func nodeHolds(nodes []fwk.NodeInfo, one noderoom.Amount, preemptor *v1.Pod) bool {
 	t := newTally(one)
 	for _, n := range nodes {
 		clear(t.free)
@@ -192,19 +191,19 @@ func nodeHolds(nodes []fwk.NodeInfo, one topology.Resources, preemptor *v1.Pod) 
 // leastNeed is the least the group can need to place n of candidates: for each resource the n
 // smallest requests, and n pod slots. It is nil when fewer than n candidates exist, which Gang
 // holds back for its own reason.
-func leastNeed(candidates []*v1.Pod, n int) topology.Resources {
+func leastNeed(candidates []*v1.Pod, n int) noderoom.Amount {
 	if n <= 0 || len(candidates) < n {
 		return nil
 	}
-	requests := make([]topology.Resources, len(candidates))
+	requests := make([]noderoom.Amount, len(candidates))
 	names := map[string]bool{}
 	for i, p := range candidates {
-		requests[i] = topology.Requests(p)
+		requests[i] = noderoom.RequestOf(p)
 		for name := range requests[i] {
 			names[name] = true
 		}
 	}
-	need := topology.Resources{topology.Pods: int64(n)}
+	need := noderoom.Amount{noderoom.Pods: int64(n)}
 	values := make([]int64, len(candidates))
 	for name := range names {
 		for i, r := range requests {
@@ -226,7 +225,7 @@ func leastNeed(candidates []*v1.Pod, n int) topology.Resources {
 // cover; with preemptor, counting as free what the pods of lower priority than it hold. It stops at
 // the node where the sum covers need: on a cluster that is not full, after a few nodes. Summing
 // every node was a millisecond at 5,000 nodes, on the scheduling goroutine, for every group.
-func roomShortOf(nodes []fwk.NodeInfo, need topology.Resources, preemptor *v1.Pod) []string {
+func roomShortOf(nodes []fwk.NodeInfo, need noderoom.Amount, preemptor *v1.Pod) []string {
 	t := newTally(need)
 	for _, n := range nodes {
 		if t.add(n, preemptor); t.covers(need) {
@@ -245,13 +244,13 @@ func roomShortOf(nodes []fwk.NodeInfo, need topology.Resources, preemptor *v1.Po
 // tally sums the free room of a few resources over nodes. A node short of a resource
 // (overcommitted) adds nothing rather than take from the others.
 type tally struct {
-	need  topology.Resources
+	need  noderoom.Amount
 	names []string
 	free  []int64
 }
 
 // newTally counts the resources named in need, in order.
-func newTally(need topology.Resources) *tally {
+func newTally(need noderoom.Amount) *tally {
 	names := slices.Sorted(maps.Keys(need))
 	return &tally{need: need, names: names, free: make([]int64, len(names))}
 }
@@ -263,7 +262,7 @@ func (t *tally) add(n fwk.NodeInfo, preemptor *v1.Pod) {
 		return
 	}
 	if preemptor != nil {
-		free := freeForPreemptor(n, t.need, preemptor)
+		free := noderoom.FreeFor(n, t.need, preemptor)
 		for i, name := range t.names {
 			t.free[i] += max(free[name], 0)
 		}
@@ -275,7 +274,7 @@ func (t *tally) add(n fwk.NodeInfo, preemptor *v1.Pod) {
 }
 
 // covers reports whether the sum so far covers need, whose resources the tally counts.
-func (t *tally) covers(need topology.Resources) bool {
+func (t *tally) covers(need noderoom.Amount) bool {
 	for i, name := range t.names {
 		if need[name] > t.free[i] {
 			return false

@@ -7,7 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
@@ -157,11 +156,11 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 		placedNodes.Insert(p.Spec.NodeName)
 		placed.Insert(p.UID)
 	}
-	member := topology.Resources{}
+	member := noderoom.Amount{}
 	pending := 0
 	add := func(p *v1.Pod) {
 		pending++
-		for name, v := range topology.Requests(p) {
+		for name, v := range noderoom.RequestOf(p) {
 			member[name] = max(member[name], v)
 		}
 	}
@@ -179,60 +178,26 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 // asking member fit on it, none on a node pod cannot use (cordoned, or tainted against it: the
 // group's members share pod's tolerations); with preempt, also how many more would once the pods
 // of lower priority than pod go, which preemption could give it. It runs for every node of the
-// cluster, so the usual case counts without a map per node.
-func topologyNodes(nodes []fwk.NodeInfo, member topology.Resources, pod *v1.Pod, preempt bool) []topology.Node {
-	type ask struct {
-		name v1.ResourceName
-		want int64
-	}
-	var asks []ask
-	for name, want := range member {
-		if want > 0 && name != topology.Pods {
-			asks = append(asks, ask{v1.ResourceName(name), want})
-		}
-	}
-	comparisonOperators := topology.ComparisonOperators()
+// cluster, so the usual case counts without a map per node (noderoom.FitsOn).
+func topologyNodes(nodes []fwk.NodeInfo, member noderoom.Amount, pod *v1.Pod, preempt bool) []topology.Node {
+	comparisonOperators := noderoom.ComparisonOperators()
 	out := make([]topology.Node, 0, len(nodes))
 	for _, n := range nodes {
 		if n.Node() == nil {
 			continue
 		}
 		tn := topology.Node{Node: n.Node()}
-		if !topology.Usable(n.Node(), pod.Spec.Tolerations, comparisonOperators) {
+		if !noderoom.Usable(n.Node(), pod.Spec.Tolerations, comparisonOperators) {
 			out = append(out, tn)
 			continue
 		}
-		room := noderoom.FreeOn(n, string(v1.ResourcePods))
-		for _, a := range asks {
-			room = min(room, noderoom.FreeOn(n, string(a.name))/a.want)
-		}
-		tn.Room = int(max(room, 0))
+		tn.Room = noderoom.FitsOn(n, member)
 		if preempt {
-			tn.Evictable = max(0, topology.Fits(freeForPreemptor(n, member, pod), member)-tn.Room)
+			tn.Evictable = max(0, noderoom.Fits(noderoom.FreeFor(n, member, pod), member)-tn.Room)
 		}
 		out = append(out, tn)
 	}
 	return out
-}
-
-// freeForPreemptor is what is free on n of the resources member asks for, and pod slots, counting
-// what pods of lower priority than preemptor hold as free.
-func freeForPreemptor(n fwk.NodeInfo, member topology.Resources, preemptor *v1.Pod) topology.Resources {
-	free := topology.Resources{topology.Pods: noderoom.FreeOn(n, string(v1.ResourcePods))}
-	for name := range member {
-		free[name] = noderoom.FreeOn(n, name)
-	}
-	for _, pi := range n.GetPods() {
-		if p := pi.GetPod(); corev1helpers.PodPriority(p) < corev1helpers.PodPriority(preemptor) {
-			free[topology.Pods]++
-			for name, v := range topology.Requests(p) {
-				if _, asked := free[name]; asked {
-					free[name] += v
-				}
-			}
-		}
-	}
-	return free
 }
 
 // mayPreempt reports whether pod may evict others at all.

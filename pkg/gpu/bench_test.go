@@ -184,7 +184,7 @@ func BenchmarkFragmentationCost(b *testing.B) {
 		if i%5 == 4 {
 			req = many(2, 80)
 		}
-		classes = append(classes, MixClass{Demand: gpuDemand(int64(1000*(i%8)), 0, req), Weight: float64(1 + i%3)})
+		classes = append(classes, MixClass{PodShape: gpuDemand(int64(1000*(i%8)), 0, req), Weight: float64(1 + i%3)})
 	}
 	mix := NewMixView(classes)
 	nodes := map[string][]Device{"spread": make([]Device, 8), "typical": make([]Device, 8)}
@@ -194,7 +194,7 @@ func BenchmarkFragmentationCost(b *testing.B) {
 	}
 	d := gpuDemand(2000, 0, one(10))
 	for _, name := range []string{"spread", "typical"} {
-		n := NodeFree{Devices: nodes[name], MilliCPU: 64000, Memory: 1 << 20}
+		n := NodeShape{Devices: nodes[name], MilliCPU: 64000, Memory: 1 << 20}
 		b.Run(name+"/cost", func(b *testing.B) {
 			for b.Loop() {
 				if _, nf := FragmentationCost(n, d, mix); nf != nil {

@@ -19,18 +19,23 @@ import (
 // then means the same whatever unit the device plugin counts in, and on nodes with GPUs of
 // different sizes a stranded GiB of a small GPU weighs more than one of a large GPU, as it should.
 
-// NodeFree is what a node has left: its devices and its unrequested cpu and memory.
-type NodeFree struct {
+// NodeShape is what the fragmentation measure reads of a node: the free memory of each of its
+// GPUs, its unrequested cpu and memory, and its GPU model. It is not an amount of named resources
+// (that is noderoom.Amount): a list per device and a model are what the measure needs, in a fixed
+// record it reads for every node it scores.
+type NodeShape struct {
 	Devices  []Device
 	MilliCPU int64
-	// Memory is host memory, in whatever unit the Demands it is compared with use.
+	// Memory is host memory, in whatever unit the PodShapes it is compared with use.
 	Memory int64
 	// Model is the node's GPU model (the value of its ModelLabel), "" if it has none.
 	Model string
 }
 
-// Demand is what a pod asks of a node.
-type Demand struct {
+// PodShape is what a pod asks of a node, as the fragmentation measure and the mix (Mix) class it:
+// cpu, memory, its GPU request per device and the models it may run on. A comparable record, so
+// that the mix keys its classes by it.
+type PodShape struct {
 	MilliCPU int64
 	Memory   int64
 	GPU      Request
@@ -40,7 +45,7 @@ type Demand struct {
 
 // MixClass is one kind of GPU request with its share of a mix.
 type MixClass struct {
-	Demand
+	PodShape
 	Weight float64
 }
 
@@ -94,14 +99,14 @@ func (v MixView) Len() int { return len(v.classes) }
 
 // Fragmentation is the GPU of the node, in GPUs, that a request drawn from the mix could not use,
 // in expectation.
-func Fragmentation(n NodeFree, v MixView) float64 {
+func Fragmentation(n NodeShape, v MixView) float64 {
 	var buf [maxStackDevices]freeGPU
 	return fragmentation(sortedFree(n.Devices, buf[:0]), n.MilliCPU, n.Memory, n.Model, v)
 }
 
 // FragmentationGrowth is how much placing d on n, with the devices a, grows n's fragmentation (in
 // GPUs; negative when the pod fills memory that the mix could not use anyway). a must fit n.
-func FragmentationGrowth(n NodeFree, d Demand, a Assignment, v MixView) float64 {
+func FragmentationGrowth(n NodeShape, d PodShape, a Assignment, v MixView) float64 {
 	if len(v.classes) == 0 {
 		return 0
 	}
@@ -239,7 +244,7 @@ const tieBreak = 1e-9
 // It has no secondary term: on Alibaba's trace, preferring among equal growths the node whose GPUs
 // end fullest (Binpack's rating) placed fewer GPUs (94.3% at 100% demand) than an order that
 // differs from pod to pod (95.2%; see TieOrder), much as best fit places fewer than first fit.
-func FragmentationCost(n NodeFree, d Demand, v MixView) (float64, *NoFitError) {
+func FragmentationCost(n NodeShape, d PodShape, v MixView) (float64, *NoFitError) {
 	if d.GPU.Total <= 0 {
 		return NoGPUCost(n, d, v), nil
 	}
@@ -259,7 +264,7 @@ func FragmentationCost(n NodeFree, d Demand, v MixView) (float64, *NoFitError) {
 // Why not always the tightest fit: where the mix asks for half a GPU, a 0.3 share on a GPU with
 // 0.6 free leaves 0.3 that no request of the mix can use; on an empty GPU it leaves 0.7, still
 // usable. The measure, not the remainder, decides.
-func FragmentationFit(n NodeFree, d Demand, v MixView) (Assignment, float64, *NoFitError) {
+func FragmentationFit(n NodeShape, d PodShape, v MixView) (Assignment, float64, *NoFitError) {
 	a, cost, nf := fragmentationFit(n, d, v, nil)
 	if nf != nil {
 		return nil, 0, nf
@@ -267,7 +272,7 @@ func FragmentationFit(n NodeFree, d Demand, v MixView) (Assignment, float64, *No
 	return slices.Clone(a), cost, nil
 }
 
-func fragmentationFit(n NodeFree, d Demand, v MixView, dst Assignment) (Assignment, float64, *NoFitError) {
+func fragmentationFit(n NodeShape, d PodShape, v MixView, dst Assignment) (Assignment, float64, *NoFitError) {
 	if d.GPU.Total <= 0 {
 		return nil, 0, nil
 	}
@@ -310,7 +315,7 @@ const growthResolution = 1e-12
 // node's fragmentation (GPU requests of the mix that could run there no longer can), and, among
 // nodes equal in that, a little more the more GPU the node has free: the pod goes where it takes
 // the least from future GPU pods.
-func NoGPUCost(n NodeFree, d Demand, v MixView) float64 {
+func NoGPUCost(n NodeShape, d PodShape, v MixView) float64 {
 	var capacity, free float64
 	for _, dev := range n.Devices {
 		if dev.Capacity > 0 {
@@ -321,7 +326,7 @@ func NoGPUCost(n NodeFree, d Demand, v MixView) float64 {
 	if capacity == 0 {
 		return 0
 	}
-	growth := FragmentationGrowth(n, Demand{MilliCPU: d.MilliCPU, Memory: d.Memory}, nil, v)
+	growth := FragmentationGrowth(n, PodShape{MilliCPU: d.MilliCPU, Memory: d.Memory}, nil, v)
 	return growth + tieBreak*(1+free/capacity)
 }
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-func gpuDemand(cpu, mem int64, req Request) Demand {
-	return Demand{MilliCPU: cpu, Memory: mem, GPU: req}
+func gpuDemand(cpu, mem int64, req Request) PodShape {
+	return PodShape{MilliCPU: cpu, Memory: mem, GPU: req}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -18,45 +18,45 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func TestFragmentation(t *testing.T) {
 	// Half the mix asks for 600 of one GPU, half for a whole 1000 GPU, both with 4 cpus.
 	mix := NewMixView([]MixClass{
-		{Demand: gpuDemand(4000, 0, one(600)), Weight: 3},
-		{Demand: gpuDemand(4000, 0, one(1000)), Weight: 3},
-		{Demand: gpuDemand(4000, 0, Request{}), Weight: 100}, // asks for no GPU: not in the mix
+		{PodShape: gpuDemand(4000, 0, one(600)), Weight: 3},
+		{PodShape: gpuDemand(4000, 0, one(1000)), Weight: 3},
+		{PodShape: gpuDemand(4000, 0, Request{}), Weight: 100}, // asks for no GPU: not in the mix
 	})
 	if mix.Len() != 2 {
 		t.Fatalf("the view holds %d classes, want the 2 that ask for GPU memory", mix.Len())
 	}
 	tests := []struct {
 		name string
-		node NodeFree
+		node NodeShape
 		want float64
 	}{
 		{
 			// Free: 0.5 and 1 GPU. The 0.5 is too small for either class.
 			name: "a half-used GPU is fragmented for both classes",
-			node: NodeFree{Devices: []Device{{Capacity: 1000, Used: 500}, {Capacity: 1000}}, MilliCPU: 8000},
+			node: NodeShape{Devices: []Device{{Capacity: 1000, Used: 500}, {Capacity: 1000}}, MilliCPU: 8000},
 			want: 0.5,
 		},
 		{
 			// Free: 0.7 and 1 GPU. 0.7 is usable by the 600 class only.
 			name: "a GPU usable by part of the mix",
-			node: NodeFree{Devices: []Device{{Capacity: 1000, Used: 300}, {Capacity: 1000}}, MilliCPU: 8000},
+			node: NodeShape{Devices: []Device{{Capacity: 1000, Used: 300}, {Capacity: 1000}}, MilliCPU: 8000},
 			want: 0.5*0 + 0.5*0.7,
 		},
 		{
 			name: "no cpu left strands every free GPU",
-			node: NodeFree{Devices: []Device{{Capacity: 1000, Used: 300}, {Capacity: 1000}}, MilliCPU: 3999},
+			node: NodeShape{Devices: []Device{{Capacity: 1000, Used: 300}, {Capacity: 1000}}, MilliCPU: 3999},
 			want: 1.7,
 		},
 		{
 			name: "a full node has nothing to strand",
-			node: NodeFree{Devices: []Device{{Capacity: 1000, Used: 1000}}, MilliCPU: 0},
+			node: NodeShape{Devices: []Device{{Capacity: 1000, Used: 1000}}, MilliCPU: 0},
 			want: 0,
 		},
 		{
 			// Memory in GiB: 16 and 32 GiB GPUs, both empty; a 600 or 1000 request needs more than
 			// either holds, so both GPUs are fragments, counted as one GPU each.
 			name: "GPUs too small for the mix",
-			node: NodeFree{Devices: []Device{{Capacity: 16}, {Capacity: 32}}, MilliCPU: 8000},
+			node: NodeShape{Devices: []Device{{Capacity: 16}, {Capacity: 32}}, MilliCPU: 8000},
 			want: 2,
 		},
 	}
@@ -69,12 +69,12 @@ func TestFragmentation(t *testing.T) {
 
 func TestFragmentationCountsGPUs(t *testing.T) {
 	// One class asks for two whole GPUs of 16.
-	mix := NewMixView([]MixClass{{Demand: gpuDemand(0, 0, many(2, 16)), Weight: 1}})
-	one := NodeFree{Devices: []Device{{Capacity: 16}, {Capacity: 16, Used: 4}}}
+	mix := NewMixView([]MixClass{{PodShape: gpuDemand(0, 0, many(2, 16)), Weight: 1}})
+	one := NodeShape{Devices: []Device{{Capacity: 16}, {Capacity: 16, Used: 4}}}
 	if got := Fragmentation(one, mix); !near(got, 1.75) {
 		t.Errorf("one whole GPU free: Fragmentation = %v, want all 1.75 free GPUs", got)
 	}
-	two := NodeFree{Devices: []Device{{Capacity: 16}, {Capacity: 16, Used: 4}, {Capacity: 16}}}
+	two := NodeShape{Devices: []Device{{Capacity: 16}, {Capacity: 16, Used: 4}, {Capacity: 16}}}
 	if got := Fragmentation(two, mix); !near(got, 0.75) {
 		t.Errorf("two whole GPUs free: Fragmentation = %v, want the 0.75 of the used GPU", got)
 	}
@@ -84,7 +84,7 @@ func TestFragmentationCountsGPUs(t *testing.T) {
 }
 
 // naiveFragmentation is the definition, class by class, to check the sweep against.
-func naiveFragmentation(n NodeFree, v MixView) float64 {
+func naiveFragmentation(n NodeShape, v MixView) float64 {
 	var total float64
 	for _, d := range n.Devices {
 		total += float64(d.Free()) / float64(d.Capacity)
@@ -118,13 +118,13 @@ func randomMix(rng *rand.Rand, classes int) MixView {
 		}
 		d := gpuDemand(rng.Int64N(16000), rng.Int64N(64), req)
 		d.GPUModels = []string{"", "", "A", "B", "A|B"}[rng.IntN(5)]
-		cs = append(cs, MixClass{Demand: d, Weight: rng.Float64()})
+		cs = append(cs, MixClass{PodShape: d, Weight: rng.Float64()})
 	}
 	return NewMixView(cs)
 }
 
-func randomNode(rng *rand.Rand) NodeFree {
-	n := NodeFree{MilliCPU: rng.Int64N(32000), Memory: rng.Int64N(128), Model: []string{"", "A", "B", "C"}[rng.IntN(4)]}
+func randomNode(rng *rand.Rand) NodeShape {
+	n := NodeShape{MilliCPU: rng.Int64N(32000), Memory: rng.Int64N(128), Model: []string{"", "A", "B", "C"}[rng.IntN(4)]}
 	capacity := []int64{16, 24, 32}[rng.IntN(3)]
 	for range 1 + rng.IntN(10) {
 		n.Devices = append(n.Devices, Device{Capacity: capacity, Used: rng.Int64N(capacity + 1)})
@@ -145,7 +145,7 @@ func TestFragmentationMatchesDefinition(t *testing.T) {
 			continue
 		}
 		d := gpuDemand(rng.Int64N(2000), rng.Int64N(8), req)
-		after := NodeFree{Devices: append([]Device(nil), node.Devices...), MilliCPU: node.MilliCPU - d.MilliCPU, Memory: node.Memory - d.Memory, Model: node.Model}
+		after := NodeShape{Devices: append([]Device(nil), node.Devices...), MilliCPU: node.MilliCPU - d.MilliCPU, Memory: node.Memory - d.Memory, Model: node.Model}
 		Adjust(after.Devices, a, 1)
 		want := naiveFragmentation(after, mix) - naiveFragmentation(node, mix)
 		if got := FragmentationGrowth(node, d, a, mix); !near(got, want) {
@@ -160,14 +160,14 @@ func TestFragmentationMatchesDefinition(t *testing.T) {
 func TestFragmentationByModel(t *testing.T) {
 	// Half the mix may run on T4 only; the other half anywhere. Both ask for half a GPU.
 	mix := NewMixView([]MixClass{
-		{Demand: Demand{MilliCPU: 1000, GPU: one(500), GPUModels: "T4"}, Weight: 1},
-		{Demand: gpuDemand(1000, 0, one(500)), Weight: 1},
+		{PodShape: PodShape{MilliCPU: 1000, GPU: one(500), GPUModels: "T4"}, Weight: 1},
+		{PodShape: gpuDemand(1000, 0, one(500)), Weight: 1},
 	})
-	node := func(model string, used int64) NodeFree {
-		return NodeFree{Devices: []Device{{Capacity: 1000, Used: used}, {Capacity: 1000}}, MilliCPU: 16000, Model: model}
+	node := func(model string, used int64) NodeShape {
+		return NodeShape{Devices: []Device{{Capacity: 1000, Used: used}, {Capacity: 1000}}, MilliCPU: 16000, Model: model}
 	}
 	for _, tt := range []struct {
-		node NodeFree
+		node NodeShape
 		want float64
 	}{
 		{node("T4", 0), 0},
@@ -191,7 +191,7 @@ func TestFragmentationByModel(t *testing.T) {
 		t.Errorf("cost on an empty V100 %v, on an empty T4 %v: want the V100 cheaper", onV100, onT4)
 	}
 	// Without the restriction the two nodes are alike.
-	plain := NewMixView([]MixClass{{Demand: gpuDemand(1000, 0, one(500)), Weight: 1}})
+	plain := NewMixView([]MixClass{{PodShape: gpuDemand(1000, 0, one(500)), Weight: 1}})
 	a, _ := FragmentationCost(node("T4", 0), anywhere, plain)
 	b, _ := FragmentationCost(node("V100", 0), anywhere, plain)
 	if a != b {
@@ -201,9 +201,9 @@ func TestFragmentationByModel(t *testing.T) {
 
 func TestFragmentationCost(t *testing.T) {
 	// Every request of the mix asks for 8 of a 16 GPU.
-	mix := NewMixView([]MixClass{{Demand: gpuDemand(1000, 0, one(8)), Weight: 1}})
-	empty := NodeFree{Devices: []Device{{Capacity: 16}, {Capacity: 16}}, MilliCPU: 16000}
-	stranded := NodeFree{Devices: []Device{{Capacity: 16, Used: 12}, {Capacity: 16}}, MilliCPU: 16000}
+	mix := NewMixView([]MixClass{{PodShape: gpuDemand(1000, 0, one(8)), Weight: 1}})
+	empty := NodeShape{Devices: []Device{{Capacity: 16}, {Capacity: 16}}, MilliCPU: 16000}
+	stranded := NodeShape{Devices: []Device{{Capacity: 16, Used: 12}, {Capacity: 16}}, MilliCPU: 16000}
 	req := gpuDemand(1000, 0, one(4))
 	onEmpty, nf := FragmentationCost(empty, req, mix)
 	if nf != nil {
@@ -222,8 +222,8 @@ func TestFragmentationCost(t *testing.T) {
 		t.Errorf("a request larger than any GPU: error %v, want an unresolvable NoFitError", nf)
 	}
 	// Equal growth (nothing the mix could use changes): equal costs, whatever the nodes' fullness.
-	fuller := NodeFree{Devices: []Device{{Capacity: 16, Used: 8}, {Capacity: 16}, {Capacity: 16}}, MilliCPU: 16000}
-	emptier := NodeFree{Devices: []Device{{Capacity: 16}, {Capacity: 16}, {Capacity: 16}}, MilliCPU: 16000}
+	fuller := NodeShape{Devices: []Device{{Capacity: 16, Used: 8}, {Capacity: 16}, {Capacity: 16}}, MilliCPU: 16000}
+	emptier := NodeShape{Devices: []Device{{Capacity: 16}, {Capacity: 16}, {Capacity: 16}}, MilliCPU: 16000}
 	whole := gpuDemand(0, 0, one(16))
 	cf, _ := FragmentationCost(fuller, whole, mix)
 	ce, _ := FragmentationCost(emptier, whole, mix)
@@ -237,8 +237,8 @@ func TestFragmentationCost(t *testing.T) {
 func TestFragmentationFit(t *testing.T) {
 	// The mix asks for half a GPU. A 0.3 share on the GPU with 0.6 free would leave 0.3 that no
 	// request can use; on the empty GPU it leaves 0.7, still usable.
-	mix := NewMixView([]MixClass{{Demand: gpuDemand(0, 0, one(500)), Weight: 1}})
-	n := NodeFree{Devices: []Device{{Capacity: 1000, Used: 400}, {Capacity: 1000}}, MilliCPU: 8000}
+	mix := NewMixView([]MixClass{{PodShape: gpuDemand(0, 0, one(500)), Weight: 1}})
+	n := NodeShape{Devices: []Device{{Capacity: 1000, Used: 400}, {Capacity: 1000}}, MilliCPU: 8000}
 	a, cost, nf := FragmentationFit(n, gpuDemand(0, 0, one(300)), mix)
 	if nf != nil || len(a) != 1 || a[0].Index != 1 || cost != 0 {
 		t.Errorf("FragmentationFit = %v, cost %v, %v; want device 1 at no cost", a, cost, nf)
@@ -279,14 +279,14 @@ func TestFragmentationFit(t *testing.T) {
 
 func TestNoGPUCost(t *testing.T) {
 	// The mix asks for 8 cpus with its GPU.
-	mix := NewMixView([]MixClass{{Demand: gpuDemand(8000, 0, one(8)), Weight: 1}})
+	mix := NewMixView([]MixClass{{PodShape: gpuDemand(8000, 0, one(8)), Weight: 1}})
 	pod := gpuDemand(4000, 0, Request{})
-	cpuOnly := NodeFree{MilliCPU: 64000}
-	roomy := NodeFree{Devices: []Device{{Capacity: 16}}, MilliCPU: 64000}
-	tight := NodeFree{Devices: []Device{{Capacity: 16}}, MilliCPU: 10000}
-	busy := NodeFree{Devices: []Device{{Capacity: 16, Used: 8}}, MilliCPU: 64000}
+	cpuOnly := NodeShape{MilliCPU: 64000}
+	roomy := NodeShape{Devices: []Device{{Capacity: 16}}, MilliCPU: 64000}
+	tight := NodeShape{Devices: []Device{{Capacity: 16}}, MilliCPU: 10000}
+	busy := NodeShape{Devices: []Device{{Capacity: 16, Used: 8}}, MilliCPU: 64000}
 	costs := map[string]float64{}
-	for name, n := range map[string]NodeFree{"cpu-only": cpuOnly, "roomy": roomy, "tight": tight, "busy": busy} {
+	for name, n := range map[string]NodeShape{"cpu-only": cpuOnly, "roomy": roomy, "tight": tight, "busy": busy} {
 		costs[name] = NoGPUCost(n, pod, mix)
 	}
 	if costs["cpu-only"] != 0 {
@@ -312,7 +312,7 @@ func BenchmarkScorePerNode(b *testing.B) {
 	for i := range devs {
 		devs[i] = Device{Capacity: 80, Used: int64(i * 9)}
 	}
-	node := NodeFree{Devices: devs, MilliCPU: 40000, Memory: 200}
+	node := NodeShape{Devices: devs, MilliCPU: 40000, Memory: 200}
 	rng := rand.New(rand.NewPCG(3, 4))
 	mix := randomMix(rng, DefaultMixLimit)
 	for _, req := range []Request{one(10), many(2, 10)} {

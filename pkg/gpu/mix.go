@@ -21,7 +21,7 @@ type Mix struct {
 	limit   int
 	growth  float64 // what inc is multiplied by at each observation
 	inc     float64 // the weight the next observation adds
-	index   map[Demand]int
+	index   map[PodShape]int
 	classes []MixClass
 	view    MixView
 	stale   bool
@@ -45,7 +45,7 @@ func NewMix(limit int, halfLife float64) *Mix {
 		limit:  limit,
 		growth: math.Exp2(1 / math.Max(halfLife, 1)),
 		inc:    1,
-		index:  make(map[Demand]int, limit),
+		index:  make(map[PodShape]int, limit),
 	}
 }
 
@@ -53,9 +53,9 @@ func NewMix(limit int, halfLife float64) *Mix {
 // over the table, so the increment grows instead, and all are scaled down once it gets large.
 const rescaleAbove = 1e100
 
-// Observe counts one pod's demand. Demands for no GPU are not counted: they are not what
+// Observe counts one pod's demand. Pods that ask for no GPU are not counted: they are not what
 // fragments GPUs (their harm shows as the cpu and memory they take from GPU requests).
-func (m *Mix) Observe(d Demand) {
+func (m *Mix) Observe(d PodShape) {
 	if d.GPU.Total <= 0 || d.GPU.Count <= 0 {
 		return
 	}
@@ -66,7 +66,7 @@ func (m *Mix) Observe(d Demand) {
 		m.classes[i].Weight += m.inc
 	} else if len(m.classes) < m.limit {
 		m.index[d] = len(m.classes)
-		m.classes = append(m.classes, MixClass{Demand: d, Weight: m.inc})
+		m.classes = append(m.classes, MixClass{PodShape: d, Weight: m.inc})
 	} else {
 		lightest := 0
 		for i, c := range m.classes {
@@ -74,9 +74,9 @@ func (m *Mix) Observe(d Demand) {
 				lightest = i
 			}
 		}
-		delete(m.index, m.classes[lightest].Demand)
+		delete(m.index, m.classes[lightest].PodShape)
 		m.index[d] = lightest
-		m.classes[lightest] = MixClass{Demand: d, Weight: m.classes[lightest].Weight + m.inc}
+		m.classes[lightest] = MixClass{PodShape: d, Weight: m.classes[lightest].Weight + m.inc}
 	}
 	m.inc *= m.growth
 	if m.inc > rescaleAbove {

@@ -6,9 +6,9 @@ import (
 )
 
 // weightOf is the share of the view's weight that d has, 0 if it is not there.
-func weightOf(v MixView, d Demand) float64 {
+func weightOf(v MixView, d PodShape) float64 {
 	for _, c := range v.classes {
-		if c.Demand == d {
+		if c.PodShape == d {
 			return c.Weight
 		}
 	}

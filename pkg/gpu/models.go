@@ -13,7 +13,7 @@ import (
 // node, only the kinds of request that may run on the node's model.
 const ModelLabel = "nvidia.com/gpu.product"
 
-// modelSep separates the models of a Demand's GPUModels; label values cannot hold it.
+// modelSep separates the models of a PodShape's GPUModels; label values cannot hold it.
 const modelSep = "|"
 
 // ModelsOf is the set of GPU models (values of ModelLabel) that pod may run on by its nodeSelector

@@ -97,17 +97,17 @@ func (c *deviceCache) observe(pod *v1.Pod) {
 	if err != nil || req.Total == 0 {
 		return
 	}
-	c.mix.Observe(demandOf(pod, req))
+	c.mix.Observe(shapeOf(pod, req))
 }
 
-// demandOf is what pod asks of a node: its cpu and memory requests as NodeResourcesFit counts
+// shapeOf is what pod asks of a node: its cpu and memory requests as NodeResourcesFit counts
 // them (overhead included, pod-level resources when the feature is on), its GPU request, and the
 // GPU models its node selection allows (gpu.ModelsOf).
-func demandOf(pod *v1.Pod, req gpu.Request) gpu.Demand {
+func shapeOf(pod *v1.Pod, req gpu.Request) gpu.PodShape {
 	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{
 		SkipPodLevelResources: !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 	})
-	return gpu.Demand{MilliCPU: reqs.Cpu().MilliValue(), Memory: reqs.Memory().Value(), GPU: req, GPUModels: gpu.ModelsOf(pod)}
+	return gpu.PodShape{MilliCPU: reqs.Cpu().MilliValue(), Memory: reqs.Memory().Value(), GPU: req, GPUModels: gpu.ModelsOf(pod)}
 }
 
 // waitForSync returns once every pod and node that existed at start-up is in the cache, so that a

@@ -197,7 +197,7 @@ func TestMixObservesEachPodOnce(t *testing.T) {
 	}
 	// One GPU with 8 free: fragmented for the requests of 12, not for those of 4. With both kinds
 	// counted once each, half the mix cannot use half a GPU.
-	node := gpu.NodeFree{Devices: []gpu.Device{{Capacity: 16, Used: 8}}}
+	node := gpu.NodeShape{Devices: []gpu.Device{{Capacity: 16, Used: 8}}}
 	eventually(t, "the new pod in the mix", func() bool {
 		return e.pl.devices.mix.View().Len() == 2
 	})

@@ -208,7 +208,7 @@ var _ fwk.PreScorePlugin = &GPUShare{}
 // cycle: the pod's whole demand, the mix of requests as it stands, and the pod's key for
 // gpu.TieOrder.
 type preScoreState struct {
-	demand gpu.Demand
+	demand gpu.PodShape
 	view   gpu.MixView
 	key    string
 }
@@ -257,17 +257,17 @@ func (pl *GPUShare) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.
 	if err := pl.devices.waitForSync(ctx); err != nil {
 		return fwk.AsStatus(err)
 	}
-	state.Write(preScoreStateKey, &preScoreState{demand: demandOf(pod, s.req), view: pl.devices.mix.View(), key: pod.Namespace + "/" + pod.Name})
+	state.Write(preScoreStateKey, &preScoreState{demand: shapeOf(pod, s.req), view: pl.devices.mix.View(), key: pod.Namespace + "/" + pod.Name})
 	return nil
 }
 
 // demandAndMix is the pod's demand and the mix as PreScore took them for the cycle, or as they
 // stand where PreScore did not run (the scheduler skips scoring when one node is feasible).
-func (pl *GPUShare) demandAndMix(state fwk.CycleState, pod *v1.Pod, req gpu.Request) (gpu.Demand, gpu.MixView) {
+func (pl *GPUShare) demandAndMix(state fwk.CycleState, pod *v1.Pod, req gpu.Request) (gpu.PodShape, gpu.MixView) {
 	if ps, err := getPreScoreState(state); err == nil {
 		return ps.demand, ps.view
 	}
-	return demandOf(pod, req), pl.devices.mix.View()
+	return shapeOf(pod, req), pl.devices.mix.View()
 }
 
 var _ fwk.ScorePlugin = &GPUShare{}
@@ -297,7 +297,7 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 		if err != nil {
 			return 0, fwk.AsStatus(err)
 		}
-		free := nodeFree(nodeInfo, devs)
+		free := nodeShape(nodeInfo, devs)
 		cost, nf := gpu.FragmentationCost(free, ps.demand, ps.view)
 		if nf != nil {
 			// As below.
@@ -343,10 +343,10 @@ func (pl *GPUShare) NormalizeScore(_ context.Context, state fwk.CycleState, _ *v
 	return nil
 }
 
-// nodeFree is what the node has left for the fragmentation measure: its devices, its cpu and
+// nodeShape is what the node has left for the fragmentation measure: its devices, its cpu and
 // memory as the scheduler counts them (allocatable less requested), and its GPU model.
-func nodeFree(nodeInfo fwk.NodeInfo, devs []gpu.Device) gpu.NodeFree {
-	return gpu.NodeFree{
+func nodeShape(nodeInfo fwk.NodeInfo, devs []gpu.Device) gpu.NodeShape {
+	return gpu.NodeShape{
 		Devices:  devs,
 		MilliCPU: noderoom.FreeOn(nodeInfo, string(v1.ResourceCPU)),
 		Memory:   noderoom.FreeOn(nodeInfo, string(v1.ResourceMemory)),
@@ -394,7 +394,7 @@ func (pl *GPUShare) Reserve(ctx context.Context, state fwk.CycleState, pod *v1.P
 	var nf *gpu.NoFitError
 	if pl.strategy == gpu.FragmentationStrategy {
 		demand, view := pl.demandAndMix(state, pod, s.req)
-		a, _, nf = gpu.FragmentationFit(nodeFree(nodeInfo, devs), demand, view)
+		a, _, nf = gpu.FragmentationFit(nodeShape(nodeInfo, devs), demand, view)
 	} else {
 		a, nf = gpu.Fit(devs, s.req, pl.strategy)
 	}
@@ -577,7 +577,7 @@ func (pl *GPUShare) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment,
 		fragments = append(fragments, fwk.SignFragment{Key: pl.signerKey, Value: req})
 	}
 	if (req.Total > 0 && pl.strategy == gpu.FragmentationStrategy) || (req.Total == 0 && pl.leastGPUHarm) {
-		fragments = append(fragments, fwk.SignFragment{Key: pl.demandSignerKey, Value: demandOf(pod, req)})
+		fragments = append(fragments, fwk.SignFragment{Key: pl.demandSignerKey, Value: shapeOf(pod, req)})
 	}
 	return fragments, nil
 }

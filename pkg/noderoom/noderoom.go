@@ -15,6 +15,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/gpu"
@@ -36,6 +37,13 @@ func RequestOf(pod *v1.Pod) Amount {
 		out[string(name)] = valueOf(name, q)
 	}
 	return out
+}
+
+// NeedOf is what pod needs of a node's room: its request and one pod slot.
+func NeedOf(pod *v1.Pod) Amount {
+	need := RequestOf(pod)
+	need[Pods] = 1
+	return need
 }
 
 // AllocatableOf is what node offers pods in all, pod slots included.
@@ -73,6 +81,36 @@ func FreeOn(n fwk.NodeInfo, name string) int64 {
 	}
 }
 
+// FreeFor is what node n has free of the resources member names, and pod slots, in the scheduler's
+// snapshot; with preemptor, counting as free what the pods of lower priority than it hold, which
+// preemption could give it.
+func FreeFor(n fwk.NodeInfo, member Amount, preemptor *v1.Pod) Amount {
+	free := Amount{Pods: FreeOn(n, Pods)}
+	for name := range member {
+		free[name] = FreeOn(n, name)
+	}
+	if preemptor == nil {
+		return free
+	}
+	for _, pi := range n.GetPods() {
+		if p := pi.GetPod(); corev1helpers.PodPriority(p) < corev1helpers.PodPriority(preemptor) {
+			free[Pods]++
+			for name, v := range RequestOf(p) {
+				if _, asked := free[name]; asked {
+					free[name] += v
+				}
+			}
+		}
+	}
+	return free
+}
+
+// FitsOn is Fits of what node n has free in the scheduler's snapshot, without an Amount for the
+// node: Gang asks it of every node of the cluster.
+func FitsOn(n fwk.NodeInfo, member Amount) int {
+	return fits(member, func(name string) int64 { return FreeOn(n, name) })
+}
+
 // Add adds b to a, n times.
 func (a Amount) Add(b Amount, n int64) {
 	for name, v := range b {
@@ -86,10 +124,14 @@ func (a Amount) Clone() Amount { return maps.Clone(a) }
 // Fits is how many members asking member fit into free: the least, over one pod slot each and
 // the resources member asks for, of free over asked.
 func Fits(free, member Amount) int {
-	n := free[Pods]
+	return fits(member, func(name string) int64 { return free[name] })
+}
+
+func fits(member Amount, free func(name string) int64) int {
+	n := free(Pods)
 	for name, want := range member {
 		if want > 0 && name != Pods {
-			n = min(n, free[name]/want)
+			n = min(n, free(name)/want)
 		}
 	}
 	return int(max(n, 0))

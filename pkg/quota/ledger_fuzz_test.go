@@ -19,7 +19,7 @@ func FuzzLedger(f *testing.F) {
 		namespaces := []string{"a", "b"}
 		type held struct {
 			ns    string
-			req   Vector
+			req   Amount
 			bound bool
 		}
 		model := map[types.UID]held{}
@@ -27,8 +27,8 @@ func FuzzLedger(f *testing.F) {
 		for i := range pods {
 			pods[i] = pod(namespaces[i%2], fmt.Sprint(i))
 		}
-		requestOf := func(i int) Vector {
-			return Vector{v1.ResourceCPU: int64(1+i%3) * 1000, PodsResource: 1000, "aliyun.com/gpu-mem": int64(i%2) * 4000}
+		requestOf := func(i int) Amount {
+			return Amount{v1.ResourceCPU: int64(1+i%3) * 1000, PodsResource: 1000, "aliyun.com/gpu-mem": int64(i%2) * 4000}
 		}
 		for _, op := range ops {
 			i := int(op>>3) % len(pods)
@@ -61,20 +61,20 @@ func FuzzLedger(f *testing.F) {
 				l.Forget(p.UID)
 				delete(model, p.UID)
 			case 5: // edit a quota's max
-				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Max: Vector{v1.ResourceCPU: int64(i) * 1000, "aliyun.com/gpu-mem": 8000}})
+				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Max: Amount{v1.ResourceCPU: int64(i) * 1000, "aliyun.com/gpu-mem": 8000}})
 			case 6: // remove a quota
 				l.SetQuota(p.Namespace, nil)
 			case 7: // a quota that names only GPU memory
-				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Min: Vector{"aliyun.com/gpu-mem": 4000}, Max: Vector{"aliyun.com/gpu-mem": int64(i) * 2000}})
+				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Min: Amount{"aliyun.com/gpu-mem": 4000}, Max: Amount{"aliyun.com/gpu-mem": int64(i) * 2000}})
 			}
 			for _, ns := range namespaces {
-				want := Vector{}
+				want := Amount{}
 				for _, h := range model {
 					if h.ns == ns {
 						want.Add(h.req, 1)
 					}
 				}
-				got := Vector{}
+				got := Amount{}
 				l.mu.Lock()
 				if a, ok := l.namespaces[ns]; ok {
 					got = a.used.Clone()

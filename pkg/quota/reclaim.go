@@ -34,9 +34,9 @@ type Reclaim struct {
 	quota     string
 	gpuMemory v1.ResourceName
 	// requestOf reads a victim's request; nil: RequestOf (see UseRequests).
-	requestOf func(*v1.Pod) (Vector, error)
+	requestOf func(*v1.Pod) (Amount, error)
 	// asks is what the preemptor asks for.
-	asks Vector
+	asks Amount
 	// named is, per namespace of a quota that may lend, that quota, and quotaOf its name in the tree.
 	named   map[string]*Spec
 	quotaOf map[string]string
@@ -56,9 +56,9 @@ type Reclaim struct {
 // share stays at most the target's, and the target's at least its fair share.
 type fairBound struct {
 	target         string
-	pool           Vector
+	pool           Amount
 	weight         int64
-	borrowed       Vector
+	borrowed       Amount
 	fair           float64
 	preemptorAfter float64
 }
@@ -71,18 +71,18 @@ type lender struct {
 	// left is, for each resource in over, what the quota may still give before it is at its min:
 	// what its staying pods use above min. What leaving pods hold is on its way back already, and
 	// lending it again would let two preemptors take the same borrowed share.
-	left Vector
+	left Amount
 }
 
 // ReclaimFor is PreemptionFor without the nodes' capacity: reclaim only, no fair sharing.
-func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName) *Reclaim {
+func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Amount, gpuMemory v1.ResourceName) *Reclaim {
 	return l.PreemptionFor(preemptor, request, gpuMemory, nil)
 }
 
 // PreemptionFor returns the quota rule for preemptor, asking request, or nil when preemptor's
 // namespace has no quota (then no quota rule applies to it). capacity is the nodes' allocatable:
 // less what the ledger's pods hold, plus what quotas borrow, it is the pool fair shares divide.
-func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.ResourceName, capacity Vector) *Reclaim {
+func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Amount, gpuMemory v1.ResourceName, capacity Amount) *Reclaim {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	own := l.nodeOf(preemptor.Namespace)
@@ -193,7 +193,7 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Vector, gpuMemory v1.R
 // does (Kueue's "Admits workloads respecting fair share": c's pod takes from a, which borrows 2,
 // not from b, which borrows 1, whichever's pods are the youngest). Otherwise, or without the
 // nodes' capacity to weigh shares by, every lender may give. Callers hold the ledger's lock.
-func (l *Ledger) furthestAbove(r *Reclaim, lends []string, capacity Vector) []string {
+func (l *Ledger) furthestAbove(r *Reclaim, lends []string, capacity Amount) []string {
 	if len(lends) < 2 || capacity == nil {
 		return lends
 	}
@@ -206,7 +206,7 @@ func (l *Ledger) furthestAbove(r *Reclaim, lends []string, capacity Vector) []st
 		top = max(top, shares[i])
 	}
 	var first []string
-	left := Vector{}
+	left := Amount{}
 	for i, name := range lends {
 		if shares[i] == top {
 			first = append(first, name)
@@ -245,14 +245,14 @@ func (r *Reclaim) chainOver(name string, res v1.ResourceName) bool {
 // above its fair share, when side (the preemptor's side of that level, which borrows) is below
 // its own, and allows r to take from it for fairness. It reports whether it chose one. Callers
 // hold the ledger's lock.
-func (l *Ledger) fairTarget(r *Reclaim, preemptor self, side *node, path []*node, level int, lends []string, capacity Vector) bool {
+func (l *Ledger) fairTarget(r *Reclaim, preemptor self, side *node, path []*node, level int, lends []string, capacity Amount) bool {
 	if !side.spec.Fair {
 		return false
 	}
 	// Every peer claims what it keeps and what its waiting pods ask (Waiting), as fair admission
 	// counts them: claims of what is held alone would put each peer's fair share next to what it
 	// holds, and a quota far below its share of what everyone wants could take next to nothing.
-	lv := l.fairLevel(path, level, capacity, preemptor, func(p *node, keeps Vector) Vector {
+	lv := l.fairLevel(path, level, capacity, preemptor, func(p *node, keeps Amount) Amount {
 		d := l.demand(p, preemptor)
 		if p == side {
 			d.Add(r.asks, 1)
@@ -296,7 +296,7 @@ func (l *Ledger) fairTarget(r *Reclaim, preemptor self, side *node, path []*node
 }
 
 // staying is what quota n's pods that are not being evicted use.
-func staying(n *node) Vector {
+func staying(n *node) Amount {
 	s := n.used.Clone()
 	s.Add(n.leaving, -1)
 	return s
@@ -304,8 +304,8 @@ func staying(n *node) Vector {
 
 // borrowing is what quota n, using used and with more admitted, uses above its min in the
 // resources it names.
-func borrowing(n *node, used, more Vector) Vector {
-	b := Vector{}
+func borrowing(n *node, used, more Amount) Amount {
+	b := Amount{}
 	for res, u := range used {
 		if x := u + more[res] - n.spec.Min[res]; x > 0 && n.spec.names(res) {
 			b[res] = x
@@ -323,7 +323,7 @@ func borrowing(n *node, used, more Vector) Vector {
 // that is its whole subtree's use.) Callers hold the ledger's lock.
 func lenderOf(n *node) *lender {
 	stay := staying(n)
-	ld := &lender{over: map[v1.ResourceName]bool{}, left: Vector{}}
+	ld := &lender{over: map[v1.ResourceName]bool{}, left: Amount{}}
 	for name, u := range n.used {
 		if n.spec.names(name) && u > n.spec.Min[name] {
 			ld.over[name] = true
@@ -367,7 +367,7 @@ func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
 
 // lendsTo reports whether a victim of ns, whose pods ask reqs, holds some of a resource ns's quota
 // lends the preemptor: one the preemptor asks for and every quota of its chain uses above its min.
-func (r *Reclaim) lendsTo(ns string, reqs []Vector) bool {
+func (r *Reclaim) lendsTo(ns string, reqs []Amount) bool {
 	name := r.quotaOf[ns]
 	return holdsAny(reqs, func(res v1.ResourceName) bool { return r.asks[res] > 0 && r.chainOver(name, res) })
 }
@@ -391,8 +391,8 @@ func (r *Reclaim) InProgress(victims []*v1.Pod) string {
 }
 
 // requestsOf is RequestOf of each pod, nil for a pod whose request cannot be read.
-func requestsOf(pods []*v1.Pod, gpuMemory v1.ResourceName) []Vector {
-	reqs := make([]Vector, len(pods))
+func requestsOf(pods []*v1.Pod, gpuMemory v1.ResourceName) []Amount {
+	reqs := make([]Amount, len(pods))
 	for i, p := range pods {
 		if req, err := RequestOf(p, gpuMemory); err == nil {
 			reqs[i] = req
@@ -402,7 +402,7 @@ func requestsOf(pods []*v1.Pod, gpuMemory v1.ResourceName) []Vector {
 }
 
 // holdsAny reports whether some request holds some of a resource that which accepts.
-func holdsAny(reqs []Vector, which func(v1.ResourceName) bool) bool {
+func holdsAny(reqs []Amount, which func(v1.ResourceName) bool) bool {
 	for _, req := range reqs {
 		for name, x := range req {
 			if x > 0 && which(name) {
@@ -417,14 +417,14 @@ func holdsAny(reqs []Vector, which func(v1.ResourceName) bool) bool {
 // lender still has to give.
 type Lenders struct {
 	r    *Reclaim
-	left map[string]Vector
+	left map[string]Amount
 	// borrowed is what the fair-sharing target still borrows.
-	borrowed Vector
+	borrowed Amount
 }
 
 // Lenders starts a count for one candidate.
 func (r *Reclaim) Lenders() *Lenders {
-	t := &Lenders{r: r, left: map[string]Vector{}}
+	t := &Lenders{r: r, left: map[string]Amount{}}
 	if r.fair != nil {
 		t.borrowed = r.fair.borrowed.Clone()
 	}
@@ -450,7 +450,7 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 	if !t.r.allowed[quota] || !t.r.lendsTo(ns, reqs) {
 		return false
 	}
-	need := Vector{}
+	need := Amount{}
 	for i, p := range pods {
 		if t.r.leaving[p.UID] {
 			continue
@@ -461,7 +461,7 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 		need.Add(reqs[i], 1)
 	}
 	chain := t.r.chains[quota]
-	lefts := make([]Vector, len(chain))
+	lefts := make([]Amount, len(chain))
 	for i, c := range chain {
 		left, ok := t.left[c]
 		if !ok {
@@ -474,7 +474,7 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 			}
 		}
 	}
-	var borrowed Vector
+	var borrowed Amount
 	if f := t.r.fair; f != nil {
 		borrowed = t.borrowed.Clone()
 		for name, x := range need {

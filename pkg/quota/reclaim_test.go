@@ -42,7 +42,7 @@ func TestLendersOverMinInOneResource(t *testing.T) {
 		bound    []*v1.Pod
 		leaving  []string
 		own      *Spec
-		asks     Vector
+		asks     Amount
 		verdicts map[string]Decision
 		steps    []step
 	}{{

@@ -14,9 +14,9 @@ type Spec struct {
 	// Name is the ElasticQuota's namespace/name, as messages show it.
 	Name string
 	// Min is what the quota is guaranteed; a resource it leaves out (and max names) is guaranteed 0.
-	Min Vector
+	Min Amount
 	// Max bounds what the quota's pods hold; a resource it leaves out is not limited.
-	Max Vector
+	Max Amount
 
 	// The fields below are set by a quota tree's annotations (tree.go); a flat quota leaves them
 	// zero.
@@ -26,9 +26,9 @@ type Spec struct {
 	// Weight is the quota's weight in fair sharing, in thousandths; 0 stands for the default, 1.
 	Weight int64
 	// LendingLimit caps what of its idle min the quota lends, for the resources it names; nil: no cap.
-	LendingLimit Vector
+	LendingLimit Amount
 	// BorrowingLimit caps what the quota uses above its min, for the resources it names; nil: no cap.
-	BorrowingLimit Vector
+	BorrowingLimit Amount
 	// Fair is set for a quota that takes part in fair sharing: one in a tree (it names a parent or
 	// its namespaces, or is a parent) or with a weight. Flat quotas without berth's annotations
 	// keep scheduler-plugins' behaviour: they never preempt or are preempted for fairness.
@@ -97,8 +97,8 @@ func oldest(quotas []*v1alpha1.ElasticQuota) (*v1alpha1.ElasticQuota, []Problem)
 // specOf reads one ElasticQuota's min and max, repairing what it must (see SpecOf).
 func specOf(eq *v1alpha1.ElasticQuota) (*Spec, []Problem) {
 	var problems []Problem
-	minV, minProblems := VectorOf(eq.Spec.Min)
-	maxV, maxProblems := VectorOf(eq.Spec.Max)
+	minV, minProblems := AmountOf(eq.Spec.Min)
+	maxV, maxProblems := AmountOf(eq.Spec.Max)
 	var notes []string
 	for _, p := range minProblems {
 		notes = append(notes, "min: "+p)
@@ -108,7 +108,7 @@ func specOf(eq *v1alpha1.ElasticQuota) (*Spec, []Problem) {
 	}
 	for name, lo := range minV {
 		if hi, ok := maxV[name]; ok && lo > hi {
-			notes = append(notes, fmt.Sprintf("min %s %s is above max %s, lowered to max", name, format(name, lo), format(name, hi)))
+			notes = append(notes, fmt.Sprintf("min %s %s is above max %s, lowered to max", name, Text(name, lo), Text(name, hi)))
 			minV[name] = hi
 		}
 	}

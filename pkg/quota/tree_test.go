@@ -168,7 +168,7 @@ func TestTreeOfInvalid(t *testing.T) {
 	}
 }
 
-func cpuReq(cpu string) Vector { return vec("cpu", cpu, "pods", "1") }
+func cpuReq(cpu string) Amount { return vec("cpu", cpu, "pods", "1") }
 
 // treeLedger is a ledger with org()'s tree in force.
 func treeLedger(t *testing.T) *Ledger {
@@ -227,7 +227,7 @@ func TestTreeAdmission(t *testing.T) {
 		t.Errorf("13 cpu alone: %v, want the department's max", e)
 	}
 	// Status: a quota counts its subtree.
-	used := map[string]Vector{}
+	used := map[string]Amount{}
 	for _, u := range l.Quotas() {
 		used[u.Spec.Name] = u.Used
 	}

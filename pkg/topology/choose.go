@@ -10,30 +10,8 @@ import (
 	"github.com/berth-sched/berth/pkg/noderoom"
 )
 
-// Resources, Pods, Requests, Fits, ComparisonOperators and Usable are pkg/noderoom's, by the names
-// pkg/gang calls them until it calls noderoom itself (after the native pod groups change to gang
-// is merged). The choice reads only the Room its caller counts.
-type Resources = noderoom.Amount
-
-// Pods names the free pod slots in Resources.
-const Pods = noderoom.Pods
-
-// Requests is noderoom.RequestOf.
-func Requests(pod *v1.Pod) Resources { return noderoom.RequestOf(pod) }
-
-// Fits is noderoom.Fits.
-func Fits(free, member Resources) int { return noderoom.Fits(free, member) }
-
-// ComparisonOperators is noderoom.ComparisonOperators.
-func ComparisonOperators() bool { return noderoom.ComparisonOperators() }
-
-// Usable is noderoom.Usable.
-func Usable(node *v1.Node, tolerations []v1.Toleration, comparisonOperators bool) bool {
-	return noderoom.Usable(node, tolerations, comparisonOperators)
-}
-
 // Node is what the choice reads of a node: the node, for its domains, and Room, how many of the
-// group's members fit on it (Fits of what is free there and what a member asks). The caller counts
+// group's members fit on it (noderoom.Fits of what is free there and what a member asks). The caller counts
 // Room from what it knows of the node, without a map per node: the choice reads every node of the
 // cluster.
 type Node struct {
@@ -49,7 +27,7 @@ type Node struct {
 // the nodes its members already hold a place on, which fix the domain.
 type Group struct {
 	Count  int
-	Member Resources
+	Member noderoom.Amount
 	Placed []string
 }
 

@@ -155,7 +155,7 @@ func OfIn(in Input, room *Room) *Answer {
 		return w
 	}
 	greq, _ := gpu.RequestOf(p, in.Resources.Memory)
-	need := ask(p)
+	need := noderoom.NeedOf(p)
 
 	var gang *gangState
 	// A member of a native group (scheduling.k8s.io) is explained as a pod of no group: what its
@@ -204,11 +204,11 @@ type cluster struct {
 	// pods are the pods bound to a node that hold room there, for the quotas' use.
 	pods []*v1.Pod
 	// requests are the bound pods' quota requests, read once (nil: unreadable, counted as nothing).
-	requests map[*v1.Pod]quota.Vector
+	requests map[*v1.Pod]quota.Amount
 }
 
 // requestOf is a bound pod's quota request, as newCluster read it; callers must not change it.
-func (c *cluster) requestOf(p *v1.Pod) (quota.Vector, bool) {
+func (c *cluster) requestOf(p *v1.Pod) (quota.Amount, bool) {
 	if v, ok := c.requests[p]; ok {
 		return v, v != nil
 	}
@@ -217,7 +217,7 @@ func (c *cluster) requestOf(p *v1.Pod) (quota.Vector, bool) {
 }
 
 func newCluster(in Input) *cluster {
-	c := &cluster{in: in, nodes: noderoom.Of(in.Nodes, in.Pods, in.Resources), requests: map[*v1.Pod]quota.Vector{}}
+	c := &cluster{in: in, nodes: noderoom.Of(in.Nodes, in.Pods, in.Resources), requests: map[*v1.Pod]quota.Amount{}}
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		if p.Spec.NodeName == "" || !podroom.Holds(p) {
@@ -231,13 +231,6 @@ func newCluster(in Input) *cluster {
 		c.requests[p] = v
 	}
 	return c
-}
-
-// ask is what pod p needs of a node's room: its request and a pod slot.
-func ask(p *v1.Pod) noderoom.Amount {
-	need := noderoom.RequestOf(p)
-	need[noderoom.Pods] = 1
-	return need
 }
 
 // take subtracts a pod's request from the room, its GPU shares from the fullest GPUs that hold
@@ -289,12 +282,6 @@ func mostOnOneGPU(r *noderoom.Node) int64 {
 		}
 	}
 	return most
-}
-
-// amount formats milli-units of a resource as its quantity.
-func amount(name v1.ResourceName, milli int64) string {
-	q := quota.Vector{name: milli}.ResourceList()[name]
-	return q.String()
 }
 
 // excluded says why the pod may not run on the node whatever its room: cordoned, its node selector
@@ -384,7 +371,7 @@ func (f fit) excludedText() string {
 
 // quotaBlocks fills w and reports true if a quota on the pod's path has no room for it (with its
 // waiting siblings, for a gang member: Gang and ElasticQuota admit a group whole).
-func (c *cluster) quotaBlocks(w *Answer, req quota.Vector, gang *gangState) bool {
+func (c *cluster) quotaBlocks(w *Answer, req quota.Amount, gang *gangState) bool {
 	p := c.in.Pod
 	ptrs := make([]*v1alpha1.ElasticQuota, len(c.in.Quotas))
 	for i := range c.in.Quotas {
@@ -403,7 +390,7 @@ func (c *cluster) quotaBlocks(w *Answer, req quota.Vector, gang *gangState) bool
 	}
 	ask, who := req.Clone(), "the pod asks"
 	if gang != nil && len(gang.waiting) > 1 {
-		ask = quota.Vector{}
+		ask = quota.Amount{}
 		for _, m := range gang.waiting {
 			if v, err := quota.RequestOf(m, c.in.Resources.Memory); err == nil {
 				ask.Add(v, 1)
@@ -413,7 +400,7 @@ func (c *cluster) quotaBlocks(w *Answer, req quota.Vector, gang *gangState) bool
 	}
 	for _, q := range path {
 		names := tree.Subtree(q.Spec.Name)
-		used := quota.Vector{}
+		used := quota.Amount{}
 		var holders []*v1.Pod
 		for _, o := range c.pods {
 			if containsString(names, o.Namespace) {
@@ -431,12 +418,12 @@ func (c *cluster) quotaBlocks(w *Answer, req quota.Vector, gang *gangState) bool
 			over := used[name] + ask[name] - limit
 			w.Cause, w.Berth = CauseQuota, true
 			w.Summary = fmt.Sprintf("ElasticQuota %s is full in %s: %s used of max %s, and %s %s; %s over",
-				q.Spec.Name, name, amount(name, used[name]), amount(name, limit), who, amount(name, ask[name]), amount(name, over))
+				q.Spec.Name, name, quota.Text(name, used[name]), quota.Text(name, limit), who, quota.Text(name, ask[name]), quota.Text(name, over))
 			if len(path) > 1 {
 				w.Details = append(w.Details, "quota path: "+pathText(path))
 			}
 			if ask[name] > limit {
-				w.Unblock = []string{fmt.Sprintf("nothing that ends makes room: it asks more than the max; raise %s's max %s to at least %s", q.Spec.Name, name, amount(name, ask[name]))}
+				w.Unblock = []string{fmt.Sprintf("nothing that ends makes room: it asks more than the max; raise %s's max %s to at least %s", q.Spec.Name, name, quota.Text(name, ask[name]))}
 				return true
 			}
 			sort.SliceStable(holders, func(i, j int) bool {
@@ -450,12 +437,12 @@ func (c *cluster) quotaBlocks(w *Answer, req quota.Vector, gang *gangState) bool
 				}
 				if x := requestOf(h, name, c.in.Resources); x > 0 {
 					freed += x
-					ending = append(ending, fmt.Sprintf("%s/%s (%s)", h.Namespace, h.Name, amount(name, x)))
+					ending = append(ending, fmt.Sprintf("%s/%s (%s)", h.Namespace, h.Name, quota.Text(name, x)))
 				}
 			}
 			w.Unblock = []string{
-				fmt.Sprintf("pods of quota %s end, freeing %s: %s", q.Spec.Name, amount(name, over), strings.Join(ending, ", ")),
-				fmt.Sprintf("or %s's max %s is raised to %s", q.Spec.Name, name, amount(name, used[name]+ask[name])),
+				fmt.Sprintf("pods of quota %s end, freeing %s: %s", q.Spec.Name, quota.Text(name, over), strings.Join(ending, ", ")),
+				fmt.Sprintf("or %s's max %s is raised to %s", q.Spec.Name, name, quota.Text(name, used[name]+ask[name])),
 			}
 			w.Preemption = "would not help: the quota's own pods fill its max, and berth reclaims only what other quotas borrowed, for a pod within its min"
 			return true
@@ -480,7 +467,7 @@ func requestOf(p *v1.Pod, name v1.ResourceName, res gpu.ResourceNames) int64 {
 	return v[name]
 }
 
-func sortedNames(v quota.Vector) []v1.ResourceName {
+func sortedNames(v quota.Amount) []v1.ResourceName {
 	names := make([]v1.ResourceName, 0, len(v))
 	for n := range v {
 		names = append(names, n)
@@ -765,7 +752,7 @@ func (c *cluster) explainGang(w *Answer, g *gangState) {
 		if err != nil {
 			continue
 		}
-		need := ask(m)
+		need := noderoom.NeedOf(m)
 		sub := &cluster{in: c.in, nodes: rooms, pods: c.pods, requests: c.requests}
 		f := sub.judge(m, need, greq)
 		if f.fitting == "" {
@@ -795,7 +782,7 @@ func (c *cluster) explainGang(w *Answer, g *gangState) {
 		g.key, g.minMember, bound, placeable, missing)
 	if lacking != nil {
 		why := &Answer{}
-		need := ask(lacking)
+		need := noderoom.NeedOf(lacking)
 		greq, _ := gpu.RequestOf(lacking, c.in.Resources.Memory)
 		sub := &cluster{in: Input{Pod: lacking, Resources: c.in.Resources}, nodes: rooms, pods: c.pods, requests: c.requests}
 		sub.explainNoRoom(why, lacking, need, greq, lacks)

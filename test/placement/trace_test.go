@@ -53,7 +53,7 @@ var traceMarks = []float64{1.00, 1.30}
 
 type traceNode struct {
 	trace.Node
-	free gpu.NodeFree // devices of traceDeviceCapacity, cpu in millis, memory in MiB
+	free gpu.NodeShape // devices of traceDeviceCapacity, cpu in millis, memory in MiB
 	// info is the node as the scheduler's snapshot holds it, with the pods placed on it, for the
 	// in-tree plugins' scores.
 	info *framework.NodeInfo
@@ -71,7 +71,7 @@ func newTraceCluster(nodes []trace.Node) *traceCluster {
 	c := &traceCluster{}
 	for _, n := range nodes {
 		tn := traceNode{Node: n,
-			free: gpu.NodeFree{MilliCPU: n.MilliCPU, Memory: n.MemoryMiB, Model: n.Model}, info: traceNodeInfo(n)}
+			free: gpu.NodeShape{MilliCPU: n.MilliCPU, Memory: n.MemoryMiB, Model: n.Model}, info: traceNodeInfo(n)}
 		if n.GPUs > 0 {
 			tn.free.Devices = gpu.EmptyDevices(slices.Repeat([]int64{traceDeviceCapacity}, n.GPUs))
 		}
@@ -84,8 +84,8 @@ func newTraceCluster(nodes []trace.Node) *traceCluster {
 
 // traceDemand is the pod's demand as GPUShare takes it from the pod object: its requests, and
 // the GPU models its required node affinity allows (gpu.ModelsOf of traceAffinity).
-func traceDemand(p trace.Pod) gpu.Demand {
-	d := gpu.Demand{MilliCPU: p.MilliCPU, Memory: p.MemoryMiB}
+func traceDemand(p trace.Pod) gpu.PodShape {
+	d := gpu.PodShape{MilliCPU: p.MilliCPU, Memory: p.MemoryMiB}
 	if p.NumGPU > 0 {
 		d.GPU = gpu.Request{Total: int64(p.NumGPU) * p.GPUMilli, Count: p.NumGPU, PerDevice: p.GPUMilli}
 		if aff := traceAffinity(p); aff != nil {
@@ -110,7 +110,7 @@ func traceAffinity(p trace.Pod) *v1.Affinity {
 
 // fits is the Filter: cpu, memory, the pod's required node affinity (the GPU model) as the
 // in-tree NodeAffinity matches it against the node's labels, and the devices.
-func (n *traceNode) fits(d gpu.Demand, affinity nodeaffinity.RequiredNodeAffinity) bool {
+func (n *traceNode) fits(d gpu.PodShape, affinity nodeaffinity.RequiredNodeAffinity) bool {
 	if n.free.MilliCPU < d.MilliCPU || n.free.Memory < d.Memory {
 		return false
 	}
@@ -124,9 +124,9 @@ func (n *traceNode) fits(d gpu.Demand, affinity nodeaffinity.RequiredNodeAffinit
 type tracePolicy struct {
 	name string
 	// choose picks among feasible (indices into the cluster's nodes, never empty).
-	choose func(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int
+	choose func(r *traceRun, p trace.Pod, d gpu.PodShape, feasible []int) int
 	// devices is how a GPU pod's devices are chosen on its node.
-	devices func(r *traceRun, n *traceNode, d gpu.Demand) gpu.Assignment
+	devices func(r *traceRun, n *traceNode, d gpu.PodShape) gpu.Assignment
 	// traceMix scores against the trace's whole mix, known in advance, instead of the mix learned
 	// from the pods seen so far: what learning costs.
 	traceMix bool
@@ -135,22 +135,22 @@ type tracePolicy struct {
 	sample bool
 }
 
-func fitWith(s *gpu.Strategy) func(*traceRun, *traceNode, gpu.Demand) gpu.Assignment {
-	return func(_ *traceRun, n *traceNode, d gpu.Demand) gpu.Assignment {
+func fitWith(s *gpu.Strategy) func(*traceRun, *traceNode, gpu.PodShape) gpu.Assignment {
+	return func(_ *traceRun, n *traceNode, d gpu.PodShape) gpu.Assignment {
 		a, _ := gpu.Fit(n.free.Devices, d.GPU, s)
 		return a
 	}
 }
 
 // firstFitDevices is packing_test's first fit on one node.
-func firstFitDevices(_ *traceRun, n *traceNode, d gpu.Demand) gpu.Assignment {
+func firstFitDevices(_ *traceRun, n *traceNode, d gpu.PodShape) gpu.Assignment {
 	_, a, _ := firstFit([][]gpu.Device{n.free.Devices}, d.GPU)
 	return a
 }
 
 // fragmentationDevices are the devices GPUShare's Fragmentation strategy reserves: where the
 // fragmentation against the run's mix grows least (gpu.FragmentationFit), as Score rated them.
-func fragmentationDevices(r *traceRun, n *traceNode, d gpu.Demand) gpu.Assignment {
+func fragmentationDevices(r *traceRun, n *traceNode, d gpu.PodShape) gpu.Assignment {
 	a, _, _ := gpu.FragmentationFit(n.free, d, r.view)
 	return a
 }
@@ -224,21 +224,21 @@ func profilePolicies() []tracePolicy {
 }
 
 // A rawScore is a plugin's raw score of a node for a pod, higher better.
-type rawScore func(r *traceRun, n *traceNode, d gpu.Demand) int64
+type rawScore func(r *traceRun, n *traceNode, d gpu.PodShape) int64
 
 func gpuScore(s *gpu.Strategy) rawScore {
-	return func(_ *traceRun, n *traceNode, d gpu.Demand) int64 {
+	return func(_ *traceRun, n *traceNode, d gpu.PodShape) int64 {
 		score, _ := gpu.Score(n.free.Devices, d.GPU, s)
 		return int64(math.Round(score * gpuShareScale))
 	}
 }
 
-func fragmentationScore(r *traceRun, n *traceNode, d gpu.Demand) int64 {
+func fragmentationScore(r *traceRun, n *traceNode, d gpu.PodShape) int64 {
 	cost, _ := gpu.FragmentationCost(n.free, d, r.view)
 	return r.raw(cost, n)
 }
 
-func noGPUScore(r *traceRun, n *traceNode, d gpu.Demand) int64 {
+func noGPUScore(r *traceRun, n *traceNode, d gpu.PodShape) int64 {
 	return r.raw(gpu.NoGPUCost(n.free, d, r.view), n)
 }
 
@@ -254,7 +254,7 @@ func (r *traceRun) raw(cost float64, n *traceNode) int64 {
 // tracePodKey is the namespace/name of the k-th pod of a stream in TestTraceEndToEnd.
 func tracePodKey(k int) string { return fmt.Sprintf("%s/p%05d", traceNamespace, k) }
 
-func chooseFirst(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int {
+func chooseFirst(r *traceRun, p trace.Pod, d gpu.PodShape, feasible []int) int {
 	if d.GPU.Total == 0 && r.noGPUHarm {
 		return r.best(feasible, func(n *traceNode) int64 { return noGPUScore(r, n, d) })
 	}
@@ -264,7 +264,7 @@ func chooseFirst(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int {
 // chooseBestFit is the FGD paper's best fit: the node left with the least cpu and GPU, in equal
 // parts, each over the most that one node of the cluster has (128 cores and 8 GPUs on the trace);
 // memory is not counted. Compared exactly, in whole numbers.
-func chooseBestFit(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int {
+func chooseBestFit(r *traceRun, p trace.Pod, d gpu.PodShape, feasible []int) int {
 	if d.GPU.Total == 0 && r.noGPUHarm {
 		return r.best(feasible, func(n *traceNode) int64 { return noGPUScore(r, n, d) })
 	}
@@ -279,8 +279,8 @@ func chooseBestFit(r *traceRun, p trace.Pod, d gpu.Demand, feasible []int) int {
 }
 
 // alone scores GPU pods by the strategy only, pods without GPU by LeastAllocated or NoGPUCost.
-func alone(score rawScore) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
-	return func(r *traceRun, _ trace.Pod, d gpu.Demand, feasible []int) int {
+func alone(score rawScore) func(*traceRun, trace.Pod, gpu.PodShape, []int) int {
+	return func(r *traceRun, _ trace.Pod, d gpu.PodShape, feasible []int) int {
 		switch {
 		case d.GPU.Total > 0:
 			return r.best(feasible, func(n *traceNode) int64 { return score(r, n, d) })
@@ -306,8 +306,8 @@ type profileSpec struct {
 
 // profile is the framework's sum over a profile: the GPU plugin (GPUShare, and for pods without
 // GPU the NoGPUCost score when the run has it) normalised and weighted, plus the in-tree scores.
-func profile(score rawScore, spec profileSpec) func(*traceRun, trace.Pod, gpu.Demand, []int) int {
-	return func(r *traceRun, _ trace.Pod, d gpu.Demand, feasible []int) int {
+func profile(score rawScore, spec profileSpec) func(*traceRun, trace.Pod, gpu.PodShape, []int) int {
+	return func(r *traceRun, _ trace.Pod, d gpu.PodShape, feasible []int) int {
 		total := r.totals[:0]
 		for _, i := range feasible {
 			var t int64
@@ -462,15 +462,15 @@ func markMilli(i, gpus int) int64 {
 // traceMixOf is the trace's own request mix, by which the fragmented share is measured whatever
 // mix a policy learned.
 func traceMixOf(pods []trace.Pod) gpu.MixView {
-	count := map[gpu.Demand]float64{}
+	count := map[gpu.PodShape]float64{}
 	for _, p := range pods {
 		count[traceDemand(p)]++
 	}
 	var classes []gpu.MixClass
 	for d, n := range count {
-		classes = append(classes, gpu.MixClass{Demand: d, Weight: n})
+		classes = append(classes, gpu.MixClass{PodShape: d, Weight: n})
 	}
-	slices.SortFunc(classes, func(a, b gpu.MixClass) int { return strings.Compare(fmt.Sprint(a.Demand), fmt.Sprint(b.Demand)) })
+	slices.SortFunc(classes, func(a, b gpu.MixClass) int { return strings.Compare(fmt.Sprint(a.PodShape), fmt.Sprint(b.PodShape)) })
 	return gpu.NewMixView(classes)
 }
 

@@ -31,18 +31,20 @@ import (
 // PodsResource counts pods: every pod requests one.
 const PodsResource = v1.ResourcePods
 
-// Vector is an amount of each resource, in thousandths of the resource's unit (cpu in millicores,
+// Amount is an amount of each resource, in thousandths of the resource's unit (cpu in millicores,
 // memory in thousandths of a byte, GPU memory in thousandths of the node's unit), so every
-// resource is added and compared the same way. A missing entry is zero.
-type Vector map[v1.ResourceName]int64
+// resource is added and compared the same way. A missing entry is zero. It is noderoom.Amount's
+// idea at a finer grain: a quota's min and max and a DRA claim's charge may be fractions of a
+// unit, which the scheduler's whole units for a node's room would round.
+type Amount map[v1.ResourceName]int64
 
 // maxMilli caps quantities so that sums of a cluster's worth of them cannot overflow int64.
 const maxMilli = math.MaxInt64 / 1024
 
-// VectorOf converts a ResourceList. It reports the resources it had to clamp: negative amounts
+// AmountOf converts a ResourceList. It reports the resources it had to clamp: negative amounts
 // become 0, amounts beyond what int64 milli-units hold become the largest it keeps.
-func VectorOf(list v1.ResourceList) (Vector, []string) {
-	v := make(Vector, len(list))
+func AmountOf(list v1.ResourceList) (Amount, []string) {
+	v := make(Amount, len(list))
 	var problems []string
 	for name, q := range list {
 		switch {
@@ -50,7 +52,7 @@ func VectorOf(list v1.ResourceList) (Vector, []string) {
 			problems = append(problems, fmt.Sprintf("%s %s is negative, counted as 0", name, q.String()))
 			v[name] = 0
 		case q.AsApproximateFloat64()*1000 >= float64(maxMilli):
-			problems = append(problems, fmt.Sprintf("%s %s is too large, counted as %s", name, q.String(), format(name, maxMilli)))
+			problems = append(problems, fmt.Sprintf("%s %s is too large, counted as %s", name, q.String(), Text(name, maxMilli)))
 			v[name] = maxMilli
 		default:
 			v[name] = q.MilliValue()
@@ -63,9 +65,9 @@ func VectorOf(list v1.ResourceList) (Vector, []string) {
 // RequestOf is what a pod holds against its quota: its requests as the scheduler counts them
 // (containers, init containers, overhead), one pod, and GPU memory counted as GPUShare counts it,
 // from container limits of gpuMemory.
-func RequestOf(pod *v1.Pod, gpuMemory v1.ResourceName) (Vector, error) {
+func RequestOf(pod *v1.Pod, gpuMemory v1.ResourceName) (Amount, error) {
 	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-	v := make(Vector, len(reqs)+2)
+	v := make(Amount, len(reqs)+2)
 	for name, q := range reqs {
 		if q.Sign() > 0 {
 			v[name] = min(q.MilliValue(), maxMilli)
@@ -85,15 +87,15 @@ func RequestOf(pod *v1.Pod, gpuMemory v1.ResourceName) (Vector, error) {
 }
 
 // Add adds w to v, scaled by n.
-func (v Vector) Add(w Vector, n int64) {
+func (v Amount) Add(w Amount, n int64) {
 	for name, x := range w {
 		v[name] += x * n
 	}
 }
 
 // Clone returns a copy of v.
-func (v Vector) Clone() Vector {
-	c := make(Vector, len(v))
+func (v Amount) Clone() Amount {
+	c := make(Amount, len(v))
 	for name, x := range v {
 		c[name] = x
 	}
@@ -101,14 +103,14 @@ func (v Vector) Clone() Vector {
 }
 
 // Scaled returns v times n.
-func (v Vector) Scaled(n int64) Vector {
-	c := make(Vector, len(v))
+func (v Amount) Scaled(n int64) Amount {
+	c := make(Amount, len(v))
 	c.Add(v, n)
 	return c
 }
 
 // String lists v's non-zero entries in name order, in the resources' own units.
-func (v Vector) String() string {
+func (v Amount) String() string {
 	names := make([]string, 0, len(v))
 	for name, x := range v {
 		if x != 0 {
@@ -121,21 +123,23 @@ func (v Vector) String() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(name + ": " + format(v1.ResourceName(name), v[v1.ResourceName(name)]))
+		b.WriteString(name + ": " + Text(v1.ResourceName(name), v[v1.ResourceName(name)]))
 	}
 	return "{" + b.String() + "}"
 }
 
 // ResourceList converts v back into quantities.
-func (v Vector) ResourceList() v1.ResourceList {
+func (v Amount) ResourceList() v1.ResourceList {
 	list := make(v1.ResourceList, len(v))
 	for name, x := range v {
-		list[name] = quantity(name, x)
+		list[name] = Quantity(name, x)
 	}
 	return list
 }
 
-func quantity(name v1.ResourceName, milli int64) resource.Quantity {
+// Quantity is milli thousandths of resource name as the API writes it: binary units for memory,
+// storage and huge pages.
+func Quantity(name v1.ResourceName, milli int64) resource.Quantity {
 	f := resource.DecimalSI
 	if name == v1.ResourceMemory || name == v1.ResourceEphemeralStorage || strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix) {
 		f = resource.BinarySI
@@ -146,7 +150,8 @@ func quantity(name v1.ResourceName, milli int64) resource.Quantity {
 	return *resource.NewMilliQuantity(milli, f)
 }
 
-func format(name v1.ResourceName, milli int64) string {
-	q := quantity(name, milli)
+// Text is milli thousandths of resource name as a person reads it: "1500m", "4Gi".
+func Text(name v1.ResourceName, milli int64) string {
+	q := Quantity(name, milli)
 	return q.String()
 }
