@@ -186,7 +186,12 @@ func (d *demo) run(ctx context.Context) error {
 	fmt.Fprintf(d.out, "No kubelet runs here: kwok simulates the nodes, so bound pods run, and those that say how long finish and give their room back.\n\n")
 
 	d.progress("starting etcd and kube-apiserver on loopback (work dir %s)", d.res.WorkDir)
-	d.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: d.opts.BinDir, WorkDir: filepath.Join(d.res.WorkDir, "controlplane")})
+	d.cp, err = controlplane.Start(ctx, controlplane.Options{
+		BinDir: d.opts.BinDir, WorkDir: filepath.Join(d.res.WorkDir, "controlplane"),
+		// Kubernetes' own pod groups (scheduling.k8s.io/v1beta1) are beta and off by default; the
+		// gangs scenario places one beside scheduler-plugins' PodGroups.
+		APIServerFlags: []string{"--feature-gates=GenericWorkload=true", "--runtime-config=scheduling.k8s.io/v1beta1=true"},
+	})
 	if err != nil {
 		return fmt.Errorf("starting the control plane: %w", err)
 	}
@@ -261,6 +266,8 @@ profiles:
 	d.sched, err = proc.Start(d.opts.Scheduler, filepath.Join(d.res.WorkDir, d.opts.Scheduler+".log"),
 		filepath.Join(d.opts.BinDir, d.opts.Scheduler),
 		"--config="+configPath,
+		// Serve native pod groups, as the apiserver does (see run).
+		"--feature-gates=GenericWorkload=true",
 		// Nothing here reads its endpoints: the demo watches the API.
 		"--secure-port=0",
 		// Enough to see every binding in the log, should the demo fail.

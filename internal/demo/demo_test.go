@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/test/bins"
 )
 
@@ -221,7 +222,8 @@ func TestDemo(t *testing.T) {
 		s := section(t, res, "gangs")
 		byGroup := map[string][2]int{} // bound, waiting
 		for i := range s.Pods {
-			g := s.Pods[i].Labels[v1alpha1.PodGroupLabel]
+			key, _ := podgroup.APIKeyOf(&s.Pods[i])
+			g := key.Name
 			n := byGroup[g]
 			if s.Pods[i].Spec.NodeName != "" {
 				n[0]++
@@ -230,19 +232,19 @@ func TestDemo(t *testing.T) {
 			}
 			byGroup[g] = n
 		}
-		want := map[string][2]int{fitting.name: {3, 0}, tooBig.name: {0, 4}}
+		want := map[string][2]int{fitting.name: {3, 0}, tooBig.name: {0, 4}, nativeName: {2, 0}}
 		if diff := cmp.Diff(want, byGroup); diff != "" {
 			t.Errorf("pods bound and waiting per gang (-want +got):\n%s", diff)
 		}
-		if !strings.Contains(out, "kubectl berth gangs") || !strings.Contains(out, "MINMEMBER") {
-			t.Errorf("the report does not show the PodGroups as kubectl berth gangs does")
+		if !strings.Contains(out, "kubectl berth gangs") || !strings.Contains(out, "MINMEMBER") || !strings.Contains(out, nativeName+" ") {
+			t.Errorf("the report does not show the PodGroups of both APIs as kubectl berth gangs does")
 		}
 		if !strings.Contains(out, "kubectl berth why -n gangs too-big-") || !strings.Contains(out, "is pending: Gang (berth)") {
 			t.Errorf("the report does not show kubectl berth why for a member of the gang held back")
 		}
 		// The expectations about the gangs' lives ran (their results are checked above).
-		if n := len(s.Checks); n != 5 {
-			t.Errorf("%d expectations about the gangs, want 5: placed whole, held back whole, why it is held, Running then Finished, the second placed and finished", n)
+		if n := len(s.Checks); n != 7 {
+			t.Errorf("%d expectations about the gangs, want 7: placed whole, the native group placed whole, held back whole, why it is held, Running then Finished for each kind, the second placed and finished", n)
 		}
 	})
 	t.Run("topology", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
@@ -17,6 +18,7 @@ import (
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/internal/kwok"
 	"github.com/berth-sched/berth/pkg/noderoom"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/why"
 )
 
@@ -43,6 +45,19 @@ var (
 
 var gangNodes = []string{"gang-1", "gang-2"}
 
+// native is a group of Kubernetes' own API (scheduling.k8s.io/v1beta1 PodGroup, minCount), placed
+// by the same Gang on a node of its own, so that the room the two gangs above meet is the same
+// with it or without it.
+var native = gang{name: "pair", minMember: 2, cpu: "1", runsFor: 10 * time.Second}
+
+const (
+	nativeNode = "gang-native"
+	// nativeScenario is the scenario label of nativeNode, which the native group's pods select.
+	nativeScenario = "gangs-native"
+	// demoGroupLabel names a native group's pods, which carry no group label, for settle's selector.
+	demoGroupLabel = "berth.dev/demo-group"
+)
+
 func runGangs(ctx context.Context, d *demo, s *Section) error {
 	for _, name := range gangNodes {
 		if err := d.createNodes(ctx, newNode("gangs", name, resources("cpu", "4", "memory", "16Gi", "pods", "110"))); err != nil {
@@ -52,6 +67,16 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 	d.progress("gangs: created nodes %s (4 cpu each)", strings.Join(gangNodes, ", "))
 	phases := phaseHistory{}
 
+	if err := d.createNodes(ctx, newNode(nativeScenario, nativeNode, resources("cpu", "2", "memory", "16Gi", "pods", "110"))); err != nil {
+		return err
+	}
+	if err := d.createNativeGang(ctx, native); err != nil {
+		return err
+	}
+	nativePods, err := d.settle(ctx, "gangs", demoGroupLabel+"="+native.name, int(native.minMember), time.Minute)
+	if err != nil {
+		return err
+	}
 	if err := d.createGang(ctx, fitting); err != nil {
 		return err
 	}
@@ -60,7 +85,9 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 		return err
 	}
 	// Bounded: a gang that never runs is reported by the expectation below, not by a timeout.
-	_ = d.watchPhases(ctx, "gangs", phases, 20*time.Second, func() bool { return phases.last(fitting.name) == v1alpha1.PodGroupRunning })
+	_ = d.watchPhases(ctx, "gangs", phases, 20*time.Second, func() bool {
+		return phases.last(fitting.name) == v1alpha1.PodGroupRunning && phases.last(nativeName) == v1alpha1.PodGroupRunning
+	})
 	// What the second gang faces: the room left while the first runs.
 	free, err := d.freeOn(ctx, gangNodes)
 	if err != nil {
@@ -77,7 +104,7 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 	if err != nil {
 		return err
 	}
-	reportGangs(s, held, fitPods, bigPods, free)
+	reportGangs(s, held, fitPods, bigPods, nativePods, free)
 	if len(bigPods) > 0 {
 		answer, err := inspect.ExplainPod(ctx, d.client, d.groups, gpuResources, "gangs", bigPods[0].Name)
 		if err != nil {
@@ -88,7 +115,8 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 
 	d.progress("gangs: waiting for %s to finish (it runs for %v) and %s to be placed, run and finish", fitting.name, fitting.runsFor, tooBig.name)
 	_ = d.watchPhases(ctx, "gangs", phases, fitting.runsFor+tooBig.runsFor+time.Minute, func() bool {
-		return phases.last(fitting.name) == v1alpha1.PodGroupFinished && phases.last(tooBig.name) == v1alpha1.PodGroupFinished
+		return phases.last(fitting.name) == v1alpha1.PodGroupFinished && phases.last(tooBig.name) == v1alpha1.PodGroupFinished &&
+			phases.last(nativeName) == v1alpha1.PodGroupFinished
 	})
 	end, err := inspect.ListGangs(ctx, d.client, d.groups, "gangs")
 	if err != nil {
@@ -101,14 +129,17 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 // reportGangs shows the PodGroups while the first gang runs, as `kubectl berth gangs` does, and
 // where their pods went, and judges whether each gang was placed or held back whole; free is what
 // the nodes had left when the second gang came.
-func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods []v1.Pod, free map[string]v1.ResourceList) {
-	s.Pods = append(append([]v1.Pod{}, fitPods...), bigPods...)
-	s.printf("Two gangs on nodes %s: PodGroups (%s), pods joined by label %s.\n\n", strings.Join(gangNodes, ", "), v1alpha1.SchemeGroupVersion, v1alpha1.PodGroupLabel)
+func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods, nativePods []v1.Pod, free map[string]v1.ResourceList) {
+	s.Pods = append(append(append([]v1.Pod{}, fitPods...), bigPods...), nativePods...)
+	s.printf("Two gangs on nodes %s: PodGroups (%s), pods joined by label %s.\n", strings.Join(gangNodes, ", "), v1alpha1.SchemeGroupVersion, v1alpha1.PodGroupLabel)
+	s.printf("Beside them, on node %s, a group of Kubernetes' own API (%s PodGroup %s, minCount %d), pods joined by spec.schedulingGroup, placed by the same Gang.\n\n",
+		nativeNode, schedulingv1beta1.SchemeGroupVersion, native.name, native.minMember)
 	rows := make([][]string, 0, len(s.Pods))
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		cpu := p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU]
-		rows = append(rows, []string{p.Name, p.Labels[v1alpha1.PodGroupLabel], cpu.String(), orNone(p.Spec.NodeName), string(p.Status.Phase)})
+		group, _ := podgroup.APIKeyOf(p)
+		rows = append(rows, []string{p.Name, group.Name, cpu.String(), orNone(p.Spec.NodeName), string(p.Status.Phase)})
 	}
 	s.table([]string{"POD", "POD GROUP", "CPU", "NODE", "PHASE"}, rows)
 	s.printf("\n$ kubectl berth gangs -n gangs\n")
@@ -132,6 +163,11 @@ func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods []v1.Pod, f
 		"though %d of its pods would fit on their own", tooBig.name, tooBig.minMember, tooBig.minMember, tooBig.cpu, strings.Join(left, ", "), alone),
 		alone < int(tooBig.minMember) && len(bigBound) == 0,
 		fmt.Sprintf("%d of %d pods bound", len(bigBound), len(bigPods)))
+
+	nativeBound, _ := split(nativePods)
+	s.expect(fmt.Sprintf("native group %s (%s, minCount %d, %d x %s cpu) is placed whole by berth's Gang", native.name, schedulingv1beta1.SchemeGroupVersion, native.minMember, native.minMember, native.cpu),
+		len(nativeBound) == len(nativePods) && len(nativePods) == int(native.minMember),
+		fmt.Sprintf("%d of %d pods bound", len(nativeBound), len(nativePods)))
 }
 
 // reportWhy shows `kubectl berth why` for a member of the gang held back, and judges that it
@@ -154,6 +190,8 @@ func reportGangsEnd(s *Section, groups *inspect.Gangs, phases phaseHistory) {
 
 	s.expect(fmt.Sprintf("gang %s goes Running while its pods run, then Finished when they have succeeded", fitting.name),
 		phases.went(fitting.name, v1alpha1.PodGroupRunning, v1alpha1.PodGroupFinished), phases.of(fitting.name))
+	s.expect(fmt.Sprintf("native group %s's PodGroup shows the same in its %s condition: Running, then Finished", native.name, podgroup.PlacementCondition),
+		phases.went(nativeName, v1alpha1.PodGroupRunning, v1alpha1.PodGroupFinished), phases.of(nativeName))
 	var big *inspect.Gang
 	for i := range groups.Groups {
 		if groups.Groups[i].Name == tooBig.name {
@@ -171,8 +209,19 @@ func reportGangsEnd(s *Section, groups *inspect.Gangs, phases phaseHistory) {
 		placed && phases.went(tooBig.name, v1alpha1.PodGroupFinished), got)
 }
 
-// phaseHistory is the phases each PodGroup was seen in, in order.
+// phaseHistory is the phases each PodGroup was seen in, in order; a native PodGroup's under its
+// name as kubectl berth gangs shows it (nativeName).
 type phaseHistory map[string][]v1alpha1.PodGroupPhase
+
+// nativeName is the native group's name in phaseHistory.
+var nativeName = podgroup.NativeKey("gangs", native.name).Name
+
+// see records that group name shows phase, if it shows one and it is new.
+func (h phaseHistory) see(name string, phase v1alpha1.PodGroupPhase) {
+	if phase != "" && h.last(name) != phase {
+		h[name] = append(h[name], phase)
+	}
+}
 
 func (h phaseHistory) last(name string) v1alpha1.PodGroupPhase {
 	if p := h[name]; len(p) > 0 {
@@ -224,9 +273,15 @@ func (d *demo) watchPhases(ctx context.Context, ns string, h phaseHistory, timeo
 			return false, nil
 		}
 		for _, pg := range list.Items {
-			if pg.Status.Phase != "" && h.last(pg.Name) != pg.Status.Phase {
-				h[pg.Name] = append(h[pg.Name], pg.Status.Phase)
-			}
+			h.see(pg.Name, pg.Status.Phase)
+		}
+		natives, err := d.client.SchedulingV1beta1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for i := range natives.Items {
+			pg := &natives.Items[i]
+			h.see(podgroup.NativeKey(pg.Namespace, pg.Name).Name, podgroup.NativePhase(pg))
 		}
 		return done(), nil
 	})
@@ -251,6 +306,34 @@ func (d *demo) createGang(ctx context.Context, g gang) error {
 		}
 	}
 	d.progress("gangs: created PodGroup %s (minMember %d) and %d pods of %s cpu each; waiting for the scheduler", g.name, g.minMember, g.minMember, g.cpu)
+	return nil
+}
+
+// createNativeGang creates a native PodGroup (scheduling.k8s.io/v1beta1) of minCount g.minMember and
+// its pods, on nativeNode. A native PodGroup has no timeout of its own: Gang's default applies.
+func (d *demo) createNativeGang(ctx context.Context, g gang) error {
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: g.name, Namespace: "gangs"},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: g.minMember},
+		}},
+	}
+	if _, err := d.client.SchedulingV1beta1().PodGroups("gangs").Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating PodGroup %s (%s): %w", g.name, schedulingv1beta1.SchemeGroupVersion, err)
+	}
+	req := podRequests(g)
+	for i := range g.minMember {
+		p := newPod("gangs", fmt.Sprintf("%s-%d", g.name, i), v1.ResourceRequirements{Requests: req, Limits: req})
+		p.Spec.NodeSelector = map[string]string{scenarioLabel: nativeScenario}
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(g.name)}
+		p.Labels = map[string]string{demoGroupLabel: g.name}
+		p.Annotations = kwok.RunsFor(nil, g.runsFor)
+		if err := d.createPods(ctx, p); err != nil {
+			return err
+		}
+	}
+	d.progress("gangs: created PodGroup %s (%s, minCount %d) and %d pods of %s cpu each on node %s; waiting for the scheduler",
+		g.name, schedulingv1beta1.SchemeGroupVersion, g.minMember, g.minMember, g.cpu, nativeNode)
 	return nil
 }
 

@@ -238,11 +238,21 @@ func TestReportGangs(t *testing.T) {
 		}
 		return pods
 	}
+	natives := func(nodes ...string) []v1.Pod {
+		pods := members(native, nodes...)
+		for i := range pods {
+			pods[i].Labels = nil
+			pods[i].Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &native.name}
+		}
+		return pods
+	}
+	nativeWhole := natives(nativeNode, nativeNode)
 	left := map[string]v1.ResourceList{"gang-1": resources("cpu", "2", "memory", "14Gi"), "gang-2": resources("cpu", "3", "memory", "15Gi")}
 	roomy := map[string]v1.ResourceList{"gang-1": resources("cpu", "4", "memory", "16Gi"), "gang-2": resources("cpu", "4", "memory", "16Gi")}
 	tests := []struct {
 		name       string
 		fit, big   []v1.Pod
+		native     []v1.Pod
 		free       map[string]v1.ResourceList
 		wantOK     []bool
 		wantExpect string // part of the second expectation
@@ -251,37 +261,48 @@ func TestReportGangs(t *testing.T) {
 		fit:        members(fitting, "gang-1", "gang-2", "gang-1"),
 		big:        members(tooBig, "", "", "", ""),
 		free:       left,
-		wantOK:     []bool{true, true},
+		native:     nativeWhole,
+		wantOK:     []bool{true, true, true},
 		wantExpect: "in the cpu left (gang-1 2, gang-2 3), so it is held back whole, though 2 of its pods would fit on their own",
 	}, {
 		name:   "first gang split",
 		fit:    members(fitting, "gang-1", "gang-2", ""),
 		big:    members(tooBig, "", "", "", ""),
+		native: nativeWhole,
 		free:   left,
-		wantOK: []bool{false, true},
+		wantOK: []bool{false, true, true},
 	}, {
 		name:   "second gang partly bound",
 		fit:    members(fitting, "gang-1", "gang-2", "gang-1"),
 		big:    members(tooBig, "gang-1", "gang-2", "", ""),
+		native: nativeWhole,
 		free:   left,
-		wantOK: []bool{true, false},
+		wantOK: []bool{true, false, true},
+	}, {
+		name:   "native group split",
+		fit:    members(fitting, "gang-1", "gang-2", "gang-1"),
+		big:    members(tooBig, "", "", "", ""),
+		native: natives(nativeNode, ""),
+		free:   left,
+		wantOK: []bool{true, true, false},
 	}, {
 		name:       "second gang would have fitted",
 		fit:        members(fitting, "gang-1", "gang-2", "gang-1"),
 		big:        members(tooBig, "", "", "", ""),
+		native:     nativeWhole,
 		free:       roomy,
-		wantOK:     []bool{true, false},
+		wantOK:     []bool{true, false, true},
 		wantExpect: "4 of its pods would fit on their own",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Section{}
-			reportGangs(s, &inspect.Gangs{}, tt.fit, tt.big, tt.free)
+			reportGangs(s, &inspect.Gangs{}, tt.fit, tt.big, tt.native, tt.free)
 			ok, _ := checkResults(s)
 			if diff := cmp.Diff(tt.wantOK, ok); diff != "" {
 				t.Errorf("expectations held (-want +got):\n%s", diff)
 			}
-			if len(s.Checks) == 2 && !strings.Contains(s.Checks[1].Expected, tt.wantExpect) {
+			if len(s.Checks) == 3 && !strings.Contains(s.Checks[1].Expected, tt.wantExpect) {
 				t.Errorf("expectation %q does not say %q", s.Checks[1].Expected, tt.wantExpect)
 			}
 		})

@@ -10,6 +10,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -21,7 +23,8 @@ import (
 	"github.com/berth-sched/berth/pkg/why"
 )
 
-// Gangs is PodGroups (scheduling.x-k8s.io/v1alpha1) and how far their members have got.
+// Gangs is PodGroups, scheduler-plugins' (scheduling.x-k8s.io/v1alpha1) and Kubernetes' own
+// (scheduling.k8s.io/v1beta1), and how far their members have got.
 type Gangs struct {
 	Groups []Gang `json:"groups"`
 	// AllNamespaces adds the namespace to the table, as kubectl does with -A.
@@ -32,17 +35,21 @@ type Gangs struct {
 // read from the member pods, so they are current even when the status lags.
 type Gang struct {
 	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	// Phase is the PodGroup's status.phase; empty while no scheduler has written it, and for a
-	// group whose PodGroup does not exist (Missing).
+	// Name is the PodGroup's name; a native PodGroup's is prefixed "scheduling.k8s.io/", as
+	// berth's messages name it (podgroup.NativeKey).
+	Name string `json:"name"`
+	// Phase is the PodGroup's status.phase, or, for a native PodGroup, the reason of the
+	// condition berth writes there (podgroup.PlacementCondition); empty while no scheduler has
+	// written it, and for a group whose PodGroup does not exist (Missing).
 	Phase v1alpha1.PodGroupPhase `json:"phase"`
 	// MinMember is the members the scheduler waits for (podgroup.MinMember): an unset minMember
-	// counts as 1.
+	// counts as 1; a native PodGroup's schedulingPolicy.gang.minCount, 1 for a basic one.
 	MinMember int32 `json:"minMember"`
 	// Missing is set when pods name the group but its PodGroup does not exist.
 	Missing bool `json:"missing,omitempty"`
 	// Members counts the group's members as Gang counts them (podgroup.Live): pods labelled with
-	// the group that have not finished and are not being deleted.
+	// the group, or naming it in spec.schedulingGroup, that have not finished and are not being
+	// deleted.
 	Members int `json:"members"`
 	// Placed and Running count the members bound to a node and running.
 	Placed  int `json:"placed"`
@@ -57,8 +64,8 @@ type Gang struct {
 	Topology *GangTopology `json:"topology,omitempty"`
 }
 
-// GangsOf builds the report from PodGroups, pods (those without the pod-group label are ignored)
-// and events (only those about waiting pods are read).
+// GangsOf builds the report from PodGroups (native ones as nativeGroups makes them), pods (those
+// of no group are ignored) and events (only those about waiting pods are read).
 func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event) *Gangs {
 	latest := why.LatestEvents(events)
 	byKey := map[types.NamespacedName]*Gang{}
@@ -71,14 +78,13 @@ func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event)
 	}
 	for i := range pods {
 		p := &pods[i]
-		name, ok := p.Labels[v1alpha1.PodGroupLabel]
-		if !ok || name == "" {
+		key, ok := podgroup.APIKeyOf(p)
+		if !ok {
 			continue
 		}
-		key := types.NamespacedName{Namespace: p.Namespace, Name: name}
 		g := byKey[key]
 		if g == nil {
-			g = &Gang{Namespace: p.Namespace, Name: name, Missing: true, Waiting: []why.WaitingPod{}}
+			g = &Gang{Namespace: p.Namespace, Name: key.Name, Missing: true, Waiting: []why.WaitingPod{}}
 			byKey[key] = g
 		}
 		switch p.Status.Phase {
@@ -129,7 +135,18 @@ func ListGangsByLevels(ctx context.Context, client kubernetes.Interface, groups 
 	if err != nil {
 		return nil, fmt.Errorf("listing PodGroups (is the %s CRD installed?): %w", v1alpha1.SchemeGroupVersion, err)
 	}
-	pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.PodGroupLabel})
+	natives, served, err := nativeGroups(ctx, client, ns)
+	if err != nil {
+		return nil, err
+	}
+	all := append(pgs.Items, natives...)
+	// No selector finds a native group's pods (spec.schedulingGroup): where the API serves native
+	// groups, every pod of ns is read.
+	opts := metav1.ListOptions{LabelSelector: v1alpha1.PodGroupLabel}
+	if served {
+		opts = metav1.ListOptions{}
+	}
+	pods, err := client.CoreV1().Pods(ns).List(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("listing pods: %w", err)
 	}
@@ -137,12 +154,31 @@ func ListGangsByLevels(ctx context.Context, client kubernetes.Interface, groups 
 	if err != nil {
 		return nil, fmt.Errorf("listing events: %w", err)
 	}
-	r := GangsOf(pgs.Items, pods.Items, events.Items)
+	r := GangsOf(all, pods.Items, events.Items)
 	r.AllNamespaces = ns == metav1.NamespaceAll
-	if err := r.listTopology(ctx, client, pgs.Items, pods.Items, levels); err != nil {
+	if err := r.listTopology(ctx, client, all, pods.Items, levels); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// nativeGroups lists the native PodGroups (scheduling.k8s.io/v1beta1) of ns, each as Gang places
+// it (podgroup.FromNative) with the phase berth wrote on it; served is false where the apiserver
+// does not serve them (GenericWorkload off), which is no error.
+func nativeGroups(ctx context.Context, client kubernetes.Interface, ns string) (groups []v1alpha1.PodGroup, served bool, err error) {
+	list, err := client.SchedulingV1beta1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("listing PodGroups (%s): %w", schedulingv1beta1.SchemeGroupVersion, err)
+	}
+	for i := range list.Items {
+		pg := podgroup.FromNative(&list.Items[i])
+		pg.Status.Phase = podgroup.NativePhase(&list.Items[i])
+		groups = append(groups, *pg)
+	}
+	return groups, true, nil
 }
 
 // WriteTable prints one row per group, then each waiting member with the scheduler's reason. Wide

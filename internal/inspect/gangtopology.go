@@ -14,6 +14,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/pkg/why"
 )
@@ -91,7 +92,7 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 	tolerations := map[types.NamespacedName][]v1.Toleration{}
 	for i := range members {
 		p := &members[i]
-		key := types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[v1alpha1.PodGroupLabel]}
+		key, _ := podgroup.APIKeyOf(p)
 		c, ok := asks[key]
 		if !ok {
 			continue

@@ -69,8 +69,13 @@ func ExplainPodByLevels(ctx context.Context, client kubernetes.Interface, groups
 	if qs, err := groups.SchedulingV1alpha1().ElasticQuotas(metav1.NamespaceAll).List(ctx, metav1.ListOptions{}); err == nil {
 		in.Quotas = qs.Items
 	}
-	if _, ok := podgroup.PluginsKeyOf(pod); ok {
-		if pgs, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{}); err == nil {
+	// The pod's group as the API names it, whatever this process's own feature gates.
+	if key, ok := podgroup.APIKeyOf(pod); ok {
+		if _, native := podgroup.NativeName(key); native {
+			if in.Groups, _, err = nativeGroups(ctx, client, ns); err != nil {
+				return nil, err
+			}
+		} else if pgs, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{}); err == nil {
 			in.Groups = pgs.Items
 		} else if !apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("listing PodGroups (is the %s CRD installed?): %w", v1alpha1.SchemeGroupVersion, err)

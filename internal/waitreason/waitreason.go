@@ -74,7 +74,7 @@ type publisher struct {
 	// quotas and groups are nil where scheduler-plugins' CRDs are not installed: then no quota
 	// blocks a pod, and a group's member is told its PodGroup is missing.
 	quotas schedlisters.ElasticQuotaLister
-	groups schedlisters.PodGroupLister
+	groups *podgroup.Groups
 	gate   *leader.Gate
 	logger klog.Logger
 	now    func() time.Time
@@ -164,7 +164,7 @@ func (p *publisher) connect(ctx context.Context, h fwk.Handle) {
 		p.logger.Info("Answering without PodGroups or ElasticQuotas", "err", err)
 		return
 	}
-	p.groups = groups.PodGroups.Lister()
+	p.groups = groups
 	if _, err := groups.Client.SchedulingV1alpha1().ElasticQuotas("").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		p.logger.Info("Answering without ElasticQuotas", "err", err)
 		return
@@ -265,7 +265,7 @@ func (p *publisher) sweep(ctx context.Context) {
 	waiting = waiting[:min(len(waiting), p.cfg.MaxPods)]
 
 	// One copy of the cluster for the whole sweep: why.OfIn reads, never writes, what it is given.
-	in := why.Input{Pods: make([]v1.Pod, len(live))}
+	in := why.Input{Pods: make([]v1.Pod, len(live)), KeyOf: podgroup.KeyOf}
 	for i, pod := range live {
 		in.Pods[i] = *pod
 	}
@@ -299,7 +299,7 @@ func (p *publisher) sweep(ctx context.Context) {
 		if _, ok := podgroup.KeyOf(c.pod); ok && p.groups != nil {
 			ns := c.pod.Namespace
 			if _, ok := groupsOf[ns]; !ok {
-				pgs, _ := p.groups.PodGroups(ns).List(labels.Everything())
+				pgs, _ := p.groups.List(ns)
 				groupsOf[ns] = make([]v1alpha1.PodGroup, len(pgs))
 				for i, pg := range pgs {
 					groupsOf[ns][i] = *pg

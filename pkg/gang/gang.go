@@ -136,13 +136,16 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 }
 
 // admit decides whether pod's group lets it be scheduled now, and parks it if not. capacity,
-// given in PreFilter only, adds the checks against the nodes (minResources, topology): it returns
-// why the group cannot go now and what it is told, or 0.
-func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1alpha1.PodGroup, groupView) (parkReason, string)) (*v1alpha1.PodGroup, parkReason, *fwk.Status, bool) {
+// given in PreFilter only, adds the checks against the nodes (minResources, topology): called
+// under the manager's lock, it reads what it needs of the group and returns the check itself,
+// which reads every node and runs without the lock (manager.AdmitScanning), returning why the
+// group cannot go now and what it is told, or 0.
+func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1alpha1.PodGroup, groupView) (parkReason, string, func() (parkReason, string))) (*v1alpha1.PodGroup, parkReason, *fwk.Status, bool) {
 	var pg *v1alpha1.PodGroup
 	var msg string
 	var passOnce bool
-	reason, ok, firstTime := pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
+	before := func(g groupView) (parkReason, bool) {
+		passOnce = false
 		var err error
 		if pg, err = pl.podGroups.Of(key); err != nil {
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
@@ -170,11 +173,11 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
 			return parkedTooFew, false
 		}
-		if capacity != nil {
-			var reason parkReason
-			if reason, msg = capacity(pg, g); reason != 0 {
-				return reason, false
-			}
+		return 0, true
+	}
+	after := func(g groupView) (parkReason, bool) {
+		if passOnce {
+			return 0, true
 		}
 		if g.TurnRemaining() > 0 {
 			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, pl.groups.turnMax)
@@ -183,7 +186,36 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 		// Before the member can enter the active queue, where QOSSort sorts it by this time.
 		pl.podGroups.Order.Note(key, pg.CreationTimestamp.Time)
 		return 0, true
-	})
+	}
+	var reason parkReason
+	var ok, firstTime bool
+	if capacity == nil {
+		reason, ok, firstTime = pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
+			if reason, ok := before(g); !ok || passOnce {
+				return reason, ok
+			}
+			return after(g)
+		})
+	} else {
+		reason, ok, firstTime = pl.groups.AdmitScanning(key, pod, func(g groupView) (parkReason, bool, func() parkReason) {
+			reason, ok := before(g)
+			if !ok || passOnce {
+				return reason, ok, nil
+			}
+			var scan func() (parkReason, string)
+			if reason, msg, scan = capacity(pg, g); reason != 0 {
+				return reason, false, nil
+			}
+			if scan == nil {
+				return 0, true, nil
+			}
+			return 0, true, func() parkReason {
+				var reason parkReason
+				reason, msg = scan()
+				return reason
+			}
+		}, after)
+	}
 	if ok {
 		if !passOnce {
 			pl.groups.EndRoomWait(key)
@@ -317,17 +349,29 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	var domain *topologyState
 	holdsNothing := false
-	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *v1alpha1.PodGroup, g groupView) (parkReason, string) {
+	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *v1alpha1.PodGroup, g groupView) (parkReason, string, func() (parkReason, string)) {
 		holdsNothing = len(g.g.placed) == 0 && len(g.g.waiting) == 0
+		var placed []*v1.Pod
 		if len(pg.Spec.MinResources) > 0 {
-			if short := capacityShortfall(nodes, wantedResources(pg), pl.placed(key, g)); short != "" {
-				return parkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
-			}
+			placed = pl.placed(key, g)
 		}
-		var reason parkReason
-		var msg string
-		domain, reason, msg = pl.chooseDomain(key, pg, g, pod, nodes)
-		return reason, msg
+		ask, bad, badMsg := pl.askDomain(key, pg, g, pod)
+		// Without the manager's lock: these read every node.
+		return 0, "", func() (parkReason, string) {
+			domain = nil
+			if len(pg.Spec.MinResources) > 0 {
+				if short := capacityShortfall(nodes, wantedResources(pg), placed); short != "" {
+					return parkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
+				}
+			}
+			if bad != 0 {
+				return bad, badMsg
+			}
+			var reason parkReason
+			var msg string
+			domain, reason, msg = pl.chooseDomain(key, ask, nodes)
+			return reason, msg
+		}
 	})
 	if pg != nil && pg.Status.ScheduleStartTime.IsZero() {
 		pl.status.noteStarted(key, time.Now())

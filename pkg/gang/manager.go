@@ -197,6 +197,9 @@ type group struct {
 	// known yet), for the order in which groups take their turns.
 	priority int32
 	created  time.Time
+	// wakes counts Wake's calls for the group: AdmitScanning's scan, run without the lock, is
+	// done again if one came meanwhile.
+	wakes uint64
 }
 
 type reservation struct {
@@ -555,6 +558,58 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 	now := m.clock.Now()
 	g := m.group(key)
 	reason, ok = check(groupView{m: m, key: key, g: g, now: now})
+	return m.verdict(key, g, pod, reason, ok, now)
+}
+
+// maxScans is how many times AdmitScanning scans without the lock before it scans under it.
+const maxScans = 3
+
+// AdmitScanning is Admit for a check with a part that reads the whole cluster (scan), which runs
+// without the manager's lock, between before and after, which run under it: one scheduling cycle's
+// scan of a large cluster would otherwise hold up every other user of the lock (every profile's
+// PreEnqueue and Permit, the informers' handlers, the queue's hints). before returns scan when it
+// lets the pod through (nil: nothing to scan); scan's refusal parks the pod as check's would.
+//
+// Parking stays safe against Wake: when a Wake of the group came while scan ran (or the group's
+// state was dropped and made anew), what scan read may be gone and the pod, not parked yet, missed
+// the wake-up; the whole check runs again. After maxScans such tries scan runs under the lock.
+func (m *manager) AdmitScanning(key types.NamespacedName, pod *v1.Pod, before func(g groupView) (parkReason, bool, func() parkReason), after func(g groupView) (parkReason, bool)) (reason parkReason, ok, firstTime bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for try := 1; ; try++ {
+		now := m.clock.Now()
+		g := m.group(key)
+		reason, ok, scan := before(groupView{m: m, key: key, g: g, now: now})
+		if ok && scan != nil {
+			if try < maxScans {
+				wakes := g.wakes
+				reason = m.unlocked(scan)
+				if m.groups[key] != g || g.wakes != wakes {
+					continue
+				}
+				now = m.clock.Now()
+			} else {
+				reason = scan()
+			}
+			ok = reason == 0
+		}
+		if ok {
+			reason, ok = after(groupView{m: m, key: key, g: g, now: now})
+		}
+		return m.verdict(key, g, pod, reason, ok, now)
+	}
+}
+
+// unlocked runs f without the lock, which the caller holds, and takes it again, also if f panics.
+func (m *manager) unlocked(f func() parkReason) parkReason {
+	m.mu.Unlock()
+	defer m.mu.Lock()
+	return f()
+}
+
+// verdict parks pod when its group refused it for reason, or unparks it, as Admit says; the caller
+// holds the lock.
+func (m *manager) verdict(key types.NamespacedName, g *group, pod *v1.Pod, reason parkReason, ok bool, now time.Time) (parkReason, bool, bool) {
 	if !ok && reason != parkedTurn {
 		m.passTurn(key)
 	}
@@ -572,7 +627,7 @@ func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g grou
 		return reason, false, false
 	}
 	bit := uint16(1) << reason
-	firstTime = g.told[pod.UID]&bit == 0
+	firstTime := g.told[pod.UID]&bit == 0
 	g.told[pod.UID] |= bit
 	return reason, false, firstTime
 }
@@ -628,6 +683,7 @@ func (m *manager) Wake(key types.NamespacedName, ready func(groupView) bool, rea
 	if !ok {
 		return nil
 	}
+	g.wakes++
 	now := m.clock.Now()
 	var pods []*v1.Pod
 	var taken []types.UID

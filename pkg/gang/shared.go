@@ -61,13 +61,20 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
-	statusFactory := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }),
-		informers.WithTransform(statusFields))
+	// No selector finds a native group's members (spec.schedulingGroup): with native groups
+	// served, the status writer watches every pod, each cut to a few fields (statusFields).
+	statusOpts := []informers.SharedInformerOption{informers.WithTransform(statusFields)}
+	if !podgroup.NativeEnabled() {
+		statusOpts = append(statusOpts, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }))
+	}
+	statusFactory := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0, statusOpts...)
 	statusPods := statusFactory.Core().V1().Pods().Informer()
 	status, err := newStatusWriter(groups.Client, groups.PodGroups.Lister(), statusPods, t.statusBatch)
 	if err != nil {
 		return nil, err
+	}
+	if podgroup.NativeEnabled() {
+		status.serveNative(h.ClientSet(), groups)
 	}
 	c := &core{
 		logger:    klog.FromContext(ctx).WithValues("plugin", Name),

@@ -9,9 +9,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -132,7 +134,11 @@ func statusPatch(s groupStatus) ([]byte, error) {
 // limiting, and a status that already reads right is not written.
 //
 // Its pod informer watches only pods that carry the pod-group label, finished ones included: the
-// scheduler's own pod informer drops pods that have finished, which the counts need.
+// scheduler's own pod informer drops pods that have finished, which the counts need. Where native
+// groups are served (serveNative) it watches every pod: no selector finds their members.
+//
+// A native PodGroup's status has conditions and no phase or counts: the writer sets its
+// podgroup.PlacementCondition instead (placementCondition).
 //
 // Only the leader writes (leading); until then changes are only queued.
 type statusWriter struct {
@@ -142,6 +148,8 @@ type statusWriter struct {
 	queue      workqueue.TypedRateLimitingInterface[types.NamespacedName]
 	batchDelay time.Duration
 	leading    *leader.Gate
+	// native, set by serveNative, reads and writes native PodGroups; nil while they are not served.
+	native *nativeStatus
 
 	mu sync.Mutex
 	// started holds, for groups whose PodGroup shows no scheduleStartTime yet, when the
@@ -187,6 +195,19 @@ func newStatusWriter(client versioned.Interface, podGroups schedlisters.PodGroup
 	return w, err
 }
 
+// nativeStatus is what the status writer needs for native PodGroups: the scheduler's client and
+// the informer of native PodGroups.
+type nativeStatus struct {
+	client kubernetes.Interface
+	groups *podgroup.Groups
+}
+
+// serveNative has w write berth's condition on native PodGroups, read from groups' informer and
+// patched with client; its pod informer must then watch every pod.
+func (w *statusWriter) serveNative(client kubernetes.Interface, groups *podgroup.Groups) {
+	w.native = &nativeStatus{client: client, groups: groups}
+}
+
 // statusFields keeps of a pod only what computeStatus and the group index read, so the status
 // writer's cache of gang pods stays small.
 func statusFields(obj any) (any, error) {
@@ -194,30 +215,33 @@ func statusFields(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
+	var labels map[string]string
+	if name, ok := pod.Labels[v1alpha1.PodGroupLabel]; ok {
+		labels = map[string]string{v1alpha1.PodGroupLabel: name}
+	}
 	return &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:       pod.Namespace,
 			Name:            pod.Name,
 			UID:             pod.UID,
 			ResourceVersion: pod.ResourceVersion,
-			Labels:          pod.Labels,
+			Labels:          labels,
 		},
-		Spec:   v1.PodSpec{NodeName: pod.Spec.NodeName},
+		Spec:   v1.PodSpec{NodeName: pod.Spec.NodeName, SchedulingGroup: pod.Spec.SchedulingGroup},
 		Status: v1.PodStatus{Phase: pod.Status.Phase},
 	}, nil
 }
 
-// enqueue has the status of key's PodGroup brought up to date. Only scheduler-plugins PodGroups
-// have berth's status: a native PodGroup's status is not written by berth (the scheduler writes
-// its PodGroupInitiallyScheduled condition).
+// enqueue has the status of key's PodGroup brought up to date.
 func (w *statusWriter) enqueue(key types.NamespacedName) {
-	if _, native := podgroup.NativeName(key); native {
+	if _, native := podgroup.NativeName(key); native && w.native == nil {
 		return
 	}
 	w.queue.AddAfter(key, w.batchDelay)
 }
 
-// noteStarted records the first scheduling attempt of a group whose PodGroup shows none.
+// noteStarted records the first scheduling attempt of a group whose PodGroup shows none; a native
+// PodGroup has no field for it.
 func (w *statusWriter) noteStarted(key types.NamespacedName, now time.Time) {
 	if _, native := podgroup.NativeName(key); native {
 		return
@@ -293,6 +317,9 @@ func (w *statusWriter) next(ctx context.Context) bool {
 }
 
 func (w *statusWriter) sync(ctx context.Context, key types.NamespacedName) error {
+	if _, native := podgroup.NativeName(key); native {
+		return w.syncNative(ctx, key)
+	}
 	pg, err := w.podGroups.PodGroups(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
 		w.forget(key)
@@ -326,6 +353,67 @@ func (w *statusWriter) sync(ctx context.Context, key types.NamespacedName) error
 	klog.FromContext(ctx).V(4).Info("Wrote PodGroup status", "podGroup", key, "phase", want.Phase,
 		"scheduled", want.Scheduled, "running", want.Running, "succeeded", want.Succeeded, "failed", want.Failed)
 	return nil
+}
+
+// syncNative sets podgroup.PlacementCondition on the native PodGroup key, if it does not read
+// right already. It patches that condition alone (a strategic merge by type), so the scheduler's
+// own conditions, written beside it, are left as they are.
+func (w *statusWriter) syncNative(ctx context.Context, key types.NamespacedName) error {
+	pg, err := w.native.groups.Native(key)
+	if apierrors.IsNotFound(err) {
+		w.forget(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	group := podgroup.FromNative(pg)
+	group.Status.Phase = podgroup.NativePhase(pg)
+	want := computeStatus(group, w.pods.of(key), time.Time{})
+	cond := placementCondition(want, podgroup.MinMember(group), pg.Generation)
+	old := apimeta.FindStatusCondition(pg.Status.Conditions, cond.Type)
+	if old != nil && old.Status == cond.Status && old.Reason == cond.Reason && old.Message == cond.Message && old.ObservedGeneration == cond.ObservedGeneration {
+		return nil
+	}
+	cond.LastTransitionTime = metav1.Now()
+	if old != nil && old.Status == cond.Status {
+		cond.LastTransitionTime = old.LastTransitionTime
+	}
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": []metav1.Condition{cond}}})
+	if err != nil {
+		return err
+	}
+	_, err = w.native.client.SchedulingV1beta1().PodGroups(pg.Namespace).Patch(ctx, pg.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	switch {
+	case apierrors.IsNotFound(err):
+		statusWrites.WithLabelValues("NotFound").Inc()
+		return nil
+	case err != nil:
+		statusWrites.WithLabelValues("Error").Inc()
+		return fmt.Errorf("patching status of PodGroup %s: %w", key, err)
+	}
+	statusWrites.WithLabelValues("Success").Inc()
+	klog.FromContext(ctx).V(4).Info("Wrote PodGroup status", "podGroup", key, "phase", want.Phase,
+		"scheduled", want.Scheduled, "running", want.Running, "succeeded", want.Succeeded, "failed", want.Failed)
+	return nil
+}
+
+// placementCondition is podgroup.PlacementCondition for a native group that shows s: True once
+// minCount members are bound (phase Scheduling or later), its reason the phase, its message the
+// counts, which the API has no fields for. LastTransitionTime is left to the caller.
+func placementCondition(s groupStatus, minCount int32, generation int64) metav1.Condition {
+	status := metav1.ConditionFalse
+	if phaseRank[s.Phase] >= phaseRank[v1alpha1.PodGroupScheduling] {
+		status = metav1.ConditionTrue
+	}
+	return metav1.Condition{
+		Type:               podgroup.PlacementCondition,
+		Status:             status,
+		ObservedGeneration: generation,
+		Reason:             string(s.Phase),
+		Message: fmt.Sprintf("%d of %d (minCount) bound, %d running, %d succeeded, %d failed",
+			s.Scheduled, minCount, s.Running, s.Succeeded, s.Failed),
+	}
 }
 
 // statusEqual compares the fields computeStatus sets. Times compare at the second the API keeps.

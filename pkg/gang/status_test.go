@@ -343,3 +343,26 @@ func TestStatusWriterWritesOnlyWhenLeading(t *testing.T) {
 		})
 	}
 }
+
+// A native PodGroup's condition is True from the phase in which minCount members are bound on, and
+// carries the phase and the counts the API has no fields for.
+func TestPlacementCondition(t *testing.T) {
+	for _, tt := range []struct {
+		phase v1alpha1.PodGroupPhase
+		want  metav1.ConditionStatus
+	}{
+		{v1alpha1.PodGroupPending, metav1.ConditionFalse},
+		{v1alpha1.PodGroupScheduling, metav1.ConditionTrue},
+		{v1alpha1.PodGroupRunning, metav1.ConditionTrue},
+		{v1alpha1.PodGroupFinished, metav1.ConditionTrue},
+		{v1alpha1.PodGroupFailed, metav1.ConditionTrue},
+	} {
+		s := groupStatus{PodGroupStatus: v1alpha1.PodGroupStatus{Phase: tt.phase, Running: 2, Succeeded: 1, Failed: 0}, Scheduled: 3}
+		c := placementCondition(s, 4, 7)
+		want := metav1.Condition{Type: "berth.dev/Placement", Status: tt.want, ObservedGeneration: 7, Reason: string(tt.phase),
+			Message: "3 of 4 (minCount) bound, 2 running, 1 succeeded, 0 failed"}
+		if diff := cmp.Diff(want, c); diff != "" {
+			t.Errorf("phase %s (-want +got):\n%s", tt.phase, diff)
+		}
+	}
+}

@@ -92,10 +92,19 @@ func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fw
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.outside)
 }
 
-// chooseDomain is the topology part of PreFilter's admission, run under the manager's lock: the
-// domain pg's members go to (nil: anywhere), or why the group cannot go now and what it is told.
-// It reads the snapshot's nodes and changes nothing but the domain index.
-func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g groupView, pod *v1.Pod, nodes []fwk.NodeInfo) (*topologyState, parkReason, string) {
+// domainAsk is what a group asks of the topology, read under the manager's lock (askDomain) for
+// a choice made without it (choose): the choice reads every node.
+type domainAsk struct {
+	c topology.Constraint
+	// fixed is the domain the group's reserved members hold, if any.
+	fixed *topology.Choice
+	group topology.Group
+	pod   *v1.Pod
+}
+
+// askDomain is the topology part of PreFilter's admission, under the manager's lock: what pg's
+// members ask of the topology (nil: nothing), or why the group cannot go and what it is told.
+func (pl *Gang) askDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g groupView, pod *v1.Pod) (*domainAsk, parkReason, string) {
 	c, ok, err := pl.index.Levels().ConstraintOf(pg.Annotations)
 	if err != nil {
 		return nil, parkedBadTopology, fmt.Sprintf("pod group %s cannot be placed: %v; it waits until that is fixed", key, err)
@@ -104,9 +113,23 @@ func (pl *Gang) chooseDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g 
 		return nil, 0, ""
 	}
 	if d := g.g.domain; d != nil {
-		return pl.newTopologyState(*d, nodes, ", where its first members are reserved"), 0, ""
+		fixed := *d
+		return &domainAsk{c: c, fixed: &fixed}, 0, ""
 	}
-	group := pl.topologyGroup(key, pg, g, pod)
+	return &domainAsk{c: c, group: pl.topologyGroup(key, pg, g, pod), pod: pod}, 0, ""
+}
+
+// chooseDomain is the domain the group's members go to among the snapshot's nodes (nil:
+// anywhere), or why the group cannot go now and what it is told. It changes nothing but the
+// domain index, and runs without the manager's lock.
+func (pl *Gang) chooseDomain(key types.NamespacedName, a *domainAsk, nodes []fwk.NodeInfo) (*topologyState, parkReason, string) {
+	if a == nil {
+		return nil, 0, ""
+	}
+	if a.fixed != nil {
+		return pl.newTopologyState(*a.fixed, nodes, ", where its first members are reserved"), 0, ""
+	}
+	c, group, pod := a.c, a.group, a.pod
 	choice, err := pl.index.Choose(c, topologyNodes(nodes, group.Member, pod, false), group)
 	preempting := false
 	if err != nil && mayPreempt(pod) {

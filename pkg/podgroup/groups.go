@@ -7,6 +7,7 @@ import (
 
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	schedulingv1beta1listers "k8s.io/client-go/listers/scheduling/v1beta1"
@@ -162,6 +163,41 @@ func (g *Groups) Of(key types.NamespacedName) (*v1alpha1.PodGroup, error) {
 	}
 	out := FromNative(pg)
 	g.fromNative[pg.UID] = fromNativeEntry{source: pg, group: out}
+	return out, nil
+}
+
+// Native returns the native PodGroup of key (NativeKey) as the informer holds it; shared and read
+// only.
+func (g *Groups) Native(key types.NamespacedName) (*schedulingv1beta1.PodGroup, error) {
+	name, native := NativeName(key)
+	switch {
+	case !native:
+		return nil, fmt.Errorf("%s is not the key of a native PodGroup", key)
+	case g.nativeLister == nil:
+		return nil, errNoNative
+	}
+	return g.nativeLister.PodGroups(key.Namespace).Get(name)
+}
+
+// List returns the PodGroups of both APIs in namespace, from the informers' caches, each as Of
+// returns it; shared and read only.
+func (g *Groups) List(namespace string) ([]*v1alpha1.PodGroup, error) {
+	out, err := g.lister.PodGroups(namespace).List(labels.Everything())
+	if err != nil || g.nativeLister == nil {
+		return out, err
+	}
+	natives, err := g.nativeLister.PodGroups(namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	for _, pg := range natives {
+		group, err := g.Of(NativeKey(pg.Namespace, pg.Name))
+		if err != nil {
+			// Deleted since it was listed.
+			continue
+		}
+		out = append(out, group)
+	}
 	return out, nil
 }
 

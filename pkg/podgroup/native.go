@@ -40,11 +40,11 @@ func NativeName(key types.NamespacedName) (string, bool) {
 }
 
 // nativeKeyOf returns the native PodGroup pod joins, if any. The scheduler ignores
-// spec.schedulingGroup while GenericWorkload is off, and so does berth: no informer would show
-// the group.
+// spec.schedulingGroup while GenericWorkload is off, and so does berth's scheduler (KeyOf): no
+// informer would show the group.
 func nativeKeyOf(pod *v1.Pod) (types.NamespacedName, bool) {
 	sg := pod.Spec.SchedulingGroup
-	if sg == nil || sg.PodGroupName == nil || *sg.PodGroupName == "" || !NativeEnabled() {
+	if sg == nil || sg.PodGroupName == nil || *sg.PodGroupName == "" {
 		return types.NamespacedName{}, false
 	}
 	return NativeKey(pod.Namespace, *sg.PodGroupName), true
@@ -180,4 +180,21 @@ func RejectionOf(state fwk.PodGroupCycleState, pod types.UID) string {
 	}
 	r, _ := d.(rejections)
 	return r[pod]
+}
+
+// PlacementCondition is the condition berth's Gang writes on a native PodGroup, whose status has
+// conditions and no phase or counts: reason the group's phase as on a scheduler-plugins PodGroup
+// (Pending, Scheduling, Running, Finished, Failed), status True once minCount members are bound,
+// message the counts. It sits beside the scheduler's own PodGroupInitiallyScheduled, which turns
+// True once and stays so.
+const PlacementCondition = "berth.dev/Placement"
+
+// NativePhase is the phase berth last wrote on pg (PlacementCondition), or "" if none.
+func NativePhase(pg *schedulingv1beta1.PodGroup) v1alpha1.PodGroupPhase {
+	for _, c := range pg.Status.Conditions {
+		if c.Type == PlacementCondition {
+			return v1alpha1.PodGroupPhase(c.Reason)
+		}
+	}
+	return ""
 }

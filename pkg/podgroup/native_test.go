@@ -159,6 +159,13 @@ func TestKeyOf(t *testing.T) {
 			if got != tt.want || ok != tt.wantOK {
 				t.Errorf("KeyOf = %v, %v; want %v, %v", got, ok, tt.want, tt.wantOK)
 			}
+			// APIKeyOf answers as KeyOf does with the gate on, whatever the gate.
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+			wantAPI, wantAPIOK := KeyOf(tt.pod)
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, !tt.gate)
+			if got, ok := APIKeyOf(tt.pod); got != wantAPI || ok != wantAPIOK {
+				t.Errorf("APIKeyOf with the gate %v = %v, %v; want %v, %v", !tt.gate, got, ok, wantAPI, wantAPIOK)
+			}
 		})
 	}
 	if k := NativeKey("ns", "a"); k == (types.NamespacedName{Namespace: "ns", Name: "a"}) {

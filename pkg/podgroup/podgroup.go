@@ -42,8 +42,23 @@ func Live(pod *v1.Pod) bool {
 const index = "berth.dev/pod-group"
 
 // KeyOf returns the key of the pod group pod joins: the scheduler-plugins PodGroup its label
-// names, else the native PodGroup its spec.schedulingGroup names (NativeKey), if any.
+// names, else the native PodGroup its spec.schedulingGroup names (NativeKey), if any and if this
+// process serves native groups (NativeEnabled).
 func KeyOf(pod *v1.Pod) (types.NamespacedName, bool) {
+	if name := pod.Labels[v1alpha1.PodGroupLabel]; name != "" {
+		return types.NamespacedName{Namespace: pod.Namespace, Name: name}, true
+	}
+	// The gate is read only for a pod that names a native group: most pods name none.
+	if key, ok := nativeKeyOf(pod); ok && NativeEnabled() {
+		return key, true
+	}
+	return types.NamespacedName{}, false
+}
+
+// APIKeyOf is KeyOf whatever this process's GenericWorkload gate: the group pod names in the API,
+// for a client that reads what the API holds (kubectl berth), not what one scheduler serves. A
+// pod keeps spec.schedulingGroup only where the apiserver serves native groups.
+func APIKeyOf(pod *v1.Pod) (types.NamespacedName, bool) {
 	if name := pod.Labels[v1alpha1.PodGroupLabel]; name != "" {
 		return types.NamespacedName{Namespace: pod.Namespace, Name: name}, true
 	}

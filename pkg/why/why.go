@@ -80,11 +80,17 @@ type Answer struct {
 // on each node and the use of each quota), every ElasticQuota, the PodGroups of the pod's
 // namespace, the events about the pod, and the GPU resources GPUShare is configured with.
 type Input struct {
-	Pod       *v1.Pod
-	Nodes     []v1.Node
-	Pods      []v1.Pod
-	Quotas    []v1alpha1.ElasticQuota
-	Groups    []v1alpha1.PodGroup
+	Pod    *v1.Pod
+	Nodes  []v1.Node
+	Pods   []v1.Pod
+	Quotas []v1alpha1.ElasticQuota
+	// Groups are the PodGroups of the pod's namespace, a native one (scheduling.k8s.io) as
+	// podgroup.FromNative makes it.
+	Groups []v1alpha1.PodGroup
+	// KeyOf finds a pod's group as the scheduler does: berth-scheduler passes podgroup.KeyOf,
+	// which follows its own GenericWorkload gate; nil is podgroup.APIKeyOf, the group the pod
+	// names in the API (kubectl berth, whose own gate says nothing of the scheduler's).
+	KeyOf     func(*v1.Pod) (types.NamespacedName, bool)
 	Events    []eventsv1.Event
 	Resources gpu.ResourceNames
 	// Levels are the scheduler's topologyLevels, outermost first; nil reads the shipped default.
@@ -158,21 +164,20 @@ func OfIn(in Input, room *Room) *Answer {
 	need := noderoom.NeedOf(p)
 
 	var gang *gangState
-	// A member of a native group (scheduling.k8s.io) is explained as a pod of no group: what its
-	// group waits for is not read yet.
-	if key, ok := podgroup.PluginsKeyOf(p); ok {
+	if key, ok := c.keyOf(p); ok {
 		gang = c.gangOf(key, in.Groups)
+		t := termsOf(key)
 		if gang.pg == nil {
 			w.Cause, w.Berth = CausePodGroupMissing, true
-			w.Summary = fmt.Sprintf("its pod group %s does not exist (label %s): Gang holds every pod of a group until its PodGroup exists", key, v1alpha1.PodGroupLabel)
-			w.Unblock = []string{fmt.Sprintf("create PodGroup %s, or remove the label from the pod", key)}
+			w.Summary = fmt.Sprintf("its pod group %s does not exist (%s): Gang holds every pod of a group until its PodGroup exists", key, t.join)
+			w.Unblock = []string{fmt.Sprintf("create %s, or %s", t.create, t.leave)}
 			return w
 		}
 		if n := int32(len(gang.members)); n < gang.minMember {
 			w.Cause, w.Berth = CauseGangMembers, true
-			w.Summary = fmt.Sprintf("pod group %s needs %d pods (minMember) and %d exist: %d missing", key, gang.minMember, n, gang.minMember-n)
+			w.Summary = fmt.Sprintf("pod group %s needs %d pods (%s) and %d exist: %d missing", key, gang.minMember, t.min, n, gang.minMember-n)
 			w.Details = []string{fmt.Sprintf("members: %d bound, %d waiting", len(gang.bound), len(gang.waiting))}
-			w.Unblock = []string{fmt.Sprintf("create %d more pods labelled %s=%s, or lower the PodGroup's minMember to %d", gang.minMember-n, v1alpha1.PodGroupLabel, key.Name, n)}
+			w.Unblock = []string{fmt.Sprintf("create %d more pods with %s, or %s", gang.minMember-n, t.join, fmt.Sprintf(t.lowered, n))}
 			return w
 		}
 	}
@@ -195,6 +200,45 @@ func OfIn(in Input, room *Room) *Answer {
 	}
 	c.explainNoRoom(w, p, need, greq, fits)
 	return w
+}
+
+// groupTerms are the words of a group's API that an answer uses.
+type groupTerms struct {
+	join   string // how a pod joins the group
+	min    string // the field of the group's quorum
+	create string // what creates the group
+	leave  string // what takes a pod out of it
+	// lowered is the quorum lowered, a format of the new quorum.
+	lowered string
+}
+
+// termsOf is the words of key's API: scheduler-plugins' PodGroup, or the native one, whose
+// schedulingPolicy and pods' spec.schedulingGroup cannot be changed once created.
+func termsOf(key types.NamespacedName) groupTerms {
+	if name, native := podgroup.NativeName(key); native {
+		return groupTerms{
+			join:    "spec.schedulingGroup.podGroupName " + name,
+			min:     "minCount",
+			create:  fmt.Sprintf("PodGroup %s/%s (scheduling.k8s.io/v1beta1)", key.Namespace, name),
+			leave:   "recreate the pod without spec.schedulingGroup",
+			lowered: "the PodGroup recreated with schedulingPolicy.gang.minCount %d",
+		}
+	}
+	return groupTerms{
+		join:    fmt.Sprintf("label %s=%s", v1alpha1.PodGroupLabel, key.Name),
+		min:     "minMember",
+		create:  "PodGroup " + key.String(),
+		leave:   "remove the label from the pod",
+		lowered: "the PodGroup's minMember lowered to %d",
+	}
+}
+
+// keyOf finds p's group by in.KeyOf.
+func (c *cluster) keyOf(p *v1.Pod) (types.NamespacedName, bool) {
+	if c.in.KeyOf != nil {
+		return c.in.KeyOf(p)
+	}
+	return podgroup.APIKeyOf(p)
 }
 
 // cluster is the room on each node, as the API shows it now.
@@ -691,6 +735,7 @@ func (c *cluster) explainFits(w *Answer, f fit) {
 
 // gangState is a pod group as its members show it.
 type gangState struct {
+	name      types.NamespacedName
 	key       string
 	pg        *v1alpha1.PodGroup
 	minMember int32
@@ -700,7 +745,7 @@ type gangState struct {
 }
 
 func (c *cluster) gangOf(key types.NamespacedName, groups []v1alpha1.PodGroup) *gangState {
-	g := &gangState{key: key.String()}
+	g := &gangState{name: key, key: key.String()}
 	for i := range groups {
 		if podgroup.Key(&groups[i]).String() == g.key {
 			g.pg = &groups[i]
@@ -711,7 +756,7 @@ func (c *cluster) gangOf(key types.NamespacedName, groups []v1alpha1.PodGroup) *
 	// Members as Gang counts them (podgroup.Live): one being deleted is gone for the group, though
 	// its room stays taken (noderoom.Of) until the kubelet has stopped it.
 	consider := func(p *v1.Pod) {
-		if k, ok := podgroup.KeyOf(p); !ok || k.String() != g.key || !podgroup.Live(p) {
+		if k, ok := c.keyOf(p); !ok || k.String() != g.key || !podgroup.Live(p) {
 			return
 		}
 		g.members = append(g.members, p)
@@ -770,16 +815,17 @@ func (c *cluster) explainGang(w *Answer, g *gangState) {
 	}
 	bound := len(g.bound)
 	need := int(g.minMember) - bound
+	t := termsOf(g.name)
 	w.Details = append(w.Details, fmt.Sprintf("members: %d bound, %d waiting, %d placeable now together", bound, len(g.waiting), placeable))
 	if placeable >= need {
-		w.Summary = fmt.Sprintf("pod group %s fits now: %d of its %d (minMember) bound and %d more placeable together; Gang places it whole at its next try",
-			g.key, bound, g.minMember, placeable)
+		w.Summary = fmt.Sprintf("pod group %s fits now: %d of its %d (%s) bound and %d more placeable together; Gang places it whole at its next try",
+			g.key, bound, g.minMember, t.min, placeable)
 		w.Details = append(w.Details, "a group that failed a round stands aside for a backoff first: its GangWaiting events and the PodGroup's status say for how long")
 		return
 	}
 	missing := need - placeable
-	w.Summary = fmt.Sprintf("pod group %s needs %d (minMember) placed together: %d bound, %d more placeable now, %d lack room",
-		g.key, g.minMember, bound, placeable, missing)
+	w.Summary = fmt.Sprintf("pod group %s needs %d (%s) placed together: %d bound, %d more placeable now, %d lack room",
+		g.key, g.minMember, t.min, bound, placeable, missing)
 	if lacking != nil {
 		why := &Answer{}
 		need := noderoom.NeedOf(lacking)
@@ -791,7 +837,7 @@ func (c *cluster) explainGang(w *Answer, g *gangState) {
 		if why.Cause == CauseGPUFragmented {
 			w.Unblock = why.Unblock
 		}
-		w.Unblock = append(w.Unblock, fmt.Sprintf("or the PodGroup's minMember lowered to %d, what fits now", bound+placeable))
+		w.Unblock = append(w.Unblock, fmt.Sprintf("or %s, what fits now", fmt.Sprintf(t.lowered, bound+placeable)))
 		w.Preemption = why.Preemption
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -48,6 +50,20 @@ func priority(n int32) func(*v1.Pod) { return func(p *v1.Pod) { p.Spec.Priority 
 
 func inGroup(name string) func(*v1.Pod) {
 	return func(p *v1.Pod) { p.Labels = map[string]string{v1alpha1.PodGroupLabel: name} }
+}
+
+func inNative(name string) func(*v1.Pod) {
+	return func(p *v1.Pod) { p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)} }
+}
+
+// nativeGroup is a native PodGroup of ns ml as Gang places it.
+func nativeGroup(name string, minCount int32) v1alpha1.PodGroup {
+	return *podgroup.FromNative(&schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount},
+		}},
+	})
 }
 
 func failed(msg string) func(*v1.Pod) {
@@ -291,6 +307,49 @@ func TestWhy(t *testing.T) {
 				},
 			},
 			cause: CauseGang, berth: true, says: []string{"members: 0 bound, 2 waiting, 1 placeable now together"},
+		},
+		// A native group (scheduling.k8s.io), read as the API names it: this test process's
+		// GenericWorkload gate is off, as kubectl berth's is.
+		{
+			name: "native gang: members placeable and missing", pod: "g0",
+			in: Input{
+				Nodes:  []v1.Node{cpuNode("node-a", "4")},
+				Groups: []v1alpha1.PodGroup{nativeGroup("train", 3)},
+				Pods: []v1.Pod{
+					cpuPod("ml", "other", "node-a", "2"),
+					cpuPod("ml", "g0", "", "1", inNative("train")), cpuPod("ml", "g1", "", "1", inNative("train")), cpuPod("ml", "g2", "", "1", inNative("train")),
+				},
+			},
+			cause: CauseGang, berth: true,
+			says: []string{"pod group ml/scheduling.k8s.io/train needs 3 (minCount) placed together: 0 bound, 2 more placeable now, 1 lack room", "the PodGroup recreated with schedulingPolicy.gang.minCount 2"},
+		},
+		{
+			name: "native gang: over quota as a group", pod: "g0",
+			in: Input{
+				Nodes:  []v1.Node{cpuNode("node-a", "8")},
+				Quotas: []v1alpha1.ElasticQuota{quotaObj("ml", v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")})},
+				Groups: []v1alpha1.PodGroup{nativeGroup("train", 3)},
+				Pods:   []v1.Pod{cpuPod("ml", "g0", "", "1", inNative("train")), cpuPod("ml", "g1", "", "1", inNative("train")), cpuPod("ml", "g2", "", "1", inNative("train"))},
+			},
+			cause: CauseQuota, berth: true, says: []string{"its group's 3 waiting members ask 3; 1 over"},
+		},
+		{
+			name: "native gang: PodGroup missing", pod: "g0",
+			in:    Input{Pods: []v1.Pod{cpuPod("ml", "g0", "", "1", inNative("train"))}},
+			cause: CausePodGroupMissing, berth: true,
+			says: []string{"its pod group ml/scheduling.k8s.io/train does not exist (spec.schedulingGroup.podGroupName train)", "create PodGroup ml/train (scheduling.k8s.io/v1beta1)"},
+		},
+		{
+			// berth-scheduler answers by its own gate (podgroup.KeyOf): off, it serves no native
+			// group, and the member is a pod of none.
+			name: "native gang: a scheduler that serves no native groups", pod: "g0",
+			in: Input{
+				Nodes:  []v1.Node{cpuNode("node-a", "8")},
+				Quotas: []v1alpha1.ElasticQuota{quotaObj("ml", v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")})},
+				Pods:   []v1.Pod{cpuPod("ml", "g0", "", "1", inNative("train"), failed("no")), cpuPod("ml", "g1", "", "1", inNative("train")), cpuPod("ml", "g2", "", "1", inNative("train"))},
+				KeyOf:  podgroup.KeyOf,
+			},
+			cause: CauseFitsNow, says: []string{"node node-a has room"},
 		},
 		{
 			name: "room now, the scheduler said something else", pod: "p",

@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,10 +13,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/test/harness"
 )
 
@@ -174,9 +178,67 @@ func TestQuotaAdmitsANativeGroupWhole(t *testing.T) {
 	for i := range 3 {
 		memberSays(t, e.Cluster, e.ns, fmt.Sprint("g-", i), want)
 	}
+	// Gang's status on the PodGroup, and kubectl berth, a process of its own whose feature gates
+	// are all off, reading the group as Gang places it.
+	placementSays(t, e, "g", metav1.ConditionFalse, "Pending", "0 of 3 (minCount) bound, 0 running, 0 succeeded, 0 failed")
+	out := kubectlBerthBinary(t, e.Cluster, "-n", e.ns, "why", "g-0")
+	for _, s := range []string{"pending: Quota (berth)", "its group's 3 waiting members ask 3; 1 over"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("kubectl berth why g-0 does not say %q:\n%s", s, out)
+		}
+	}
+	out = kubectlBerthBinary(t, e.Cluster, "-n", e.ns, "gangs")
+	if !hasRow(out, "scheduling.k8s.io/g", "Pending", "3", "3", "0", "0", "0", "3") {
+		t.Errorf("kubectl berth gangs has no row for the native group with 3 members waiting:\n%s", out)
+	}
 	qe := &quotaEnv{Cluster: e.Cluster, eq: e.pg}
 	qe.setMax(t, e.ns, cpuList("3"))
 	e.WaitForPods(t, e.ns, time.Minute, "the group bound whole", func(p []v1.Pod) bool { return boundOf(p, "g") == 3 })
+	pg := placementSays(t, e, "g", metav1.ConditionTrue, "Scheduling", "3 of 3 (minCount) bound, 0 running, 0 succeeded, 0 failed")
+	// The scheduler's own condition stays beside Gang's.
+	if c := apimeta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled); c == nil {
+		t.Errorf("the PodGroup lost the scheduler's %s condition: %+v", schedulingv1beta1.PodGroupInitiallyScheduled, pg.Status.Conditions)
+	}
+	out = kubectlBerthBinary(t, e.Cluster, "-n", e.ns, "gangs")
+	if !hasRow(out, "scheduling.k8s.io/g", "Scheduling", "3", "3", "3", "0", "0", "0") {
+		t.Errorf("kubectl berth gangs does not show the native group placed:\n%s", out)
+	}
+}
+
+// placementSays waits for Gang's condition on the native PodGroup name to read status, reason
+// and message, and returns the PodGroup.
+func placementSays(t *testing.T, e *gangEnv, name string, status metav1.ConditionStatus, reason, message string) *schedulingv1beta1.PodGroup {
+	t.Helper()
+	var pg *schedulingv1beta1.PodGroup
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if pg, err = e.Client.SchedulingV1beta1().PodGroups(e.ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false, nil
+		}
+		c := apimeta.FindStatusCondition(pg.Status.Conditions, podgroup.PlacementCondition)
+		return c != nil && c.Status == status && c.Reason == reason && c.Message == message, nil
+	})
+	if err != nil {
+		var conds []metav1.Condition
+		if pg != nil {
+			conds = pg.Status.Conditions
+		}
+		t.Fatalf("PodGroup %s never had %s %s, %s, %q; its conditions: %+v", name, podgroup.PlacementCondition, status, reason, message, conds)
+	}
+	return pg
+}
+
+// kubectlBerthBinary runs the kubectl-berth binary against the cluster: a process of its own,
+// with its own feature gates, as a user runs it.
+func kubectlBerthBinary(t *testing.T, c *harness.Cluster, args ...string) string {
+	t.Helper()
+	bin := filepath.Join(harness.BinDir(t, "kubectl-berth"), "kubectl-berth")
+	out, err := exec.Command(bin, append([]string{"--kubeconfig", c.KubeconfigPath()}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl-berth %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	t.Logf("kubectl berth %s:\n%s", strings.Join(args, " "), out)
+	return string(out)
 }
 
 // memberSays waits for pod's condition or one of the events about it to name want.
