@@ -122,8 +122,8 @@ var (
 // teams had just been let in to (issue 42: team-g's gang admitted with team-b's demand counted as
 // 1 of its 10 pods, and evicted by team-b 0.5 s after it was bound). It never keeps a pod out.
 func (pl *ElasticQuota) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
-	if !pl.synced() {
-		// The tree is not read yet: the pod's first PreFilter records it.
+	if !pl.synced() || !pl.ledger.FairShared(pod.Namespace) {
+		// Not read yet (the pod's first PreFilter records it), or not demand in fair sharing.
 		return nil
 	}
 	if request, err := pl.requestOf(pod); err == nil {

@@ -22,8 +22,9 @@ import (
 // free what every pod it could preempt holds. The queue then puts it straight into the active
 // queue when Gang's hint accepts an event, skipping its backoff, and QOSSort puts the oldest group
 // first. The sum and the best node are upper bounds of the room the group could use and the needs
-// lower bounds, so a group that could fit is never held here: packing, selectors and taints stay
-// with the Filter plugins and the queue's usual backoff.
+// lower bounds, so a group that could fit is never held here: they count only the nodes some
+// member may go to at all (not cordoned, no taint it does not tolerate: usableByAny), and packing
+// and selectors stay with the Filter plugins and the queue's usual backoff.
 //
 // The per-node bound is what keeps a deep backlog in order when nodes join one after another
 // (issue 42, fault 3). Free room scattered over small nodes covers the sum, so without it the
@@ -90,9 +91,10 @@ func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, 
 	if !preempts {
 		counting = "its members may not preempt"
 	}
-	short := roomShortOf(nodes, need.all, nil)
+	usable := usableByAny(candidates)
+	short := roomShortOf(nodes, need.all, nil, usable)
 	if len(short) > 0 && preempts {
-		short = roomShortOf(nodes, need.all, pod)
+		short = roomShortOf(nodes, need.all, pod, usable)
 	}
 	if len(short) > 0 {
 		for i, name := range short {
@@ -101,7 +103,7 @@ func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, 
 		return &roomState{need: need, msg: fmt.Sprintf("pod group %s needs at least %s for the %d members it still has to place: %s in the whole cluster (%s); it is tried again at once when room is freed",
 			key, need.all, minMember, strings.Join(short, ", "), counting)}
 	}
-	if nodeHolds(nodes, need.one, nil) || preempts && nodeHolds(nodes, need.one, pod) {
+	if nodeHolds(nodes, need.one, nil, usable) || preempts && nodeHolds(nodes, need.one, pod, usable) {
 		return nil
 	}
 	return &roomState{need: need, msg: fmt.Sprintf("pod group %s has no node with room for any of its members, each of which needs at least %s on one node (%s); it is tried again at once when room is freed",
@@ -130,7 +132,7 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 		shape := one.String()
 		held, asked := holdsOne[shape]
 		if !asked {
-			held = nodeHolds(nodes, one, nil)
+			held = nodeHolds(nodes, one, nil, nil)
 			holdsOne[shape] = held
 		}
 		return held
@@ -149,6 +151,22 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 		}
 	}
 	return ""
+}
+
+// usableByAny reports whether some of candidates may go to a node at all (noderoom.Usable): room on
+// a cordoned node, or behind a taint they do not tolerate, is no room for the group. Counted, the
+// free room of nodes not yet ready let a deep backlog's waiters through to Filter, where
+// NodeResourcesFit and TaintToleration turned them away instead of Gang: they then kept those
+// plugins among their rejectors, so that every later room event moved each of them out of the
+// unschedulable pool again (and Gang's PreEnqueue parked it behind the group taking its turn),
+// under the queue's lock, ahead of the first group's members (issue 42, fault 3).
+func usableByAny(candidates []*v1.Pod) func(*v1.Node) bool {
+	comparisonOperators := noderoom.ComparisonOperators()
+	return func(n *v1.Node) bool {
+		return slices.ContainsFunc(candidates, func(p *v1.Pod) bool {
+			return noderoom.Usable(n, p.Spec.Tolerations, comparisonOperators)
+		})
+	}
 }
 
 // leastOne is the least any one of candidates asks, resource by resource, and a pod slot: no
@@ -175,11 +193,15 @@ func leastOne(candidates []*v1.Pod) noderoom.Amount {
 	return one
 }
 
-// nodeHolds reports whether some node's free room covers one; with preemptor, counting as free
-// what the pods of lower priority than it hold. It stops at the first such node.
-func nodeHolds(nodes []fwk.NodeInfo, one noderoom.Amount, preemptor *v1.Pod) bool {
+// nodeHolds reports whether some node that usable passes (any, if nil) has free room that covers
+// one; with preemptor, counting as free what the pods of lower priority than it hold. It stops at
+// the first such node.
+func nodeHolds(nodes []fwk.NodeInfo, one noderoom.Amount, preemptor *v1.Pod, usable func(*v1.Node) bool) bool {
 	t := newTally(one)
 	for _, n := range nodes {
+		if usable != nil && n.Node() != nil && !usable(n.Node()) {
+			continue
+		}
 		clear(t.free)
 		if t.add(n, preemptor); t.covers(one) {
 			return true
@@ -221,13 +243,17 @@ func leastNeed(candidates []*v1.Pod, n int) noderoom.Amount {
 	return need
 }
 
-// roomShortOf names, in order, the resources of need that the nodes' free room summed does not
-// cover; with preemptor, counting as free what the pods of lower priority than it hold. It stops at
-// the node where the sum covers need: on a cluster that is not full, after a few nodes. Summing
+// roomShortOf names, in order, the resources of need that the free room of the nodes usable passes
+// (all, if nil), summed, does not cover; with preemptor, counting as free what the pods of lower
+// priority than it hold. It stops at the node where the sum covers need: on a cluster that is not
+// full, after a few nodes. Summing
 // every node was a millisecond at 5,000 nodes, on the scheduling goroutine, for every group.
-func roomShortOf(nodes []fwk.NodeInfo, need noderoom.Amount, preemptor *v1.Pod) []string {
+func roomShortOf(nodes []fwk.NodeInfo, need noderoom.Amount, preemptor *v1.Pod, usable func(*v1.Node) bool) []string {
 	t := newTally(need)
 	for _, n := range nodes {
+		if usable != nil && n.Node() != nil && !usable(n.Node()) {
+			continue
+		}
 		if t.add(n, preemptor); t.covers(need) {
 			return nil
 		}

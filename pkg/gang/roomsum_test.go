@@ -84,18 +84,18 @@ func TestRoomSum(t *testing.T) {
 	if diff := cmp.Diff(noderoom.Amount{"cpu": 1000, noderoom.Pods: 27}, sum(nil)); diff != "" {
 		t.Errorf("free (-want +got):\n%s", diff)
 	}
-	if got := roomShortOf(nodes, need, nil); !cmp.Equal(got, []string{"cpu"}) {
+	if got := roomShortOf(nodes, need, nil, nil); !cmp.Equal(got, []string{"cpu"}) {
 		t.Errorf("short of %v: %v, want [cpu]", need, got)
 	}
 	// What pods of lower priority hold counts as free; what equal priority holds does not.
 	if diff := cmp.Diff(noderoom.Amount{"cpu": 4000, noderoom.Pods: 28}, sum(preemptor)); diff != "" {
 		t.Errorf("free for a preemptor (-want +got):\n%s", diff)
 	}
-	if got := roomShortOf(nodes, need, preemptor); len(got) != 0 {
+	if got := roomShortOf(nodes, need, preemptor, nil); len(got) != 0 {
 		t.Errorf("short of %v for a preemptor: %v, want none", need, got)
 	}
 	// The walk stops where the room covers the need: a need the first node holds is met.
-	if got := roomShortOf(nodes, noderoom.Amount{"cpu": 1000, noderoom.Pods: 1}, nil); len(got) != 0 {
+	if got := roomShortOf(nodes, noderoom.Amount{"cpu": 1000, noderoom.Pods: 1}, nil, nil); len(got) != 0 {
 		t.Errorf("short of one CPU: %v, want none", got)
 	}
 	if mayPreempt(never) {
@@ -164,5 +164,40 @@ func TestNoNodeForOneMember(t *testing.T) {
 	// (it is turned away by the room there is itself).
 	if _, st := h.pl.PreFilter(h.ctx, framework.NewCycleState(), younger1, small); st != nil {
 		t.Errorf("the younger group's PreFilter with no node for either: %v, want the rejection left to Filter", st)
+	}
+}
+
+// Room on a node the group's members may not go to is no room: a node not ready yet (its
+// lifecycle taint), or cordoned. A member that tolerates the taint counts the node for its group.
+func TestRoomSumSkipsNodesTheGroupCannotUse(t *testing.T) {
+	node := func(name string) *v1.Node {
+		return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "4", v1.ResourcePods: "10"}).Obj()
+	}
+	notReady := node("not-ready")
+	notReady.Spec.Taints = []v1.Taint{{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule}}
+	cordoned := node("cordoned")
+	cordoned.Spec.Unschedulable = true
+	full := st.MakePod().Name("filler").UID("filler").Req(map[v1.ResourceName]string{v1.ResourceCPU: "4"}).Obj()
+	nodes := []fwk.NodeInfo{nodeInfo(node("full"), full), nodeInfo(notReady), nodeInfo(cordoned)}
+	need := noderoom.Amount{"cpu": 2000, noderoom.Pods: 2}
+	one := noderoom.Amount{"cpu": 1000, noderoom.Pods: 1}
+	member := st.MakePod().Name("m").Req(map[v1.ResourceName]string{v1.ResourceCPU: "1"}).Obj()
+	members := []*v1.Pod{member, member.DeepCopy()}
+
+	usable := usableByAny(members)
+	if got := roomShortOf(nodes, need, nil, usable); !cmp.Equal(got, []string{"cpu"}) {
+		t.Errorf("short of %v: %v, want [cpu]: the free room is on a not-ready and a cordoned node", need, got)
+	}
+	if nodeHolds(nodes, one, nil, usable) {
+		t.Errorf("a node the members may use holds one of them")
+	}
+	tolerant := member.DeepCopy()
+	tolerant.Spec.Tolerations = []v1.Toleration{{Key: v1.TaintNodeNotReady, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
+	usable = usableByAny(append(members, tolerant))
+	if got := roomShortOf(nodes, need, nil, usable); len(got) != 0 {
+		t.Errorf("short of %v with a member that tolerates the not-ready taint: %v, want none", need, got)
+	}
+	if !nodeHolds(nodes, one, nil, usable) {
+		t.Errorf("no node holds a member, with one that tolerates the not-ready taint")
 	}
 }

@@ -27,12 +27,27 @@ const pendingTimeout = 6 * time.Minute
 func (l *Ledger) Waiting(pod *v1.Pod, request Amount) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for n := l.nodeOf(pod.Namespace); n != nil; n = n.parent {
+	if l.fairShared(pod.Namespace) {
+		l.record(l.pending, pod, request, nil)
+	}
+}
+
+// FairShared reports whether a quota of namespace ns, or one above it, takes part in fair
+// sharing: only then does a waiting pod of ns count as demand (Waiting). The queue's PreEnqueue
+// asks it first, for every pod it moves, so that a pod without such a quota costs no request sum.
+func (l *Ledger) FairShared(ns string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.fairShared(ns)
+}
+
+func (l *Ledger) fairShared(ns string) bool {
+	for n := l.nodeOf(ns); n != nil; n = n.parent {
 		if n.spec.Fair {
-			l.record(l.pending, pod, request, nil)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // unpend forgets a waiting pod, and reports whether it was one: a peer's demand changed, which can

@@ -191,3 +191,73 @@ func TestAGangInBackoffTakesRoomAtOnce(t *testing.T) {
 
 // failedRounds is Gang's count of failed rounds, every reason.
 func failedRounds(t *testing.T) float64 { return counterSum(t, "berth_gang_failed_rounds_total", nil) }
+
+// Room on a node that is not ready yet is no room for a group: its waiter is turned away by Gang,
+// for the sum of room it may use, and not by NodeResourcesFit and TaintToleration on that node.
+// Turned away by those, a waiter kept them among its rejectors, so every later room event moved it
+// out of the unschedulable pool again under the queue's lock (issue 42, fault 3: in a deep
+// backlog, every waiting group's waiter on each of the 10 node events, before the first group's
+// members were scheduled). Each try has a full node and a not-ready one (the lifecycle
+// controller's taint) of 4 cpu, and a group of two 2-cpu members; once the taint is removed, as
+// when the node becomes ready, the group is bound there whole.
+func TestAGangWaitsForRoomItMayUse(t *testing.T) {
+	tries := harness.Tries(2, 10)
+	e := startGangEnv(t, "notready")
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	ctx := context.Background()
+	var latencies []time.Duration
+	for try := range tries {
+		pair := map[string]string{"pair": fmt.Sprint(try)}
+		full := harness.Node(fmt.Sprintf("full-%d", try), "4", "16Gi", nil)
+		maps.Copy(full.Labels, pair)
+		e.CreateNode(t, full)
+		filler := pod(e.ns, fmt.Sprintf("filler-%d", try), "", harness.Container("c", "4", "64Mi"))
+		filler.Spec.NodeName = full.Name
+		e.CreatePod(t, filler)
+		notReady := harness.Node(fmt.Sprintf("not-ready-%d", try), "4", "16Gi", nil)
+		maps.Copy(notReady.Labels, pair)
+		notReady.Spec.Taints = []v1.Taint{{Key: v1.TaintNodeNotReady, Effect: v1.TaintEffectNoSchedule}}
+		e.CreateNode(t, notReady)
+
+		group := fmt.Sprintf("t%d", try)
+		e.podGroup(t, group, 2)
+		for j := range 2 {
+			e.member(t, group, fmt.Sprintf("%s-%d", group, j), "2", func(p *v1.Pod) { p.Spec.NodeSelector = pair })
+		}
+		const want = "Insufficient cpu in the whole cluster"
+		var said []string
+		e.WaitForPods(t, e.ns, time.Minute, "the group's waiter turned away for the room it may use", func(pods []v1.Pod) bool {
+			said = said[:0]
+			for i := range pods {
+				if pods[i].Labels[v1alpha1.PodGroupLabel] == group {
+					msg := harness.Unschedulable(&pods[i])
+					said = append(said, msg)
+					if strings.Contains(msg, want) {
+						return true
+					}
+				}
+			}
+			return false
+		})
+
+		n, err := e.Client.CoreV1().Nodes().Get(ctx, notReady.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Spec.Taints = nil
+		start := time.Now()
+		if _, err := e.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pods := e.WaitForPods(t, e.ns, time.Minute, "the group bound on the node that became ready", func(pods []v1.Pod) bool { return boundIn(pods, group) == 2 })
+		latencies = append(latencies, time.Since(start))
+		for _, p := range pods {
+			if p.Labels[v1alpha1.PodGroupLabel] == group && p.Spec.NodeName != notReady.Name {
+				t.Errorf("try %d: %s bound to %s, want %s", try, p.Name, p.Spec.NodeName, notReady.Name)
+			}
+		}
+	}
+	slices.Sort(latencies)
+	t.Logf("taint removed to the group bound, %d tries: min %v, median %v, max %v", tries,
+		latencies[0].Round(time.Millisecond), latencies[tries/2].Round(time.Millisecond), latencies[tries-1].Round(time.Millisecond))
+}
