@@ -14,7 +14,7 @@ import (
 // topologyBlocks answers for a member of a group that requires one domain of a level
 // (berth.dev/topology-required) when no domain of that level has room for the members still to
 // place: Gang holds every member until one does, whatever room the cluster has elsewhere. It
-// counts as Gang's choice does (docs/gang.md, "Topology"): the members still to place are every
+// counts as Gang's choice does (docs/gang-topology.md): the members still to place are every
 // waiting member, at least enough to reach minMember, each asking what the largest asks; a
 // domain's room is summed node by node over the nodes the pod may use; a group with members bound
 // is fixed to their domain. It leaves the answer to explainGang when a domain has the room (the

@@ -30,7 +30,7 @@ import (
 // active queue is empty, which hides the fault in a test where nothing else is scheduled, but not
 // on a cluster whose active queue holds other pods when the room appears. Before the fix the
 // members waited out what was left of their backoff (up to 10 s; 4 of 4 tries 3.5 to 4.8 s);
-// after it, 10 of 10 tries 44 to 138 ms (docs/gang.md). The bound, 3 s, leaves a loaded machine
+// after it, 10 of 10 tries 44 to 138 ms (docs/gang-topology.md). The bound, 3 s, leaves a loaded machine
 // (load average 4) room for three scheduling cycles and their bindings, which take well under
 // 1 s when quiet.
 func TestARackGangTakesAFreedRackPastItsBackoff(t *testing.T) {

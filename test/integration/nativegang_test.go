@@ -214,7 +214,7 @@ func boundOf(pods []v1.Pod, group string) int {
 // that joins is created with its status, as a kubelet registers one: one event; the try's pods and
 // nodes are deleted after it, so that the room for 2 is all the cluster has (a group that room
 // elsewhere, out of its members' reach, would cover is turned away by NodeResourcesFit and sits
-// out the queue's backoff: see docs/gang.md). The bound on the
+// out the queue's backoff: see docs/gang-native.md). The bound on the
 // time, 10 s, only catches a group left to Gang's backoff (up to 32 s); the test logs the times.
 // Before native groups took part (their failed cycles ran no PostFilter of Gang's), a native group
 // came back on the queue's backoff, which no event shortens.
