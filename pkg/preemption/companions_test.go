@@ -17,7 +17,7 @@ import (
 )
 
 // A gang's preemption makes room for its members that miss (Companions) and nominates them to it,
-// not only the member that preempts (issue 42, docs/quota.md "Not built yet" 6b): the other
+// not only the member that preempts (issue 42, docs/quota-fair-sharing.md "Not built yet" 6b): the other
 // member, tried while the victims are still going, waits for them and evicts nothing more. With
 // the preemptor alone nominated, the other member preempted for itself again, on the node whose
 // victim started last (team-g's two gangs of two evicted six pods where four were enough).

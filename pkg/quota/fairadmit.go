@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Fair admission (docs/quota.md, "Fair sharing"): capacity that frees up is not handed to whichever
+// Fair admission (docs/quota-fair-sharing.md): capacity that frees up is not handed to whichever
 // pod the queue tries first when that would take its quota above its fair share while a peer below
 // its own waits for the same resources. Without it the freed capacity went to the wrong quota
 // about two times in three under churn, and fair-share preemption took it back: nine jobs in ten

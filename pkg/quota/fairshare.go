@@ -7,7 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// Fair sharing of borrowed capacity (docs/quota.md, "Quota trees"): pure functions, not yet asked
+// Fair sharing of borrowed capacity (docs/quota-fair-sharing.md): pure functions, not yet asked
 // by admission or reclaim.
 
 // Claim is one quota's claim on a pool of borrowable capacity.

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The annotations that put an ElasticQuota in a tree (docs/quota.md, "Quota trees").
+// The annotations that put an ElasticQuota in a tree (docs/quota-trees.md).
 const (
 	// ParentAnnotation names the quota's parent, NAMESPACE/NAME.
 	ParentAnnotation = "berth.dev/parent-quota"

@@ -492,7 +492,7 @@ func TestFairShareChurnEvictsOnlyWhatTheSplitNeeds(t *testing.T) {
 			if len(late) > 0 {
 				t.Errorf("try %d, %s: pods bound after the demand changed were evicted: %v", try, ph.what, late)
 			}
-			// Whose room went elsewhere: not failed yet (docs/quota.md, "Not built yet"). When a
+			// Whose room went elsewhere: not failed yet (docs/quota-fair-sharing.md, "Not built yet"). When a
 			// team's demand is seen only after another's preemptors were nominated (team-g's
 			// pods tried after team-b's), the fair split shrinks under those preemptors, and
 			// fair admission gives their room to the team now below its share; a gang's

@@ -31,7 +31,7 @@ import (
 //   - Kueue's weighted share (borrowed over what the cohort lends) is read as BORROWED in
 //     `kubectl berth quotas`.
 // Each case asserts what Kueue's test asserts, at the same points; where berth differs on purpose
-// the case says so (docs/quota.md, "Kueue's scenarios replayed").
+// the case says so (docs/quota-trees.md, "Kueue's scenarios replayed").
 
 type kqQuota struct {
 	// ns holds the quota; parent is NAMESPACE of the parent quota (every quota is named "quota").
