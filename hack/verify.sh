@@ -17,7 +17,7 @@ if [ -n "$linked" ]; then
   echo "pkg/gpu, berth-extender or kubectl-berth link the scheduler's configuration:"; echo "$linked"; fail=1
 fi
 
-# Three levels (README, Layout): the plugins and the extender import cores, never each other, and
+# Three levels (docs/developing.md, Layout): the plugins and the extender import cores, never each other, and
 # no core imports a plugin.
 mod=github.com/berth-sched/berth/pkg
 plugins="qossort gpushare gang elasticquota preemption allocatable podstate extender"
