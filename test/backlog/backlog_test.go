@@ -788,7 +788,7 @@ func TestBacklogShort(t *testing.T) {
 	}
 }
 
-// backlogKnownOutOfOrder is the fault still open (issue 28, docs/benchmarks.md "Who gets the
+// backlogKnownOutOfOrder is the fault still open (issue 28, docs/history.md "Who gets the
 // room"): a younger group slips in at a turn's hand-over in a few runs in a hundred, 1 or 2 of the
 // 30 groups. One gap was found and closed (a group whose wait had just ended was invisible to
 // the give-way checks); after it, 1 run of 58 (1 of 22 at the default verbosity) still bound one
