@@ -47,46 +47,105 @@ type MixClass struct {
 // MixView is a fixed mix of GPU requests to measure fragmentation against. Build it with
 // NewMixView (or Mix.View); the zero MixView is the empty mix, against which nothing is ever
 // fragmented.
+//
+// A kind of request is its shape (cpu, memory, GPUs) alone: pods of one shape restricted to
+// different GPU models are one class, and what the models change is how much of each class may
+// run on a node, which depends on the node's model only. So the sweep over a node's devices costs
+// the same whatever the models, and the classes a mix of bounded size keeps are the frequent
+// shapes, not the frequent pairs of shape and models (on Alibaba's trace, 126 shapes make 432 such
+// pairs where a third of the pods name models).
 type MixView struct {
-	// classes ask for GPU memory, weigh more than 0 in all 1, and are sorted by share per device,
-	// largest first, so that one sweep over a node's devices sorted the same way answers them all.
+	// classes ask for GPU memory, weigh more than 0 in all 1, have no GPUModels, and are sorted
+	// by share per device, largest first, so that one sweep over a node's devices sorted the same
+	// way answers them all.
 	classes []MixClass
-	// models are the classes' GPUModels, split: models[i] nil when class i runs on any model.
-	models [][]string
+	// anyModel is how much of each class may run on a node whose model no class names.
+	anyModel modelWeights
+	// byModel is the same for the models that some class's pods name; nil when none does.
+	byModel map[string]modelWeights
 }
 
-// NewMixView keeps the classes that ask for GPU memory, with weights scaled to add up to 1.
+// modelWeights is how much of a view's classes may run on one GPU model.
+type modelWeights struct {
+	// runs[i] is the weight of class i that may run on the model: classes[i].Weight when none of
+	// its pods is restricted to other models.
+	runs []float64
+	// excluded is the weight, over all classes, that may not: for it all of a node's free GPU is
+	// fragmented.
+	excluded float64
+}
+
+// on is how much of the view may run on GPUs of model.
+func (v MixView) on(model string) modelWeights {
+	if w, ok := v.byModel[model]; ok {
+		return w
+	}
+	return v.anyModel
+}
+
+// NewMixView keeps the classes that ask for GPU memory, with weights scaled to add up to 1. Classes
+// of one shape that differ in their GPUModels are merged into one, which remembers how much of it
+// each set of models holds.
 func NewMixView(classes []MixClass) MixView {
-	var kept []MixClass
+	type shape struct {
+		MixClass
+		restricted []MixClass // the part of Weight restricted to GPU models, by set of models
+	}
+	var kept []shape
+	index := map[Demand]int{}
 	var sum float64
 	for _, c := range classes {
-		if c.GPU.Total > 0 && c.GPU.Count > 0 && c.Weight > 0 {
-			kept = append(kept, c)
-			sum += c.Weight
+		if c.GPU.Total <= 0 || c.GPU.Count <= 0 || c.Weight <= 0 {
+			continue
 		}
-	}
-	for i := range kept {
-		kept[i].Weight /= sum
-	}
-	slices.SortStableFunc(kept, func(a, b MixClass) int { return cmp.Compare(b.GPU.PerDevice, a.GPU.PerDevice) })
-	v := MixView{classes: kept}
-	for _, c := range kept {
+		sum += c.Weight
+		key := c.Demand
+		key.GPUModels = ""
+		i, ok := index[key]
+		if !ok {
+			i = len(kept)
+			index[key] = i
+			kept = append(kept, shape{MixClass: MixClass{Demand: key}})
+		}
+		kept[i].Weight += c.Weight
 		if c.GPUModels != "" {
-			v.models = make([][]string, len(kept))
-			break
+			kept[i].restricted = append(kept[i].restricted, c)
 		}
 	}
-	for i, c := range kept {
-		if c.GPUModels != "" {
-			v.models[i] = strings.Split(c.GPUModels, modelSep)
+	slices.SortStableFunc(kept, func(a, b shape) int { return cmp.Compare(b.GPU.PerDevice, a.GPU.PerDevice) })
+	v := MixView{classes: make([]MixClass, len(kept)), anyModel: modelWeights{runs: make([]float64, len(kept))}}
+	var named []string
+	for i, k := range kept {
+		v.classes[i] = MixClass{Demand: k.Demand, Weight: k.Weight / sum}
+		v.anyModel.runs[i] = v.classes[i].Weight
+		for _, r := range k.restricted {
+			v.anyModel.runs[i] -= r.Weight / sum
+			v.anyModel.excluded += r.Weight / sum
+			for _, m := range strings.Split(r.GPUModels, modelSep) {
+				if !slices.Contains(named, m) {
+					named = append(named, m)
+				}
+			}
 		}
+	}
+	if len(named) == 0 {
+		return v
+	}
+	v.byModel = make(map[string]modelWeights, len(named))
+	for _, m := range named {
+		w := modelWeights{runs: slices.Clone(v.anyModel.runs)}
+		for i, k := range kept {
+			for _, r := range k.restricted {
+				if slices.Contains(strings.Split(r.GPUModels, modelSep), m) {
+					w.runs[i] += r.Weight / sum
+				} else {
+					w.excluded += r.Weight / sum
+				}
+			}
+		}
+		v.byModel[m] = w
 	}
 	return v
-}
-
-// runs reports whether the view's i-th class may run on GPUs of model.
-func (v MixView) runs(i int, model string) bool {
-	return v.models == nil || v.models[i] == nil || slices.Contains(v.models[i], model)
 }
 
 // Len is how many kinds of request the view holds.
@@ -140,6 +199,7 @@ func growth(free0 []freeGPU, cpu0, mem0 int64, free1 []freeGPU, cpu1, mem1 int64
 	for _, f := range free1 {
 		total1 += f.gpus
 	}
+	on := v.on(model)
 	var (
 		g                float64
 		usable0, usable1 float64
@@ -156,16 +216,18 @@ func growth(free0 []freeGPU, cpu0, mem0 int64, free1 []freeGPU, cpu1, mem1 int64
 			fit1++
 		}
 		f0, f1 := total0, total1
-		// A class that may not run on the node's model finds all of its free GPU fragmented,
-		// before and after: the placement grows its share by what it takes (less, by as much).
-		runs := v.runs(i, model)
-		if runs && fit0 >= c.GPU.Count && cpu0 >= c.MilliCPU && mem0 >= c.Memory {
+		if fit0 >= c.GPU.Count && cpu0 >= c.MilliCPU && mem0 >= c.Memory {
 			f0 -= usable0
 		}
-		if runs && fit1 >= c.GPU.Count && cpu1 >= c.MilliCPU && mem1 >= c.Memory {
+		if fit1 >= c.GPU.Count && cpu1 >= c.MilliCPU && mem1 >= c.Memory {
 			f1 -= usable1
 		}
-		g += c.Weight * (f1 - f0)
+		g += on.runs[i] * (f1 - f0)
+	}
+	// What may not run on the node's model finds all of its free GPU fragmented, before and after:
+	// the placement grows that by what it takes (lessens it by as much).
+	if on.excluded != 0 {
+		g += on.excluded * (total1 - total0)
 	}
 	return g
 }
@@ -207,6 +269,7 @@ func fragmentation(free []freeGPU, milliCPU, memory int64, model string, v MixVi
 	if total == 0 {
 		return 0
 	}
+	on := v.on(model)
 	var (
 		frag   float64
 		usable float64 // GPUs on the devices the current class can use
@@ -217,12 +280,14 @@ func fragmentation(free []freeGPU, milliCPU, memory int64, model string, v MixVi
 			usable += free[fit].gpus
 			fit++
 		}
-		if !v.runs(i, model) || fit < c.GPU.Count || milliCPU < c.MilliCPU || memory < c.Memory {
-			frag += c.Weight * total
+		if fit < c.GPU.Count || milliCPU < c.MilliCPU || memory < c.Memory {
+			frag += on.runs[i] * total
 		} else {
-			frag += c.Weight * (total - usable)
+			frag += on.runs[i] * (total - usable)
 		}
 	}
+	// What may not run on the node's model finds all of it fragmented.
+	frag += on.excluded * total
 	return frag
 }
 

@@ -83,14 +83,18 @@ func TestFragmentationCountsGPUs(t *testing.T) {
 	}
 }
 
-// naiveFragmentation is the definition, class by class, to check the sweep against.
-func naiveFragmentation(n NodeFree, v MixView) float64 {
-	var total float64
+// naiveFragmentation is the definition, class by class, to check the sweep against: classes as
+// given to NewMixView (each with its own GPUModels, weights not scaled).
+func naiveFragmentation(n NodeFree, classes []MixClass) float64 {
+	var total, sum float64
 	for _, d := range n.Devices {
 		total += float64(d.Free()) / float64(d.Capacity)
 	}
+	for _, c := range classes {
+		sum += c.Weight
+	}
 	var frag float64
-	for _, c := range v.classes {
+	for _, c := range classes {
 		var usable float64
 		fit := 0
 		for _, d := range n.Devices {
@@ -101,26 +105,38 @@ func naiveFragmentation(n NodeFree, v MixView) float64 {
 		}
 		runs := c.GPUModels == "" || slices.Contains(strings.Split(c.GPUModels, "|"), n.Model)
 		if !runs || fit < c.GPU.Count || n.MilliCPU < c.MilliCPU || n.Memory < c.Memory {
-			frag += c.Weight * total
+			frag += c.Weight / sum * total
 		} else {
-			frag += c.Weight * (total - usable)
+			frag += c.Weight / sum * (total - usable)
 		}
 	}
 	return frag
 }
 
+// randomMix is a view of randomClasses.
 func randomMix(rng *rand.Rand, classes int) MixView {
-	var cs []MixClass
-	for range classes {
+	return NewMixView(randomClasses(rng, classes))
+}
+
+// randomClasses are kinds of request of a few shapes, so that some share a shape with different
+// GPU models, and with models among A and B.
+func randomClasses(rng *rand.Rand, classes int) []MixClass {
+	shapes := 1 + rng.IntN(classes)
+	var ds []Demand
+	for range shapes {
 		req := one(1 + rng.Int64N(32))
 		if rng.IntN(4) == 0 {
 			req = many(1+rng.IntN(4), 32)
 		}
-		d := gpuDemand(rng.Int64N(16000), rng.Int64N(64), req)
+		ds = append(ds, gpuDemand(rng.Int64N(16000), rng.Int64N(64), req))
+	}
+	var cs []MixClass
+	for range classes {
+		d := ds[rng.IntN(len(ds))]
 		d.GPUModels = []string{"", "", "A", "B", "A|B"}[rng.IntN(5)]
 		cs = append(cs, MixClass{Demand: d, Weight: rng.Float64()})
 	}
-	return NewMixView(cs)
+	return cs
 }
 
 func randomNode(rng *rand.Rand) NodeFree {
@@ -135,8 +151,9 @@ func randomNode(rng *rand.Rand) NodeFree {
 func TestFragmentationMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 2000 {
-		mix, node := randomMix(rng, 1+rng.IntN(20)), randomNode(rng)
-		if got, want := Fragmentation(node, mix), naiveFragmentation(node, mix); !near(got, want) {
+		classes, node := randomClasses(rng, 1+rng.IntN(20)), randomNode(rng)
+		mix := NewMixView(classes)
+		if got, want := Fragmentation(node, mix), naiveFragmentation(node, classes); !near(got, want) {
 			t.Fatalf("case %d: Fragmentation = %v, the definition gives %v (node %+v)", i, got, want, node)
 		}
 		req := one(1 + rng.Int64N(16))
@@ -147,7 +164,7 @@ func TestFragmentationMatchesDefinition(t *testing.T) {
 		d := gpuDemand(rng.Int64N(2000), rng.Int64N(8), req)
 		after := NodeFree{Devices: append([]Device(nil), node.Devices...), MilliCPU: node.MilliCPU - d.MilliCPU, Memory: node.Memory - d.Memory, Model: node.Model}
 		Adjust(after.Devices, a, 1)
-		want := naiveFragmentation(after, mix) - naiveFragmentation(node, mix)
+		want := naiveFragmentation(after, classes) - naiveFragmentation(node, classes)
 		if got := FragmentationGrowth(node, d, a, mix); !near(got, want) {
 			t.Fatalf("case %d: FragmentationGrowth = %v, the definition gives %v", i, got, want)
 		}
