@@ -420,7 +420,8 @@ func RawScore(cost float64, tie int64) int64 {
 // profile, seeds 1 to 5) it allocated 95.4% of the GPUs at 100% demand on the observed list and
 // 86.7% on the list heavy in GPU shares (gpushare100), where an order of its own for each pod (a
 // hash of the pod's key and the node's name, berth's rule before) allocated 95.2% and 86.1%, and
-// an order shared by the pods of one shape of request 80.3% on gpushare100. The FGD paper's
+// an order shared by the pods of one shape of request 80.3% on gpushare100. It lost on the lists
+// heaviest in pods without GPUs (cpu300: 86.7% against 87.7%). The FGD paper's
 // simulator breaks its ties the same way (the smallest of node names that carry a random prefix:
 // one random order per run); the independent reproduction of its protocol
 // (../shared/trace-reference/sim.py) gives its policy 86.4 to 86.7% on gpushare100 (seeds 1 and
