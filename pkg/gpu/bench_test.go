@@ -176,17 +176,24 @@ func filterCheck(devs []Device, req Request) *NoFitError {
 // mix of DefaultMixLimit kinds: FragmentationCost, which rates every distinct amount of free memory
 // that could take a share of one GPU, beside one growth on Binpack's devices (what it rated
 // before it chose the GPU by the measure). "spread": the 8 GPUs all with different free memory,
-// the worst case; "typical": two amounts (used and empty GPUs).
+// the worst case; "typical": two amounts (used and empty GPUs). "-models": each kind also comes
+// restricted to GPU models (on A, on B, on A or B) besides anywhere, 4 sets of models to a kind as
+// a learned Mix keeps them, on a node of model A.
 func BenchmarkFragmentationCost(b *testing.B) {
-	var classes []MixClass
+	var classes, restricted []MixClass
 	for i := range DefaultMixLimit {
 		req := one(int64(5 + 5*i))
 		if i%5 == 4 {
 			req = many(2, 80)
 		}
-		classes = append(classes, MixClass{PodShape: gpuDemand(int64(1000*(i%8)), 0, req), Weight: float64(1 + i%3)})
+		c := MixClass{PodShape: gpuDemand(int64(1000*(i%8)), 0, req), Weight: float64(1 + i%3)}
+		classes = append(classes, c)
+		for _, models := range []string{"", "A", "B", "A|B"} {
+			c.GPUModels = models
+			restricted = append(restricted, c)
+		}
 	}
-	mix := NewMixView(classes)
+	mixes := map[string]MixView{"": NewMixView(classes), "-models": NewMixView(restricted)}
 	nodes := map[string][]Device{"spread": make([]Device, 8), "typical": make([]Device, 8)}
 	for i := range 8 {
 		nodes["spread"][i] = Device{Capacity: 80, Used: int64(i * 9)}
@@ -194,22 +201,24 @@ func BenchmarkFragmentationCost(b *testing.B) {
 	}
 	d := gpuDemand(2000, 0, one(10))
 	for _, name := range []string{"spread", "typical"} {
-		n := NodeShape{Devices: nodes[name], MilliCPU: 64000, Memory: 1 << 20}
-		b.Run(name+"/cost", func(b *testing.B) {
-			for b.Loop() {
-				if _, nf := FragmentationCost(n, d, mix); nf != nil {
-					b.Fatal(nf)
+		for _, variant := range []string{"", "-models"} {
+			n, mix := NodeShape{Devices: nodes[name], MilliCPU: 64000, Memory: 1 << 20, Model: "A"}, mixes[variant]
+			b.Run(name+variant+"/cost", func(b *testing.B) {
+				for b.Loop() {
+					if _, nf := FragmentationCost(n, d, mix); nf != nil {
+						b.Fatal(nf)
+					}
 				}
-			}
-		})
-		b.Run(name+"/binpack-growth", func(b *testing.B) {
-			for b.Loop() {
-				a, nf := Fit(n.Devices, d.GPU, Binpack)
-				if nf != nil {
-					b.Fatal(nf)
+			})
+			b.Run(name+variant+"/binpack-growth", func(b *testing.B) {
+				for b.Loop() {
+					a, nf := Fit(n.Devices, d.GPU, Binpack)
+					if nf != nil {
+						b.Fatal(nf)
+					}
+					FragmentationGrowth(n, d, a, mix)
 				}
-				FragmentationGrowth(n, d, a, mix)
-			}
-		})
+			})
+		}
 	}
 }

@@ -83,14 +83,18 @@ func TestFragmentationCountsGPUs(t *testing.T) {
 	}
 }
 
-// naiveFragmentation is the definition, class by class, to check the sweep against.
-func naiveFragmentation(n NodeShape, v MixView) float64 {
-	var total float64
+// naiveFragmentation is the definition, class by class, to check the sweep against: classes as
+// given to NewMixView (each with its own GPUModels, weights not scaled).
+func naiveFragmentation(n NodeShape, classes []MixClass) float64 {
+	var total, sum float64
 	for _, d := range n.Devices {
 		total += float64(d.Free()) / float64(d.Capacity)
 	}
+	for _, c := range classes {
+		sum += c.Weight
+	}
 	var frag float64
-	for _, c := range v.classes {
+	for _, c := range classes {
 		var usable float64
 		fit := 0
 		for _, d := range n.Devices {
@@ -101,26 +105,38 @@ func naiveFragmentation(n NodeShape, v MixView) float64 {
 		}
 		runs := c.GPUModels == "" || slices.Contains(strings.Split(c.GPUModels, "|"), n.Model)
 		if !runs || fit < c.GPU.Count || n.MilliCPU < c.MilliCPU || n.Memory < c.Memory {
-			frag += c.Weight * total
+			frag += c.Weight / sum * total
 		} else {
-			frag += c.Weight * (total - usable)
+			frag += c.Weight / sum * (total - usable)
 		}
 	}
 	return frag
 }
 
+// randomMix is a view of randomClasses.
 func randomMix(rng *rand.Rand, classes int) MixView {
-	var cs []MixClass
-	for range classes {
+	return NewMixView(randomClasses(rng, classes))
+}
+
+// randomClasses are kinds of request of a few shapes, so that some share a shape with different
+// GPU models, and with models among A and B.
+func randomClasses(rng *rand.Rand, classes int) []MixClass {
+	shapes := 1 + rng.IntN(classes)
+	var ds []PodShape
+	for range shapes {
 		req := one(1 + rng.Int64N(32))
 		if rng.IntN(4) == 0 {
 			req = many(1+rng.IntN(4), 32)
 		}
-		d := gpuDemand(rng.Int64N(16000), rng.Int64N(64), req)
+		ds = append(ds, gpuDemand(rng.Int64N(16000), rng.Int64N(64), req))
+	}
+	var cs []MixClass
+	for range classes {
+		d := ds[rng.IntN(len(ds))]
 		d.GPUModels = []string{"", "", "A", "B", "A|B"}[rng.IntN(5)]
 		cs = append(cs, MixClass{PodShape: d, Weight: rng.Float64()})
 	}
-	return NewMixView(cs)
+	return cs
 }
 
 func randomNode(rng *rand.Rand) NodeShape {
@@ -135,8 +151,9 @@ func randomNode(rng *rand.Rand) NodeShape {
 func TestFragmentationMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 2000 {
-		mix, node := randomMix(rng, 1+rng.IntN(20)), randomNode(rng)
-		if got, want := Fragmentation(node, mix), naiveFragmentation(node, mix); !near(got, want) {
+		classes, node := randomClasses(rng, 1+rng.IntN(20)), randomNode(rng)
+		mix := NewMixView(classes)
+		if got, want := Fragmentation(node, mix), naiveFragmentation(node, classes); !near(got, want) {
 			t.Fatalf("case %d: Fragmentation = %v, the definition gives %v (node %+v)", i, got, want, node)
 		}
 		req := one(1 + rng.Int64N(16))
@@ -147,7 +164,7 @@ func TestFragmentationMatchesDefinition(t *testing.T) {
 		d := gpuDemand(rng.Int64N(2000), rng.Int64N(8), req)
 		after := NodeShape{Devices: append([]Device(nil), node.Devices...), MilliCPU: node.MilliCPU - d.MilliCPU, Memory: node.Memory - d.Memory, Model: node.Model}
 		Adjust(after.Devices, a, 1)
-		want := naiveFragmentation(after, mix) - naiveFragmentation(node, mix)
+		want := naiveFragmentation(after, classes) - naiveFragmentation(node, classes)
 		if got := FragmentationGrowth(node, d, a, mix); !near(got, want) {
 			t.Fatalf("case %d: FragmentationGrowth = %v, the definition gives %v", i, got, want)
 		}
@@ -332,14 +349,14 @@ func BenchmarkScorePerNode(b *testing.B) {
 				if nf != nil {
 					b.Fatal(nf)
 				}
-				sink = RawScore(cost, TieOrder("default/pod", "node-0001"))
+				sink = RawScore(cost, TieOrder("node-0001"))
 			}
 		})
 	}
 	b.Run("NoGPU", func(b *testing.B) {
 		d := gpuDemand(4000, 16, Request{})
 		for b.Loop() {
-			sink = RawScore(NoGPUCost(node, d, mix), TieOrder("default/pod", "node-0001"))
+			sink = RawScore(NoGPUCost(node, d, mix), TieOrder("node-0001"))
 		}
 	})
 }
@@ -368,37 +385,38 @@ func TestRawScore(t *testing.T) {
 	}
 }
 
-// TieOrder is the same for the same pod and node, in [0, TieSpan), and orders a cluster's nodes
-// differently for different pods: each node comes first among 64 for about as many pods. (64 nodes
-// and 100 pods each judge the spread as well as 256 did, in a sixteenth of the calls.)
+// TieOrder is the same for the same node, in [0, TieSpan), and looks random against the nodes'
+// names: among 8 nodes drawn from a cluster's, the one it puts first is as often the first of the
+// 8 by name as the last.
 func TestTieOrder(t *testing.T) {
-	if TieOrder("ns/a", "node-1") != TieOrder("ns/a", "node-1") {
-		t.Fatal("TieOrder is not a function of its arguments")
+	if TieOrder("node-1") != TieOrder("node-1") {
+		t.Fatal("TieOrder is not a function of the node's name")
 	}
-	const nodes, pods = 64, 6400
-	names := make([]string, nodes)
+	names := make([]string, 1024)
 	for n := range names {
 		names[n] = fmt.Sprintf("node-%04d", n)
+		if o := TieOrder(names[n]); o < 0 || o >= TieSpan {
+			t.Fatalf("TieOrder = %d, want [0, %d)", o, TieSpan)
+		}
 	}
-	first := make([]int, nodes)
-	for p := range pods {
-		pod := fmt.Sprintf("ns/pod-%d", p)
-		best, bestNode := int64(-1), 0
-		for n := range nodes {
-			o := TieOrder(pod, names[n])
-			if o < 0 || o >= TieSpan {
-				t.Fatalf("TieOrder = %d, want [0, %d)", o, TieSpan)
-			}
-			if o > best {
-				best, bestNode = o, n
+	const draws, group = 6400, 8
+	rng := rand.New(rand.NewPCG(5, 6))
+	first := make([]int, group) // by the winner's place among the group in name order
+	for range draws {
+		picked := rng.Perm(len(names))[:group]
+		slices.Sort(picked)
+		best, place := int64(-1), 0
+		for k, n := range picked {
+			if o := TieOrder(names[n]); o > best {
+				best, place = o, k
 			}
 		}
-		first[bestNode]++
+		first[place]++
 	}
-	// About 100 each; a fixed order, or one that hardly changes from pod to pod, puts most on a few.
-	for n, count := range first {
-		if count < 50 || count > 170 {
-			t.Errorf("node-%04d came first for %d pods of %d, want about %d", n, count, pods, pods/nodes)
+	// About 800 each; an order that follows the names puts nearly all on one place.
+	for place, count := range first {
+		if count < 600 || count > 1000 {
+			t.Errorf("the %d-th of %d nodes by name came first %d times of %d, want about %d", place+1, group, count, draws, draws/group)
 		}
 	}
 }

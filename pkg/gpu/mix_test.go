@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -105,4 +107,47 @@ func TestMixConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Pods of one shape restricted to different GPU models are one kind: the models take no slot of
+// the table, and the view knows how much of the kind each model may run.
+func TestMixKeepsModelsWithinKinds(t *testing.T) {
+	m := NewMix(2, 1e9)
+	shape := gpuDemand(1000, 4, one(8))
+	restricted := func(models string) PodShape { d := shape; d.GPUModels = models; return d }
+	for range 2 {
+		m.Observe(shape)
+	}
+	for range 5 {
+		m.Observe(restricted("T4"))
+	}
+	m.Observe(restricted("T4|V100"))
+	m.Observe(gpuDemand(2000, 8, many(2, 16)))
+	v := m.View()
+	if v.Len() != 2 {
+		t.Fatalf("the view holds %d kinds, want 2 (one shape, with its models, and the other)", v.Len())
+	}
+	// 9 observations: the shape 8 of them (2 anywhere, 5 on T4, 1 on T4 or V100).
+	k := slices.IndexFunc(v.classes, func(c MixClass) bool { return c.PodShape == shape })
+	for _, tt := range []struct {
+		model          string
+		runs, excluded float64
+	}{{"T4", 8.0 / 9, 0}, {"V100", 3.0 / 9, 5.0 / 9}, {"A10", 2.0 / 9, 6.0 / 9}, {"", 2.0 / 9, 6.0 / 9}} {
+		if w := v.on(tt.model); !near(w.runs[k], tt.runs) || !near(w.excluded, tt.excluded) {
+			t.Errorf("on %q the shape runs %v and %v is excluded, want %v and %v", tt.model, w.runs[k], w.excluded, tt.runs, tt.excluded)
+		}
+	}
+	// Sets of models past modelSetsPerKind are bounded as kinds are; a set that is a large part
+	// of the kind's restricted pods stays.
+	for i := range 3 * modelSetsPerKind {
+		m.Observe(restricted(fmt.Sprintf("M%d", i)))
+	}
+	if sets := len(m.models[m.index[shape]]); sets > modelSetsPerKind {
+		t.Errorf("the kind keeps %d sets of models, want at most %d", sets, modelSetsPerKind)
+	}
+	v = m.View()
+	k = slices.IndexFunc(v.classes, func(c MixClass) bool { return c.PodShape == shape })
+	if w := v.on("T4"); w.runs[k] < 7.0/33-1e-6 {
+		t.Errorf("after the churn of sets, on a T4 the shape runs %v, want at least the 7/33 of its pods that may", w.runs[k])
+	}
 }

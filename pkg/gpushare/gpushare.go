@@ -205,12 +205,10 @@ func noFitStatus(nf *gpu.NoFitError) *fwk.Status {
 var _ fwk.PreScorePlugin = &GPUShare{}
 
 // preScoreState is what the fragmentation scores need beyond the GPU request, computed once per
-// cycle: the pod's whole demand, the mix of requests as it stands, and the pod's key for
-// gpu.TieOrder.
+// cycle: the pod's whole demand and the mix of requests as it stands.
 type preScoreState struct {
 	demand gpu.PodShape
 	view   gpu.MixView
-	key    string
 }
 
 // Clone returns the state itself: it never changes after PreScore.
@@ -257,7 +255,7 @@ func (pl *GPUShare) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.
 	if err := pl.devices.waitForSync(ctx); err != nil {
 		return fwk.AsStatus(err)
 	}
-	state.Write(preScoreStateKey, &preScoreState{demand: shapeOf(pod, s.req), view: pl.devices.mix.View(), key: pod.Namespace + "/" + pod.Name})
+	state.Write(preScoreStateKey, &preScoreState{demand: shapeOf(pod, s.req), view: pl.devices.mix.View()})
 	return nil
 }
 
@@ -305,7 +303,7 @@ func (pl *GPUShare) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, no
 		}
 		var tie int64
 		if len(devs) > 0 {
-			tie = gpu.TieOrder(ps.key, nodeInfo.Node().Name)
+			tie = gpu.TieOrder(nodeInfo.Node().Name)
 		}
 		return gpu.RawScore(cost, tie), nil
 	}
@@ -565,8 +563,7 @@ var _ fwk.SignPlugin = &GPUShare{}
 // demand is all that their score reads of the pod). The mix they measure against is the
 // scheduler's, not the pod's; it moves by one pod's weight in thousands with each pod created, so
 // the pods of a batch see the same mix, to within what changes no ranking worth recomputing. The
-// tie order (gpu.TieOrder) is the pod's own, yet left out: a batched pod gets the next node of the
-// previous pod's ranking, which orders nodes of equal cost as arbitrarily as its own would.
+// tie order (gpu.TieOrder) is the same for every pod.
 func (pl *GPUShare) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
 	req, err := gpu.RequestOf(pod, pl.res.Memory)
 	if err != nil {

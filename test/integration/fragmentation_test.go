@@ -61,9 +61,9 @@ func TestFragmentationStrategy(t *testing.T) {
 }
 
 // With the shipped profile, a GPU pod among nodes that its fragmentation cost and the in-tree
-// scores rate alike goes to the node gpu.TieOrder puts first for it: the same node whenever the
-// same pod comes, and not one node for every pod. Each pod is deleted before the next comes, so
-// that the nodes stay alike.
+// scores rate alike goes to the node gpu.TieOrder puts first: the same node for every pod, where a
+// random choice among equal scores would spread them. Each pod is deleted before the next comes,
+// so that the nodes stay alike.
 func TestFragmentationTiesByTieOrder(t *testing.T) {
 	c := harness.StartCluster(t)
 	nodes := []string{"gpu-a", "gpu-b", "gpu-c", "gpu-d"}
@@ -73,16 +73,13 @@ func TestFragmentationTiesByTieOrder(t *testing.T) {
 	ns := c.Namespace(t, "ties")
 	c.StartScheduler(t, c.SchedulerConfig(registry.Profile("default-scheduler"), ""))
 
-	names := []string{"a", "b", "c", "d", "e", "a", "b", "c", "d", "e"}
-	wants := map[string]bool{}
-	for i, name := range names {
-		want, best := "", int64(-1)
-		for _, n := range nodes {
-			if o := gpu.TieOrder(ns+"/"+name, n); o > best {
-				want, best = n, o
-			}
+	want, best := "", int64(-1)
+	for _, n := range nodes {
+		if o := gpu.TieOrder(n); o > best {
+			want, best = n, o
 		}
-		wants[want] = true
+	}
+	for i, name := range []string{"a", "b", "c", "d", "e", "a", "b", "c", "d", "e"} {
 		c.CreatePod(t, harness.GPUPod(ns, name, 16))
 		pods := c.WaitForPods(t, ns, time.Minute, name+" bound", func(p []v1.Pod) bool { return harness.Bound(p) == 1 })
 		if got := pods[0].Spec.NodeName; got != want {
@@ -93,8 +90,5 @@ func TestFragmentationTiesByTieOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.WaitForPods(t, ns, time.Minute, name+" gone", func(p []v1.Pod) bool { return len(p) == 0 })
-	}
-	if len(wants) < 2 {
-		t.Fatalf("gpu.TieOrder puts %v first for every pod: the test cannot tell it from a fixed order; pick other names", wants)
 	}
 }

@@ -246,7 +246,7 @@ func noGPUScore(r *traceRun, n *traceNode, d gpu.PodShape) int64 {
 func (r *traceRun) raw(cost float64, n *traceNode) int64 {
 	var tie int64
 	if n.GPUs > 0 {
-		tie = gpu.TieOrder(r.podKey, n.Name)
+		tie = gpu.TieOrder(n.Name)
 	}
 	return gpu.RawScore(cost, tie)
 }
@@ -367,7 +367,6 @@ type traceRun struct {
 	inTree    *inTreeScorers
 	cycle     *inTreeCycle // the pod's, with the in-tree plugins
 	next      int          // where the search for feasible nodes starts, with sample
-	podKey    string       // the pod's, for gpu.TieOrder
 }
 
 // best is the feasible node with the highest score, ties broken as the run breaks them.
@@ -520,7 +519,6 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		}
 		pod := tracePodObject(p, k)
 		affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-		r.podKey = tracePodKey(k)
 		if r.cycle, err = inTree.cycle(pod); err != nil {
 			panic(err)
 		}
