@@ -74,7 +74,7 @@ func berthPlugins() frameworkruntime.Registry {
 // GPUShare places GPU pods by the Fragmentation strategy and pods without GPU by LeastGPUHarm, at
 // weight GPUShareWeight: on Alibaba's GPU-sharing trace that allocated about ten points more of
 // the GPUs than Binpack at weight 1, in a replay of the scoring code and end to end
-// (docs/gpushare.md, "Which strategy").
+// (docs/gpushare-strategies.md).
 func Profile(schedulerName string) string {
 	return Plugins(schedulerName) + fmt.Sprintf(`    score:
       enabled: [{name: GPUShare, weight: %d}]

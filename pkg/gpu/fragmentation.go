@@ -416,7 +416,7 @@ func RawScore(cost float64, tie int64) int64 {
 // placed the same way every time, no other plugin's score decides among them, and pods that tie
 // fill the nodes first in that order, one after another, where a random choice would spread them.
 //
-// Why one order for all pods: on Alibaba's trace (docs/gpushare.md, replay with the shipped
+// Why one order for all pods: on Alibaba's trace (docs/gpushare-placement.md, replay with the shipped
 // profile, seeds 1 to 5) it allocated 95.4% of the GPUs at 100% demand on the observed list and
 // 86.7% on the list heavy in GPU shares (gpushare100), where an order of its own for each pod (a
 // hash of the pod's key and the node's name, berth's rule before) allocated 95.2% and 86.1%, and
