@@ -340,19 +340,28 @@ func (w *statusWriter) sync(ctx context.Context, key types.NamespacedName) error
 		return err
 	}
 	_, err = w.client.SchedulingV1alpha1().PodGroups(key.Namespace).Patch(ctx, key.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if ok, err := patched(ctx, key, want, err); !ok {
+		return err
+	}
+	w.wrote(key, want)
+	return nil
+}
+
+// patched counts and logs the outcome of a status patch of the PodGroup key: ok when it was
+// written; a PodGroup gone meanwhile is no error.
+func patched(ctx context.Context, key types.NamespacedName, want groupStatus, err error) (ok bool, _ error) {
 	switch {
 	case apierrors.IsNotFound(err):
 		statusWrites.WithLabelValues("NotFound").Inc()
-		return nil
+		return false, nil
 	case err != nil:
 		statusWrites.WithLabelValues("Error").Inc()
-		return fmt.Errorf("patching status of PodGroup %s: %w", key, err)
+		return false, fmt.Errorf("patching status of PodGroup %s: %w", key, err)
 	}
 	statusWrites.WithLabelValues("Success").Inc()
-	w.wrote(key, want)
 	klog.FromContext(ctx).V(4).Info("Wrote PodGroup status", "podGroup", key, "phase", want.Phase,
 		"scheduled", want.Scheduled, "running", want.Running, "succeeded", want.Succeeded, "failed", want.Failed)
-	return nil
+	return true, nil
 }
 
 // syncNative sets podgroup.PlacementCondition on the native PodGroup key, if it does not read
@@ -384,18 +393,8 @@ func (w *statusWriter) syncNative(ctx context.Context, key types.NamespacedName)
 		return err
 	}
 	_, err = w.native.client.SchedulingV1beta1().PodGroups(pg.Namespace).Patch(ctx, pg.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
-	switch {
-	case apierrors.IsNotFound(err):
-		statusWrites.WithLabelValues("NotFound").Inc()
-		return nil
-	case err != nil:
-		statusWrites.WithLabelValues("Error").Inc()
-		return fmt.Errorf("patching status of PodGroup %s: %w", key, err)
-	}
-	statusWrites.WithLabelValues("Success").Inc()
-	klog.FromContext(ctx).V(4).Info("Wrote PodGroup status", "podGroup", key, "phase", want.Phase,
-		"scheduled", want.Scheduled, "running", want.Running, "succeeded", want.Succeeded, "failed", want.Failed)
-	return nil
+	_, err = patched(ctx, key, want, err)
+	return err
 }
 
 // placementCondition is podgroup.PlacementCondition for a native group that shows s: True once
