@@ -905,6 +905,13 @@ func TestTraceReplay(t *testing.T) {
 	}
 	start := time.Now()
 	rows := replayAll(nodes, pods, tracePolicies(), []bool{false, true}, traceSeeds, nil, func(r traceRow) { t.Logf("%s done after %v", r.name(), time.Since(start).Round(time.Second)) })
+	checkAndLogTraceRows(t, dir, nodes, pods, rows)
+}
+
+// checkAndLogTraceRows checks every seed's marks of rows against the stream it replayed, then logs
+// the table.
+func checkAndLogTraceRows(t *testing.T, dir string, nodes []trace.Node, pods []trace.Pod, rows []traceRow) {
+	t.Helper()
 	gpus := newTraceCluster(nodes).gpus
 	for _, r := range rows {
 		for k, seed := range traceSeeds {
@@ -932,13 +939,7 @@ func TestTraceProfileWeights(t *testing.T) {
 			t.Logf("%s done after %v: %.1f%% [%.1f-%.1f] at 100%%", r.name(), time.Since(start).Round(time.Second), 100*mean, 100*lo, 100*hi)
 		})...)
 	}
-	gpus := newTraceCluster(nodes).gpus
-	for _, r := range rows {
-		for k, seed := range traceSeeds {
-			checkTraceMarks(t, fmt.Sprintf("%s seed %d", r.name(), seed), traceStream(pods, gpus, seed), r.seeds[k])
-		}
-	}
-	t.Logf("%s: %d nodes, %d GPUs, %d pods; seeds %v:\n%s", dir, len(nodes), gpus, len(pods), traceSeeds, traceTable(rows))
+	checkAndLogTraceRows(t, dir, nodes, pods, rows)
 }
 
 // BenchmarkTracePlacement is TestTraceReplay as benchmark lines (run it with -benchtime=1x): for
