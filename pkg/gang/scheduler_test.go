@@ -219,7 +219,12 @@ func TestAGroupGivesWayToARoundInProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := startScheduler(t, twoGroupsInterleaved(), []runtime.Object{withTimeout(podGroup("a", 4), 600), withTimeout(podGroup("b", 4), 600)}, 8)
+	// The give-way lasts until a's round ends or turn runs out. With the suite's 500 ms, a loaded
+	// machine (-race, load 18) ran a's four cycles past it and b came between: a test of the
+	// machine's pace, not of the rule. 30 s outlasts any round here; a binds as soon as its round ends.
+	longTurn := testTimings
+	longTurn.turn = 30 * time.Second
+	c := startSchedulerWith(t, longTurn, twoGroupsInterleaved(), []runtime.Object{withTimeout(podGroup("a", 4), 600), withTimeout(podGroup("b", 4), 600)}, 8)
 	c.eventually("group a bound whole", func() bool { return len(c.bound()["a"]) == 4 })
 	failedAfter, err := testutil.GetCounterMetricValue(failedRounds.WithLabelValues(failedUnschedulable))
 	if err != nil {
