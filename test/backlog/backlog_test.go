@@ -120,8 +120,8 @@ var labelFilter = flag.String("perf-scheduling-label-filter", "performance", "sh
 // BenchmarkBacklog is issue 28's measure of a big backlog on a real apiserver (etcd and
 // kube-apiserver processes) with the scheduler as its own process: a full cluster, 1,000 groups
 // of 4 one-CPU pods and 2,000 GPU pods waiting, then room for 10 groups appears, 5 times, by each
-// of backlogEvents in turn (pods deleted, pods finished, nodes joined, nodes ready, deleted). Berth
-// runs bin/berth-scheduler with the shipped profile and scheduler-plugins' PodGroups; Stock runs
+// of backlogEvents in turn (pods deleted, pods finished, nodes joined, nodes ready, and under
+// berth a rack freed for a rack-required group; stock deletes pods again). Berth runs bin/berth-scheduler with the shipped profile and scheduler-plugins' PodGroups; Stock runs
 // bin/kube-scheduler with 1.37's native gangs (GenericWorkload, scheduling.k8s.io/v1beta1
 // PodGroups). Reported: the scheduler's CPU over a quiet spell once every waiting pod has been
 // turned away (% of one core, from /proc/PID/stat), the pod status writes in that spell (per
@@ -168,8 +168,8 @@ type backlogResult struct {
 	// outOfOrder counts the groups bound while an older group waited.
 	outOfOrder int
 	// judged counts the groups whose order was judged: the backlog's, not the rack groups.
-	judged int
-	latencies  []time.Duration
+	judged    int
+	latencies []time.Duration
 	// byEvent is the longest room to bound of each kind of event.
 	byEvent map[string]time.Duration
 }
