@@ -493,12 +493,18 @@ func (pl *GPUShare) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod
 		// reading the pod's request and both nodes' GPUs, which allocates.
 		return fwk.QueueSkip, nil
 	}
+	curDevs, _ := gpu.DevicesOf(cur, pl.res)
+	if len(curDevs) == 0 {
+		// A node without GPUs, the most of a cluster's: answered before reading the pod's
+		// request, which allocates. A deep backlog of GPU pods asks this of every node that joins
+		// or grows (issue 42).
+		return fwk.QueueSkip, nil
+	}
 	req, err := gpu.RequestOf(pod, pl.res.Memory)
 	if err != nil || req.Total == 0 {
 		// Rejected for its own request, which no node can fix.
 		return fwk.QueueSkip, nil
 	}
-	curDevs, _ := gpu.DevicesOf(cur, pl.res)
 	if !gpu.CanHold(curDevs, req) {
 		return fwk.QueueSkip, nil
 	}

@@ -555,6 +555,8 @@ func TestQueueingHints(t *testing.T) {
 		{name: "CPU pod deleted", hint: e.pl.isSchedulableAfterPodDelete, pod: pending, old: st.MakePod().Node("n").Obj(), want: fwk.QueueSkip},
 		{name: "node added with GPUs large enough", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, cur: node(2, 32), want: fwk.Queue},
 		{name: "node added with GPUs too small", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, cur: node(4, 32), want: fwk.QueueSkip},
+		{name: "node added without GPUs", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, cur: st.MakeNode().Name("cpu").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "4"}).Obj(), want: fwk.QueueSkip},
+		{name: "node's GPUs taken away", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(2, 32), cur: st.MakeNode().Name("n").Obj(), want: fwk.QueueSkip},
 		{name: "node's GPUs grown", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(4, 32), cur: node(4, 64), want: fwk.Queue},
 		{name: "node's GPU made larger by annotation", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(4, 32), cur: node(4, 32, "8", "8", "8", "16"), want: fwk.Queue},
 		{name: "node gains a GPU", hint: e.pl.isSchedulableAfterNodeChange, pod: pending, old: node(1, 16), cur: node(2, 32), want: fwk.Queue},

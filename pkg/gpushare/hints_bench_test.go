@@ -3,6 +3,7 @@ package gpushare
 import (
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
@@ -29,6 +30,7 @@ func BenchmarkQueueingHints(b *testing.B) {
 		{"GPU pod deleted", e.pl.isSchedulableAfterPodDelete, boundPod("x", "n", "0:8").Obj(), nil, fwk.Queue},
 		{"CPU pod deleted", e.pl.isSchedulableAfterPodDelete, st.MakePod().Namespace("default").Name("cpu").Node("n").Obj(), nil, fwk.QueueSkip},
 		{"node added", e.pl.isSchedulableAfterNodeChange, nil, node, fwk.Queue},
+		{"CPU node added", e.pl.isSchedulableAfterNodeChange, nil, st.MakeNode().Name("cpu").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "4"}).Obj(), fwk.QueueSkip},
 		{"node's GPUs grown", e.pl.isSchedulableAfterNodeChange, node, grown, fwk.Queue},
 		{"node annotated, GPUs unchanged", e.pl.isSchedulableAfterNodeChange, node, annotated, fwk.QueueSkip},
 		{"own GPU count fixed", e.pl.isSchedulableAfterPodUpdate,

@@ -34,6 +34,7 @@ import (
 
 	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/internal/registry"
+	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/pkg/why"
 	"github.com/berth-sched/berth/test/harness"
 )
@@ -58,22 +59,59 @@ const (
 	backlogGPUNodes    = 10
 	backlogGPUPerNode  = 16
 	backlogGPUPodShare = 8
+	// A rack group's members each take one whole node of its rack (backlogRackGPUs GPUs): its
+	// racks hold backlogRackSize nodes, one of which a filler holds until the rack try.
+	backlogRackSize  = 3
+	backlogRackGPUs  = 8
+	backlogLabelRack = "bench.berth.io/rack"
+	backlogGPU       = v1.ResourceName("nvidia.com/gpu")
 )
 
 var (
 	backlogFull = backlogSize{groups: 1000, gpuPods: 2000, tries: 5, quiet: time.Minute}
 	// More groups than the tries bind, so that younger groups could take the room.
-	backlogShort = backlogSize{groups: 60, gpuPods: 20, tries: 4, quiet: 5 * time.Second}
+	backlogShort = backlogSize{groups: 60, gpuPods: 20, tries: 5, quiet: 5 * time.Second}
 )
 
 // backlogEvents are the ways room for 10 groups appears, one per try in turn (issue 42: a waiting
 // group takes room the moment it appears, whatever made it): 10 filler pods deleted (force, no
 // grace), 10 filler pods finished (phase Succeeded, as a kubelet reports a completed pod), 10
 // nodes joined (created, then their status), 10 nodes that become ready (their not-ready taint
-// removed, as the node lifecycle controller does once the kubelet reports Ready).
-var backlogEvents = []string{"deleted", "finished", "joined", "ready"}
+// removed, as the node lifecycle controller does once the kubelet reports Ready), and, under
+// berth, 10 racks freed: in each of 10 racks of 3 GPU nodes, the filler another scheduler bound
+// by name to one node deleted (force, no grace), while 10 groups of 3 members that each need a
+// whole node and require one rack (berth.dev/topology-required) wait beside the backlog (issue
+// 42, fault 2). Stock has no rack constraint on scheduler-plugins' PodGroups: it repeats the
+// first kinds instead.
+var backlogEvents = []string{"deleted", "finished", "joined", "ready", "rack"}
 
-func backlogEvent(try int) string { return backlogEvents[try%len(backlogEvents)] }
+func backlogEvent(berth bool, try int) string {
+	kinds := backlogEvents
+	if !berth {
+		kinds = kinds[:len(kinds)-1]
+	}
+	return kinds[try%len(kinds)]
+}
+
+// rackNode is node i of rack r of a rack try: a whole-GPU node that only rack groups tolerate, so
+// that the backlog's groups neither fit it nor count its room.
+func rackNode(try, r, i int) *v1.Node {
+	n := harness.Node(fmt.Sprintf("rack-%d-%02d-%d", try, r, i), "4", "16Gi", v1.ResourceList{backlogGPU: *resource.NewQuantity(backlogRackGPUs, resource.DecimalSI)})
+	n.Labels[topology.ZoneLabel] = "z1"
+	n.Labels[topology.BlockLabel] = fmt.Sprintf("b%d", try)
+	n.Labels[topology.RackLabel] = fmt.Sprintf("r%02d", r)
+	n.Spec.Taints = []v1.Taint{{Key: backlogLabelRack, Effect: v1.TaintEffectNoSchedule}}
+	return n
+}
+
+// rackPod is a pod that takes a whole rack node.
+func rackPod(ns, name, kind string) *v1.Pod {
+	c := harness.Container("c", "1", "64Mi")
+	c.Resources.Limits[backlogGPU] = *resource.NewQuantity(backlogRackGPUs, resource.DecimalSI)
+	p := backlogPod(ns, name, kind, c)
+	p.Spec.Tolerations = []v1.Toleration{{Key: backlogLabelRack, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
+	return p
+}
 
 // labelFilter bears the name of scheduler_perf's flag, which hack/bench.sh passes to the benchmark
 // binaries alike: "short" runs BenchmarkBacklog tiny, as it runs the harness's workloads.
@@ -82,8 +120,8 @@ var labelFilter = flag.String("perf-scheduling-label-filter", "performance", "sh
 // BenchmarkBacklog is issue 28's measure of a big backlog on a real apiserver (etcd and
 // kube-apiserver processes) with the scheduler as its own process: a full cluster, 1,000 groups
 // of 4 one-CPU pods and 2,000 GPU pods waiting, then room for 10 groups appears, 5 times, by each
-// of backlogEvents in turn (pods deleted, pods finished, nodes joined, nodes ready, deleted). Berth
-// runs bin/berth-scheduler with the shipped profile and scheduler-plugins' PodGroups; Stock runs
+// of backlogEvents in turn (pods deleted, pods finished, nodes joined, nodes ready, and under
+// berth a rack freed for a rack-required group; stock deletes pods again). Berth runs bin/berth-scheduler with the shipped profile and scheduler-plugins' PodGroups; Stock runs
 // bin/kube-scheduler with 1.37's native gangs (GenericWorkload, scheduling.k8s.io/v1beta1
 // PodGroups). Reported: the scheduler's CPU over a quiet spell once every waiting pod has been
 // turned away (% of one core, from /proc/PID/stat), the pod status writes in that spell (per
@@ -129,7 +167,9 @@ type backlogResult struct {
 	p50, max, settle                                     time.Duration
 	// outOfOrder counts the groups bound while an older group waited.
 	outOfOrder int
-	latencies  []time.Duration
+	// judged counts the groups whose order was judged: the backlog's, not the rack groups.
+	judged    int
+	latencies []time.Duration
 	// byEvent is the longest room to bound of each kind of event.
 	byEvent map[string]time.Duration
 }
@@ -149,7 +189,7 @@ func roomMaker(ctx context.Context, client kubernetes.Interface, ns string, try 
 	fillers := metav1.ListOptions{LabelSelector: backlogLabelFree + "=" + strconv.Itoa(try)}
 	nodeName := func(i int) string { return fmt.Sprintf("cpu-%03d", try*backlogRoomGroups+i) }
 	switch event {
-	case "deleted":
+	case "deleted", "rack":
 		return func() error {
 			return client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, fillers)
 		}, nil
@@ -239,15 +279,29 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 	// only then, or nodes not ready until then (tainted, without a filler). GPU nodes of one
 	// 16-unit GPU and 4 CPUs, held by a GPU filler.
 	cpuNodes := size.tries*backlogRoomGroups + backlogSpareNodes
-	if err := harness.InParallel(cpuNodes+backlogGPUNodes, 16, func(i int) error {
+	// A rack try's racks, each with its first node held by a filler that go at the try's event.
+	rackNodes := size.tries * backlogRoomGroups * backlogRackSize
+	if err := harness.InParallel(cpuNodes+backlogGPUNodes+rackNodes, 16, func(i int) error {
 		var node *v1.Node
 		var filler *v1.Pod
-		if i < cpuNodes {
+		if i >= cpuNodes+backlogGPUNodes {
+			j := i - cpuNodes - backlogGPUNodes
+			try, r, n := j/(backlogRoomGroups*backlogRackSize), j/backlogRackSize%backlogRoomGroups, j%backlogRackSize
+			if backlogEvent(berth, try) != "rack" {
+				return nil
+			}
+			node = rackNode(try, r, n)
+			if n == 0 {
+				filler = rackPod(ns, "filler-"+node.Name, "filler")
+				filler.Labels[backlogLabelFree] = strconv.Itoa(try)
+			}
+		} else if i < cpuNodes {
 			node = harness.Node(fmt.Sprintf("cpu-%03d", i), "4", "16Gi", nil)
 			filler = backlogPod(ns, fmt.Sprintf("filler-cpu-%03d", i), "filler", harness.Container("c", "4", "1Gi"))
 			if try := i / backlogRoomGroups; try < size.tries {
-				switch backlogEvent(try) {
-				case "joined":
+				switch backlogEvent(berth, try) {
+				case "joined", "rack":
+					// Created at the try, or never: a rack try frees room on racks.
 					return nil
 				case "ready":
 					notReady(node)
@@ -309,9 +363,38 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		proc = harness.StartBinary(b, "kube-scheduler", "--config", path, "--secure-port", "0", "--feature-gates=GenericWorkload=true")
 	}
 
-	// The backlog, oldest first: the groups, then the GPU pods, one creation at a time per group
-	// so that creation order is group order.
+	// The backlog, oldest first: the rack groups (berth's only), which wait longest, then the
+	// groups, then the GPU pods, one creation at a time per group so that creation order is group
+	// order.
 	start := time.Now()
+	var rackMembers int
+	for try := range size.tries {
+		if backlogEvent(berth, try) != "rack" {
+			continue
+		}
+		rackMembers += backlogRoomGroups * backlogRackSize
+		if err := harness.InParallel(backlogRoomGroups, 8, func(g int) error {
+			name := fmt.Sprintf("rack-%d-%02d", try, g)
+			pg := &v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+				Annotations: map[string]string{topology.RequiredAnnotation: topology.RackLabel}},
+				Spec: v1alpha1.PodGroupSpec{MinMember: backlogRackSize}}
+			if _, err := pgs.SchedulingV1alpha1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			for m := range backlogRackSize {
+				p := rackPod(ns, fmt.Sprintf("%s-%d", name, m), "rack")
+				p.Labels[backlogLabelGang] = name
+				p.Labels[v1alpha1.PodGroupLabel] = name
+				p.Spec.SchedulerName = schedName
+				if _, err := client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatalf("creating the rack groups: %v", err)
+		}
+	}
 	if err := harness.InParallel(size.groups, 8, func(g int) error {
 		name := fmt.Sprintf("g%04d", g)
 		if berth {
@@ -355,7 +438,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 	}); err != nil {
 		b.Fatalf("creating the GPU pods: %v", err)
 	}
-	waiting := size.groups*backlogGroupSize + size.gpuPods
+	waiting := size.groups*backlogGroupSize + size.gpuPods + rackMembers
 	b.Logf("%d pods created in %v", waiting, time.Since(start).Round(time.Millisecond))
 
 	// Settled: every waiting pod turned away, with its PodScheduled condition written.
@@ -430,8 +513,14 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		spell.Round(time.Millisecond), r.cpuPercent, r.writesPerMin, r.reasonsPerMin)
 
 	// Room for 10 groups, tries times, each made by its try's event.
+	var cpuTries, rackTries int
 	for try := range size.tries {
-		want := (try + 1) * backlogRoomGroups * backlogGroupSize
+		event := backlogEvent(berth, try)
+		// What the try binds: the next 10 of the backlog's groups, or of the rack groups.
+		bound, want := w.membersBound, (cpuTries+1)*backlogRoomGroups*backlogGroupSize
+		if event == "rack" {
+			bound, want = w.rackMembersBound, (rackTries+1)*backlogRoomGroups*backlogRackSize
+		}
 		profiled := make(chan struct{})
 		profileTry := berth && backlogPprof != "" && try == 0
 		if profileTry {
@@ -446,7 +535,6 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		} else {
 			close(profiled)
 		}
-		event := backlogEvent(try)
 		makeRoom, err := roomMaker(ctx, client, ns, try, event)
 		if err != nil {
 			b.Fatalf("try %d: room by %s: %v", try, event, err)
@@ -458,10 +546,10 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		var at time.Time
 		if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
 			var n int
-			n, at = w.membersBound()
+			n, at = bound()
 			return n >= want, nil
 		}); err != nil {
-			n, _ := w.membersBound()
+			n, _ := bound()
 			b.Fatalf("try %d: %d members bound, want %d (%v)", try, n, want, err)
 		}
 		r.latencies = append(r.latencies, at.Sub(t0))
@@ -474,15 +562,25 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 			}
 		}
 		// First come, first served: the room should go to the oldest waiting groups, those
-		// created right after the groups of the earlier tries; count the younger ones bound.
+		// created right after the groups of the earlier tries; count the younger ones bound. A
+		// rack try's groups are its own, each bound in a rack of this try's block.
 		var order []string
-		for _, g := range w.boundSince(try * backlogRoomGroups) {
+		for _, g := range w.boundSince(event == "rack", cpuTries*backlogRoomGroups, rackTries*backlogRoomGroups) {
 			order = append(order, fmt.Sprintf("%s@%v", g.group, g.at.Sub(t0).Round(time.Millisecond)))
-			if n, err := strconv.Atoi(strings.TrimPrefix(g.group, "g")); err != nil || n/backlogRoomGroups != try {
+			if event == "rack" {
+				continue
+			}
+			if n, err := strconv.Atoi(strings.TrimPrefix(g.group, "g")); err != nil || n/backlogRoomGroups != cpuTries {
 				r.outOfOrder++
 			}
+			r.judged++
 		}
-		if oldest := w.oldestWaiting(); oldest != "" && strings.Compare(oldest, fmt.Sprintf("g%04d", (try+1)*backlogRoomGroups)) < 0 {
+		if event == "rack" {
+			rackTries++
+		} else {
+			cpuTries++
+		}
+		if oldest := w.oldestWaiting(); event != "rack" && oldest != "" && strings.Compare(oldest, fmt.Sprintf("g%04d", cpuTries*backlogRoomGroups)) < 0 {
 			// Why the oldest group still waiting was passed over, as its members were told.
 			b.Logf("try %d: %s still waits: %s", try, oldest, strings.Join(w.told(oldest), " | "))
 		}
@@ -588,9 +686,16 @@ type backlogWatch struct {
 	mu   sync.Mutex
 	away map[string]bool
 	// why is each waiting pod's last Unschedulable message.
-	why       map[string]string
-	bound     map[string]int // members bound per group
-	members   int
+	why     map[string]string
+	bound   map[string]int // members bound per group
+	members int
+	// rackMembers counts the rack groups' members bound, rackFirstBound their groups.
+	rackMembers    int
+	rackFirstBound []groupBound
+	// rackOf is the rack of each rack group's first member bound; split names the groups bound
+	// over two racks.
+	rackOf    map[string]string
+	split     []string
 	gpu       int
 	lastBound time.Time
 	// firstBound is when each group's first member was seen bound, in that order.
@@ -603,7 +708,7 @@ type groupBound struct {
 }
 
 func watchBacklog(ctx context.Context, b testing.TB, client kubernetes.Interface, ns string) *backlogWatch {
-	w := &backlogWatch{away: map[string]bool{}, why: map[string]string{}, bound: map[string]int{}}
+	w := &backlogWatch{away: map[string]bool{}, why: map[string]string{}, bound: map[string]int{}, rackOf: map[string]string{}}
 	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
 	inf := f.Core().V1().Pods().Informer()
 	observe := func(old, p *v1.Pod) {
@@ -641,6 +746,17 @@ func watchBacklog(ctx context.Context, b testing.TB, client kubernetes.Interface
 			w.bound[p.Labels[backlogLabelGang]]++
 			w.members++
 			w.lastBound = now
+		case "rack":
+			g, rack := p.Labels[backlogLabelGang], p.Spec.NodeName[:strings.LastIndexByte(p.Spec.NodeName, '-')]
+			if w.bound[g] == 0 {
+				w.rackFirstBound = append(w.rackFirstBound, groupBound{g, now})
+				w.rackOf[g] = rack
+			} else if w.rackOf[g] != rack {
+				w.split = append(w.split, fmt.Sprintf("%s in %s and %s", g, w.rackOf[g], rack))
+			}
+			w.bound[p.Labels[backlogLabelGang]]++
+			w.rackMembers++
+			w.lastBound = now
 		case "gpu":
 			w.gpu++
 		}
@@ -670,10 +786,20 @@ func (w *backlogWatch) membersBound() (int, time.Time) {
 	return w.members, w.lastBound
 }
 
-// boundSince lists the groups whose first member was bound after the first n groups, in order.
-func (w *backlogWatch) boundSince(n int) []groupBound {
+func (w *backlogWatch) rackMembersBound() (int, time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.rackMembers, w.lastBound
+}
+
+// boundSince lists the backlog's groups whose first member was bound after the first n groups,
+// in order, or with rack the rack groups' after the first racks.
+func (w *backlogWatch) boundSince(rack bool, n, racks int) []groupBound {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if rack {
+		return append([]groupBound(nil), w.rackFirstBound[min(racks, len(w.rackFirstBound)):]...)
+	}
 	return append([]groupBound(nil), w.firstBound[min(n, len(w.firstBound)):]...)
 }
 
@@ -720,12 +846,16 @@ func (w *backlogWatch) partialGroups() []string {
 	defer w.mu.Unlock()
 	var partial []string
 	for g, n := range w.bound {
-		if n%backlogGroupSize != 0 {
-			partial = append(partial, fmt.Sprintf("%s: %d of %d", g, n, backlogGroupSize))
+		size := backlogGroupSize
+		if strings.HasPrefix(g, "rack-") {
+			size = backlogRackSize
+		}
+		if n%size != 0 {
+			partial = append(partial, fmt.Sprintf("%s: %d of %d", g, n, size))
 		}
 	}
 	sort.Strings(partial)
-	return partial
+	return append(partial, w.split...)
 }
 
 // processCPU is the user and system CPU time the process has used, from /proc/PID/stat (in
@@ -780,9 +910,9 @@ func TestBacklogShort(t *testing.T) {
 		t.Run(fmt.Sprint("try-", try), func(t *testing.T) {
 			r := runBacklog(t, true, backlogShort)
 			t.Logf("quiet CPU %.2f%% of a core, %.1f status writes/min (%.0f before), room to bound %v, %d of %d groups bound before older ones",
-				r.cpuPercent, r.writesPerMin, r.firstWrites, r.latencies, r.outOfOrder, backlogShort.tries*backlogRoomGroups)
+				r.cpuPercent, r.writesPerMin, r.firstWrites, r.latencies, r.outOfOrder, r.judged)
 			if r.outOfOrder > backlogKnownOutOfOrder {
-				t.Errorf("%d of %d groups were bound while an older group that fitted waited (at most %d known)", r.outOfOrder, backlogShort.tries*backlogRoomGroups, backlogKnownOutOfOrder)
+				t.Errorf("%d of %d groups were bound while an older group that fitted waited (at most %d known)", r.outOfOrder, r.judged, backlogKnownOutOfOrder)
 			}
 		})
 	}
