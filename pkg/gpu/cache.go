@@ -212,33 +212,57 @@ func (c *Cache) alreadyHolds(uid types.UID) error {
 	return nil
 }
 
-// DevicesOn returns a node's devices as a scheduler's snapshot has them: GPUs of the given
-// capacities and links (the Node object's, see DevicesOf and LinksOf) less the shares of
-// pods, the pods the snapshot places on the node. A pod's share is what the cache holds for it on that node; else what its
-// annotations name, as the cache may not have seen the pod yet; else, for a pod not yet placed (a
-// nominated pod that preemption adds), the devices Fit would give it after all placed pods.
-// Deriving the view from the snapshot keeps Filter, preemption's dry runs and Reserve in
-// agreement with the scheduler's other plugins even while this cache's informer handlers lag
-// the scheduler's own.
+// DevicesOn returns a node's devices as a scheduler's snapshot has them, the pods being the pods
+// the snapshot places on the node: a pod's share is what the cache holds for it on that node; else
+// what its annotations name, as the cache may not have seen the pod yet; else, for a pod not yet
+// placed (a nominated pod that preemption adds), the devices Fit would give it after all placed
+// pods. Deriving the view from the snapshot keeps Filter, preemption's dry runs and Reserve in
+// agreement with the scheduler's other plugins even while this cache's informer handlers lag the
+// scheduler's own. It counts as DevicesHeld counts, which kubectl berth reads.
 func (c *Cache) DevicesOn(node string, capacity []int64, links *Links, pods iter.Seq[*v1.Pod], s *Strategy) []Device {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return devicesHeld(capacity, links, pods, c.pods, node, c.res.Memory, s, nil)
+}
+
+// DevicesHeld is a node's devices as the API shows them: GPUs of the given capacities and links
+// (the Node object's, see DevicesOf and LinksOf) less the shares the annotations of pods, the pods
+// bound to the node, name. counted, if not nil, is told each share counted. It is the one account
+// of what a node's GPUs hold: GPUShare's (Cache.DevicesOn) with nothing reserved, so that the
+// scheduler and kubectl berth (noderoom.Of) cannot count a node's GPUs differently.
+func DevicesHeld(capacity []int64, links *Links, pods iter.Seq[*v1.Pod], counted func(*v1.Pod, Assignment)) []Device {
+	return devicesHeld(capacity, links, pods, nil, "", "", nil, counted)
+}
+
+// devicesHeld is Cache.DevicesOn with the cache's pods as known, nil for DevicesHeld; mem and s
+// place the pods not yet placed. It takes no closures on the scheduler's path: Filter calls it
+// once per NodeInfo generation.
+func devicesHeld(capacity []int64, links *Links, pods iter.Seq[*v1.Pod], known map[types.UID]*podState, node string,
+	mem v1.ResourceName, s *Strategy, counted func(*v1.Pod, Assignment)) []Device {
 	devs := WithLinks(EmptyDevices(capacity), links)
 	if len(devs) == 0 {
 		return nil
 	}
 	var unplaced []*v1.Pod
-	c.mu.RLock()
 	for pod := range pods {
-		if p, ok := c.pods[pod.UID]; ok && p.node == node {
-			Adjust(devs, p.shares, 1)
+		var a Assignment
+		if p, ok := known[pod.UID]; ok && p.node == node {
+			a = p.shares
 		} else if pod.Spec.NodeName == "" {
 			unplaced = append(unplaced, pod)
-		} else if a, ok, err := AssignmentOf(pod); ok && err == nil {
-			Adjust(devs, a, 1)
+			continue
+		} else if held, ok, err := AssignmentOf(pod); ok && err == nil {
+			a = held
+		} else {
+			continue
+		}
+		Adjust(devs, a, 1)
+		if counted != nil {
+			counted(pod, a)
 		}
 	}
-	c.mu.RUnlock()
 	for _, pod := range unplaced {
-		req, err := RequestOf(pod, c.res.Memory)
+		req, err := RequestOf(pod, mem)
 		if err != nil || req.Total == 0 {
 			continue
 		}

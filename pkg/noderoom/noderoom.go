@@ -199,19 +199,14 @@ type Share struct {
 
 // Of is the room on each node, by name, from API objects: every pod bound to a node counts there
 // while it holds room (podroom.Holds: a deleting pod does, a finished one does not), by its request
-// and by the GPU shares its annotations record. res names the GPU resources, for the GPUs.
+// and by the GPU shares its annotations record, counted as GPUShare counts them (gpu.DevicesHeld).
+// res names the GPU resources, for the GPUs.
 func Of(nodes []v1.Node, pods []v1.Pod, res gpu.ResourceNames) []*Node {
 	out := make([]*Node, 0, len(nodes))
 	byName := make(map[string]*Node, len(nodes))
 	for i := range nodes {
 		n := &nodes[i]
 		r := &Node{Node: n, Free: AllocatableOf(n)}
-		// A malformed berth.dev/gpu-memory annotation leaves the GPUs its allocatable implies, as
-		// GPUShare reads them (kubectl berth gpus reports the error).
-		caps, _ := gpu.DevicesOf(n, res)
-		for _, c := range caps {
-			r.GPUs = append(r.GPUs, GPU{Capacity: c, Free: c})
-		}
 		out = append(out, r)
 		byName[n.Name] = r
 	}
@@ -226,13 +221,43 @@ func Of(nodes []v1.Node, pods []v1.Pod, res gpu.ResourceNames) []*Node {
 		r.Pods = append(r.Pods, Pod{Pod: p, Request: req})
 		r.Free.Add(req, -1)
 		r.Free[Pods]--
-		if a, ok, err := gpu.AssignmentOf(p); ok && err == nil {
-			for _, s := range a {
-				if s.Index < len(r.GPUs) {
-					r.GPUs[s.Index].Free -= s.Memory
-					r.GPUs[s.Index].Shares = append(r.GPUs[s.Index].Shares, Share{Pod: p, Memory: s.Memory})
-				}
+	}
+	for _, r := range out {
+		r.GPUs = gpusOf(r, res)
+	}
+	return out
+}
+
+// gpusOf is the node's GPUs less what its pods hold, and who holds each share.
+func gpusOf(r *Node, res gpu.ResourceNames) []GPU {
+	// A malformed berth.dev/gpu-memory annotation leaves the GPUs its allocatable implies, as
+	// GPUShare reads them (kubectl berth gpus reports the error).
+	caps, _ := gpu.DevicesOf(r.Node, res)
+	var shares [][]Share
+	devs := gpu.DevicesHeld(caps, nil, func(yield func(*v1.Pod) bool) {
+		for _, p := range r.Pods {
+			if !yield(p.Pod) {
+				return
 			}
+		}
+	}, func(p *v1.Pod, a gpu.Assignment) {
+		if shares == nil {
+			shares = make([][]Share, len(caps))
+		}
+		for _, s := range a {
+			if s.Index < len(shares) {
+				shares[s.Index] = append(shares[s.Index], Share{Pod: p, Memory: s.Memory})
+			}
+		}
+	})
+	if len(devs) == 0 {
+		return nil
+	}
+	out := make([]GPU, len(devs))
+	for i, d := range devs {
+		out[i] = GPU{Capacity: d.Capacity, Free: d.Capacity - d.Used}
+		if shares != nil {
+			out[i].Shares = shares[i]
 		}
 	}
 	return out

@@ -14,9 +14,9 @@ var unschedulableTaint = v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.Tai
 
 // ComparisonOperators reports whether tolerations may compare numbers (Gt, Lt), as the
 // scheduler's TaintTolerationComparisonOperators gate says: alpha in Kubernetes 1.37, off unless
-// enabled. It reads this process's gate, so the scheduler follows its own setting and kubectl
-// berth, which takes no gates, the default. Read it once per pass over the nodes: the gate costs
-// more than judging a node.
+// enabled. It reads this process's gate: the scheduler's --feature-gates, and in kubectl berth its
+// own --feature-gates, which takes the scheduler's value so that the two judge a node alike. Read
+// it once per pass over the nodes: the gate costs more than judging a node.
 func ComparisonOperators() bool {
 	return utilfeature.DefaultFeatureGate.Enabled(features.TaintTolerationComparisonOperators)
 }

@@ -65,9 +65,16 @@ type Cluster struct {
 // StartCluster starts etcd and kube-apiserver for this test.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
+	return StartClusterWith(t)
+}
+
+// StartClusterWith is StartCluster with apiServerFlags added to kube-apiserver's command line: a
+// feature gate, an API group to serve.
+func StartClusterWith(t testing.TB, apiServerFlags ...string) *Cluster {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: BinDir(t, "etcd", "kube-apiserver"), Logf: t.Logf})
+	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: BinDir(t, "etcd", "kube-apiserver"), Logf: t.Logf, APIServerFlags: apiServerFlags})
 	if err != nil {
 		t.Fatalf("starting control plane: %v", err)
 	}

@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -12,14 +11,12 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/kubernetes"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
-	"github.com/berth-sched/berth/internal/controlplane"
 	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/test/harness"
 )
@@ -32,36 +29,12 @@ import (
 func startNativeGangEnv(t *testing.T, ns string) *gangEnv {
 	t.Helper()
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{
-		BinDir: harness.BinDir(t, "etcd", "kube-apiserver"),
-		Logf:   t.Logf,
-		APIServerFlags: []string{
-			"--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",
-			"--runtime-config=scheduling.k8s.io/v1beta1=true",
-		},
-	})
-	if err != nil {
-		t.Fatalf("starting control plane: %v", err)
-	}
-	t.Cleanup(cp.Stop)
-	crds, err := filepath.Glob(filepath.Join(harness.RepoRoot(), "manifests", "crds", "*.yaml"))
-	if err != nil || len(crds) == 0 {
-		t.Fatalf("no CRDs in manifests/crds: %v", err)
-	}
-	if err := controlplane.ApplyFiles(ctx, cp.RESTConfig(), crds...); err != nil {
-		t.Fatalf("installing CRDs: %v", err)
-	}
-	client, err := kubernetes.NewForConfig(cp.RESTConfig())
+	c := harness.StartClusterWith(t, "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",
+		"--runtime-config=scheduling.k8s.io/v1beta1=true")
+	pg, err := pgclient.NewForConfig(c.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg, err := pgclient.NewForConfig(cp.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &harness.Cluster{ControlPlane: cp, Client: client}
 	return &gangEnv{Cluster: c, pg: pg, ns: c.Namespace(t, ns)}
 }
 

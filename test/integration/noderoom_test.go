@@ -10,6 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/berth-sched/berth/internal/waitreason"
 	"github.com/berth-sched/berth/pkg/why"
@@ -110,4 +113,59 @@ func TestNodeRoomSchedulerAndCLIAgree(t *testing.T) {
 	// The finished pod's room is free, the deleting pod's is not: 1700m fits, where 2 did not.
 	c.CreatePod(t, cpuPod("fits", "1700m"))
 	waitBound(t, c, ns, "fits", time.Minute)
+}
+
+// kubectl berth judges a node's taints as the scheduler does when it is given the scheduler's
+// --feature-gates. The apiserver and the scheduler run with TaintTolerationComparisonOperators on;
+// a node is tainted example.com/class=5:NoSchedule, and pods tolerate it with Gt 3. The scheduler
+// binds one asking 1 cpu and leaves one asking 8 pending for cpu. kubectl berth why, in a process
+// whose gate is off (the default), blames the taint; with --feature-gates as the scheduler's, it
+// names the scheduler's cause with the scheduler's numbers.
+func TestKubectlBerthWhyFeatureGates(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.TaintTolerationComparisonOperators, true)
+	c := harness.StartClusterWith(t, "--feature-gates=TaintTolerationComparisonOperators=true")
+	node := harness.Node("gated", "4", "16Gi", nil)
+	node.Spec.Taints = []v1.Taint{{Key: "example.com/class", Value: "5", Effect: v1.TaintEffectNoSchedule}}
+	c.CreateNode(t, node)
+	ns := c.Namespace(t, "gates")
+	tolerant := func(name, cpu string) *v1.Pod {
+		p := pod(ns, name, "", harness.Container("c", cpu, "64Mi"))
+		p.Spec.Tolerations = []v1.Toleration{{Key: "example.com/class", Operator: v1.TolerationOpGt, Value: "3", Effect: v1.TaintEffectNoSchedule}}
+		return p
+	}
+
+	cfg := waitreason.DefaultConfig()
+	cfg.Period, cfg.After = 300*time.Millisecond, time.Second
+	stop := c.StartSchedulerWith(t, berthConfig(c, ""), cfg)
+	c.CreatePod(t, tolerant("fits", "1"))
+	waitBound(t, c, ns, "fits", time.Minute)
+	c.CreatePod(t, tolerant("big", "8"))
+	const says = "lacks cpu (asks 8, 3 free)"
+	var published v1.PodCondition
+	waitPod(t, c, ns, "big", time.Minute, "the scheduler's process publishing "+why.CauseResources, func(p *v1.Pod) bool {
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == waitreason.ConditionType && cond.Status == v1.ConditionTrue {
+				published = cond
+				return true
+			}
+		}
+		return false
+	})
+	if published.Reason != why.CauseResources || !strings.Contains(published.Message, says) {
+		t.Fatalf("the scheduler's process published %s: %q, want %s saying %q", published.Reason, published.Message, why.CauseResources, says)
+	}
+
+	// This process now stands for a kubectl berth without the scheduler's gates.
+	stop()
+	if err := utilfeature.DefaultMutableFeatureGate.Set("TaintTolerationComparisonOperators=false"); err != nil {
+		t.Fatal(err)
+	}
+	out := mustKubectlBerth(t, c, "-n", ns, "why", "big")
+	if !strings.Contains(out, "is pending: "+why.CauseNodeConstraints+" ") || !strings.Contains(out, "taint example.com/class=5:NoSchedule") {
+		t.Errorf("kubectl berth why without the gate does not blame the taint:\n%s", out)
+	}
+	out = mustKubectlBerth(t, c, "-n", ns, "why", "big", "--feature-gates=TaintTolerationComparisonOperators=true")
+	if !strings.Contains(out, "is pending: "+why.CauseResources+" ") || !strings.Contains(out, says) {
+		t.Errorf("kubectl berth why --feature-gates=TaintTolerationComparisonOperators=true does not say %s, %q:\n%s", why.CauseResources, says, out)
+	}
 }

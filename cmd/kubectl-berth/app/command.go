@@ -11,9 +11,11 @@ import (
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/internal/inspect"
@@ -48,6 +50,8 @@ It needs only read access to those objects.`,
 	cmd.SetErr(streams.ErrOut)
 	o.config.AddFlags(cmd.PersistentFlags())
 	cmd.PersistentFlags().StringVarP(&o.output, "output", "o", "", "output format: one of "+strings.Join(inspect.Formats, ", ")+"; a table if not set")
+	cmd.PersistentFlags().Var(featureGates{utilfeature.DefaultMutableFeatureGate}, "feature-gates",
+		"the scheduler's --feature-gates, key=value pairs, so that why and gangs judge nodes as it does (TaintTolerationComparisonOperators: whether a Gt or Lt toleration tolerates a taint)")
 	cmd.AddCommand(o.gpusCommand(), o.gangsCommand(), o.quotasCommand(), o.whyCommand())
 	return cmd
 }
@@ -214,3 +218,24 @@ func (r resourceName) Set(s string) error {
 }
 
 func (r resourceName) Type() string { return "resource" }
+
+// featureGates is a pflag.Value that sets this process's feature gates, which pkg/why and
+// internal/inspect read as the scheduler reads its own (noderoom.ComparisonOperators): the same
+// value as the scheduler's --feature-gates makes kubectl berth judge a node as the scheduler does.
+// It is not featuregate's AddFlag, which closes the gate to new features and lists every gate in
+// the help.
+type featureGates struct {
+	gate featuregate.MutableVersionedFeatureGate
+}
+
+func (f featureGates) String() string { return "" }
+
+// Set tries s on a copy first: a gate that refuses a value keeps it for the next Set all the same.
+func (f featureGates) Set(s string) error {
+	if err := f.gate.DeepCopy().Set(s); err != nil {
+		return err
+	}
+	return f.gate.Set(s)
+}
+
+func (f featureGates) Type() string { return "mapStringBool" }

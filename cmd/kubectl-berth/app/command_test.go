@@ -4,8 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
 
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -46,5 +50,30 @@ func TestGangsTopologyLevelsFlag(t *testing.T) {
 	}
 	if got, want := flag.Value.String(), "example.com/spine,example.com/leaf"; got != want {
 		t.Errorf("after the flag: %q, want %q", got, want)
+	}
+}
+
+// --feature-gates takes the scheduler's value and sets the gates why and gangs judge nodes by; a
+// gate Kubernetes does not know fails before any request.
+func TestFeatureGatesFlag(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.TaintTolerationComparisonOperators, false)
+	streams, _, _, _ := genericiooptions.NewTestIOStreams()
+	cmd := NewCommand(streams)
+	cmd.SetArgs([]string{"why", "p", "--server=https://127.0.0.1:1", "--feature-gates=NoSuchGate=true"})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "unrecognized feature gate: NoSuchGate") {
+		t.Errorf("error %v, want one naming the unknown gate", err)
+	}
+	if noderoom.ComparisonOperators() {
+		t.Fatal("comparison operators on before the flag")
+	}
+	why, _, err := NewCommand(streams).Find([]string{"why"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := why.ParseFlags([]string{"--feature-gates=TaintTolerationComparisonOperators=true"}); err != nil {
+		t.Fatal(err)
+	}
+	if !noderoom.ComparisonOperators() {
+		t.Error("--feature-gates=TaintTolerationComparisonOperators=true left comparison operators off")
 	}
 }
