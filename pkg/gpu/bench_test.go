@@ -178,7 +178,8 @@ func filterCheck(devs []Device, req Request) *NoFitError {
 // before it chose the GPU by the measure). "spread": the 8 GPUs all with different free memory,
 // the worst case; "typical": two amounts (used and empty GPUs). "-models": each kind also comes
 // restricted to GPU models (on A, on B, on A or B) besides anywhere, 4 sets of models to a kind as
-// a learned Mix keeps them, on a node of model A.
+// a learned Mix keeps them, on a node of model A; "-supply": the same weighed against a cluster's
+// GPUs of each model (WithSupply), as GPUShare scores when some pods name models.
 func BenchmarkFragmentationCost(b *testing.B) {
 	var classes, restricted []MixClass
 	for i := range DefaultMixLimit {
@@ -193,7 +194,8 @@ func BenchmarkFragmentationCost(b *testing.B) {
 			restricted = append(restricted, c)
 		}
 	}
-	mixes := map[string]MixView{"": NewMixView(classes), "-models": NewMixView(restricted)}
+	mixes := map[string]MixView{"": NewMixView(classes), "-models": NewMixView(restricted),
+		"-models-supply": NewMixView(restricted).WithSupply(map[string]float64{"A": 800, "B": 200, "": 4000})}
 	nodes := map[string][]Device{"spread": make([]Device, 8), "typical": make([]Device, 8)}
 	for i := range 8 {
 		nodes["spread"][i] = Device{Capacity: 80, Used: int64(i * 9)}
@@ -201,7 +203,7 @@ func BenchmarkFragmentationCost(b *testing.B) {
 	}
 	d := gpuDemand(2000, 0, one(10))
 	for _, name := range []string{"spread", "typical"} {
-		for _, variant := range []string{"", "-models"} {
+		for _, variant := range []string{"", "-models", "-models-supply"} {
 			n, mix := NodeShape{Devices: nodes[name], MilliCPU: 64000, Memory: 1 << 20, Model: "A"}, mixes[variant]
 			b.Run(name+variant+"/cost", func(b *testing.B) {
 				for b.Loop() {

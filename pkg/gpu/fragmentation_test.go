@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -213,6 +214,51 @@ func TestFragmentationByModel(t *testing.T) {
 	b, _ := FragmentationCost(node("V100", 0), anywhere, plain)
 	if a != b {
 		t.Errorf("mix without models: cost on T4 %v, on V100 %v, want equal", a, b)
+	}
+}
+
+// Weighed against the cluster's GPUs (WithSupply), a model that few GPUs have and restricted
+// requests need is worth more than one that many GPUs have: a quarter of the mix may run on A
+// only, a quarter on S only, and counted once each the two models look alike to a pod that may
+// run anywhere; with 90 GPUs of A and 10 of S, S's pods have a tenth of the GPUs to go to, and the
+// pod goes to A. This is what lost GPUs on Alibaba's lists restricted to models (gpuspec33: the
+// pods that could run anywhere took the P100, V100 and G3 GPUs that restricted pods then lacked).
+func TestFragmentationWithSupply(t *testing.T) {
+	whole := gpuDemand(1000, 0, one(1000))
+	mix := NewMixView([]MixClass{
+		{PodShape: whole, Weight: 2},
+		{PodShape: PodShape{MilliCPU: 1000, GPU: one(1000), GPUModels: "A"}, Weight: 1},
+		{PodShape: PodShape{MilliCPU: 1000, GPU: one(1000), GPUModels: "S"}, Weight: 1},
+	})
+	node := func(model string) NodeShape {
+		return NodeShape{Devices: []Device{{Capacity: 1000}, {Capacity: 1000}}, MilliCPU: 16000, Model: model}
+	}
+	cost := func(v MixView, model string) float64 {
+		c, nf := FragmentationCost(node(model), whole, v)
+		if nf != nil {
+			t.Fatal(nf)
+		}
+		return c
+	}
+	if a, s := cost(mix, "A"), cost(mix, "S"); a != s {
+		t.Fatalf("counted once: cost on A %v, on S %v, want equal", a, s)
+	}
+	weighed := mix.WithSupply(map[string]float64{"A": 90, "S": 10})
+	// A GPU of A is worth 1/2 + 1/4 * 100/90 to the mix, one of S 1/2 + 1/4 * 100/10: taking one
+	// grows the fragmentation by that less 1.
+	if a, want := cost(weighed, "A"), 0.5+0.25*100/90-1; !near(a, want) {
+		t.Errorf("weighed: cost on A %v, want %v", a, want)
+	}
+	if s, want := cost(weighed, "S"), 0.5+0.25*100/10-1; !near(s, want) {
+		t.Errorf("weighed: cost on S %v, want %v", s, want)
+	}
+	// Nodes of a model the mix does not name, and mixes that name none, are as before.
+	if got, want := cost(weighed, "B"), cost(mix, "B"); got != want {
+		t.Errorf("weighed: cost on B %v, want %v as counted once", got, want)
+	}
+	plain := NewMixView([]MixClass{{PodShape: whole, Weight: 1}})
+	if plain.NamesModels() || !reflect.DeepEqual(plain.WithSupply(map[string]float64{"A": 90}), plain) {
+		t.Errorf("a mix without models changed by WithSupply")
 	}
 }
 

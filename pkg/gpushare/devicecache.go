@@ -3,6 +3,7 @@ package gpushare
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,7 +36,9 @@ type deviceCache struct {
 	// times, nor in PreFilter, which runs again for every attempt to place a pod. gpu.Mix is safe
 	// for concurrent use.
 	mix *gpu.Mix
-	res gpu.ResourceNames
+	// supply is the cluster's GPUs by model, which the mix is weighed against (gpu.MixView.WithSupply).
+	supply *modelSupply
+	res    gpu.ResourceNames
 	// handlersSynced report whether each handler has processed its informer's initial list.
 	handlersSynced []cache.InformerSynced
 	synced         atomic.Bool
@@ -67,7 +70,8 @@ func deviceCacheFor(ctx context.Context, h fwk.Handle, res gpu.ResourceNames) (*
 func newDeviceCache(ctx context.Context, h fwk.Handle, res gpu.ResourceNames) (*deviceCache, error) {
 	factory := h.SharedInformerFactory()
 	logger := klog.LoggerWithName(klog.FromContext(ctx), Name)
-	c := &deviceCache{Cache: gpu.NewCache(res), mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife), res: res}
+	c := &deviceCache{Cache: gpu.NewCache(res), mix: gpu.NewMix(gpu.DefaultMixLimit, gpu.DefaultMixHalfLife),
+		supply: &modelSupply{nodes: map[string]nodeGPUs{}, gpus: map[string]float64{}}, res: res}
 	regs, err := c.AddEventHandlers(factory.Core().V1().Pods().Informer(), factory.Core().V1().Nodes().Informer(),
 		logger, gpu.Reporter(logger, h.EventRecorder()))
 	if err != nil {
@@ -82,6 +86,22 @@ func newDeviceCache(ctx context.Context, h fwk.Handle, res gpu.ResourceNames) (*
 	})
 	if err != nil {
 		return nil, fmt.Errorf("watching pods for the mix of GPU requests: %w", err)
+	}
+	regs = append(regs, reg)
+	reg, err = factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.supply.set(obj, res.Count) },
+		UpdateFunc: func(_, obj any) { c.supply.set(obj, res.Count) },
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if node, ok := obj.(*v1.Node); ok {
+				c.supply.remove(node.Name)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watching nodes for their GPU models: %w", err)
 	}
 	regs = append(regs, reg)
 	for _, r := range regs {
@@ -129,4 +149,65 @@ func (c *deviceCache) waitForSync(ctx context.Context) error {
 	}
 	c.synced.Store(true)
 	return nil
+}
+
+// modelSupply counts the cluster's GPUs by model (the value of gpu.ModelLabel, "" for nodes
+// without it), kept by the node informer so that scoring reads it without a pass over the nodes.
+type modelSupply struct {
+	mu    sync.Mutex
+	nodes map[string]nodeGPUs
+	gpus  map[string]float64
+}
+
+// nodeGPUs is what one node adds to a modelSupply.
+type nodeGPUs struct {
+	model string
+	count float64
+}
+
+// set counts the node's GPUs (its allocatable count resource) under its model, in place of what
+// it counted before.
+func (s *modelSupply) set(obj any, count v1.ResourceName) {
+	node, ok := obj.(*v1.Node)
+	if !ok {
+		return
+	}
+	var n nodeGPUs
+	if q, ok := node.Status.Allocatable[count]; ok && q.Value() > 0 {
+		n = nodeGPUs{model: node.Labels[gpu.ModelLabel], count: float64(q.Value())}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drop(node.Name)
+	if n.count > 0 {
+		s.nodes[node.Name] = n
+		s.gpus[n.model] += n.count
+	}
+}
+
+func (s *modelSupply) remove(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drop(name)
+}
+
+func (s *modelSupply) drop(name string) {
+	old, ok := s.nodes[name]
+	if !ok {
+		return
+	}
+	delete(s.nodes, name)
+	if s.gpus[old.model] -= old.count; s.gpus[old.model] <= 0 {
+		delete(s.gpus, old.model)
+	}
+}
+
+// weigh is view weighed against the GPUs counted (gpu.MixView.WithSupply).
+func (s *modelSupply) weigh(view gpu.MixView) gpu.MixView {
+	if !view.NamesModels() {
+		return view
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return view.WithSupply(s.gpus)
 }

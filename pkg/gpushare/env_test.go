@@ -83,7 +83,7 @@ type schedulerView struct {
 	assumed map[types.UID]*v1.Pod
 }
 
-func (e *env) sync(t *testing.T) {
+func (e *env) sync(t testing.TB) {
 	t.Helper()
 	nodes, err := e.cs.CoreV1().Nodes().List(e.ctx, metav1.ListOptions{})
 	if err != nil {
@@ -173,7 +173,7 @@ func newEnv(t testing.TB, pluginArgs runtime.Object, objs ...runtime.Object) *en
 }
 
 // prefilter runs PreFilter for pod and returns its cycle state.
-func (e *env) prefilter(t *testing.T, pod *v1.Pod) (fwk.CycleState, *fwk.Status) {
+func (e *env) prefilter(t testing.TB, pod *v1.Pod) (fwk.CycleState, *fwk.Status) {
 	t.Helper()
 	e.sync(t)
 	nodes, err := e.view.NodeInfos().List()

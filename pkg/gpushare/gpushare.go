@@ -255,8 +255,14 @@ func (pl *GPUShare) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.
 	if err := pl.devices.waitForSync(ctx); err != nil {
 		return fwk.AsStatus(err)
 	}
-	state.Write(preScoreStateKey, &preScoreState{demand: shapeOf(pod, s.req), view: pl.devices.mix.View()})
+	state.Write(preScoreStateKey, &preScoreState{demand: shapeOf(pod, s.req), view: pl.mixView()})
 	return nil
+}
+
+// mixView is the mix as it stands, weighed against the cluster's GPUs of each model when some of
+// its pods are restricted to models (gpu.MixView.WithSupply).
+func (pl *GPUShare) mixView() gpu.MixView {
+	return pl.devices.supply.weigh(pl.devices.mix.View())
 }
 
 // demandAndMix is the pod's demand and the mix as PreScore took them for the cycle, or as they
@@ -265,7 +271,7 @@ func (pl *GPUShare) demandAndMix(state fwk.CycleState, pod *v1.Pod, req gpu.Requ
 	if ps, err := getPreScoreState(state); err == nil {
 		return ps.demand, ps.view
 	}
-	return shapeOf(pod, req), pl.devices.mix.View()
+	return shapeOf(pod, req), pl.mixView()
 }
 
 var _ fwk.ScorePlugin = &GPUShare{}

@@ -65,11 +65,16 @@ type traceCluster struct {
 	// The most cpu and GPUs one node has, which scale best fit's measure.
 	maxMilliCPU int64
 	maxGPUs     int
+	// supply is the cluster's GPUs by model, as GPUShare counts them for gpu.MixView.WithSupply.
+	supply map[string]float64
 }
 
 func newTraceCluster(nodes []trace.Node) *traceCluster {
-	c := &traceCluster{}
+	c := &traceCluster{supply: map[string]float64{}}
 	for _, n := range nodes {
+		if n.GPUs > 0 {
+			c.supply[n.Model] += float64(n.GPUs)
+		}
 		tn := traceNode{Node: n,
 			free: gpu.NodeShape{MilliCPU: n.MilliCPU, Memory: n.MemoryMiB, Model: n.Model}, info: traceNodeInfo(n)}
 		if n.GPUs > 0 {
@@ -513,7 +518,8 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		d := traceDemand(p)
 		// The plugin would observe each pod once, as it arrives (see the report of issue 25).
 		r.mix.Observe(d)
-		r.view = r.mix.View()
+		// GPUShare weighs the mix against the cluster's GPUs by model (its node informer counts them).
+		r.view = r.mix.View().WithSupply(c.supply)
 		if pol.traceMix {
 			r.view = measure
 		}
