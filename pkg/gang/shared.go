@@ -7,7 +7,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
@@ -129,32 +128,29 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 func (c *core) podGroupHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				key := podgroup.Key(pg)
+			if pg, ok := obj.(*podgroup.Group); ok {
+				key := pg.Key
 				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
 				c.status.enqueue(key)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
-			old, ok1 := oldObj.(*v1alpha1.PodGroup)
-			cur, ok2 := newObj.(*v1alpha1.PodGroup)
+			old, ok1 := oldObj.(*podgroup.Group)
+			cur, ok2 := newObj.(*podgroup.Group)
 			if !ok1 || !ok2 {
 				return
 			}
-			key := podgroup.Key(cur)
-			if !equality.Semantic.DeepEqual(old.Spec, cur.Spec) || topologyChanged(old, cur) {
+			key := cur.Key
+			if podgroup.SpecChanged(old, cur) {
 				c.groups.EndRoomWait(key)
-				c.allow(c.groups.Reevaluate(key, podgroup.MinMember(cur)))
+				c.allow(c.groups.Reevaluate(key, cur.MinMember))
 				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
 			}
 			c.status.enqueue(key)
 		},
 		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				key := podgroup.Key(pg)
+			if pg, ok := obj.(*podgroup.Group); ok {
+				key := pg.Key
 				c.reject(key, c.groups.Drop(key), fmt.Sprintf("pod group %s was deleted", key))
 				c.status.enqueue(key)
 			}
@@ -260,7 +256,7 @@ var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResour
 func (c *core) wakeIfReady(key types.NamespacedName) {
 	c.activate(c.groups.Wake(key, func(g groupView) bool {
 		pg, err := c.podGroups.Of(key)
-		return err == nil && g.Ready() >= podgroup.MinMember(pg)
+		return err == nil && g.Ready() >= pg.MinMember
 	}, parkedTooFew))
 }
 
