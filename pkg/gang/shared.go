@@ -7,13 +7,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
@@ -60,14 +59,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
-	// No selector finds a native group's members (spec.schedulingGroup): with native groups
-	// served, the status writer watches every pod, each cut to a few fields (statusFields).
-	statusOpts := []informers.SharedInformerOption{informers.WithTransform(statusFields)}
-	if !podgroup.NativeEnabled() {
-		statusOpts = append(statusOpts, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }))
-	}
-	statusFactory := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0, statusOpts...)
-	statusPods := statusFactory.Core().V1().Pods().Informer()
+	statusFactory, statusPods := statusPodInformer(h.ClientSet())
 	status, err := newStatusWriter(groups.Client, groups.PodGroups.Lister(), statusPods, t.statusBatch)
 	if err != nil {
 		return nil, err
@@ -232,8 +224,9 @@ func (c *core) nodeHandler() cache.ResourceEventHandler {
 func (c *core) quotaHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if q, ok := obj.(*v1alpha1.ElasticQuota); ok {
-				c.groups.EndRoomWaitsIn(q.Namespace)
+			// The ElasticQuota informer's: its namespace is all that is read.
+			if q, err := meta.Accessor(obj); err == nil {
+				c.groups.EndRoomWaitsIn(q.GetNamespace())
 			}
 		},
 	}

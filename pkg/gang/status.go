@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -209,6 +210,18 @@ type nativeStatus struct {
 // patched with client; its pod informer must then watch every pod.
 func (w *statusWriter) serveNative(client kubernetes.Interface, groups *podgroup.Groups) {
 	w.native = &nativeStatus{client: client, groups: groups}
+}
+
+// statusPodInformer is the status writer's pod informer and the factory that starts it. No
+// selector finds a native group's members (spec.schedulingGroup): with native groups served, it
+// watches every pod, each cut to a few fields (statusFields).
+func statusPodInformer(client kubernetes.Interface) (informers.SharedInformerFactory, cache.SharedIndexInformer) {
+	opts := []informers.SharedInformerOption{informers.WithTransform(statusFields)}
+	if !podgroup.NativeEnabled() {
+		opts = append(opts, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }))
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, opts...)
+	return factory, factory.Core().V1().Pods().Informer()
 }
 
 // statusFields keeps of a pod only what computeStatus and the group index read, so the status
