@@ -86,7 +86,7 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 	}
 	// Bounded: a gang that never runs is reported by the expectation below, not by a timeout.
 	_ = d.watchPhases(ctx, "gangs", phases, 20*time.Second, func() bool {
-		return phases.last(fitting.name) == v1alpha1.PodGroupRunning && phases.last(nativeName) == v1alpha1.PodGroupRunning
+		return phases.last(fitting.name) == podgroup.PhaseRunning && phases.last(nativeName) == podgroup.PhaseRunning
 	})
 	// What the second gang faces: the room left while the first runs.
 	free, err := d.freeOn(ctx, gangNodes)
@@ -115,8 +115,8 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 
 	d.progress("gangs: waiting for %s to finish (it runs for %v) and %s to be placed, run and finish", fitting.name, fitting.runsFor, tooBig.name)
 	_ = d.watchPhases(ctx, "gangs", phases, fitting.runsFor+tooBig.runsFor+time.Minute, func() bool {
-		return phases.last(fitting.name) == v1alpha1.PodGroupFinished && phases.last(tooBig.name) == v1alpha1.PodGroupFinished &&
-			phases.last(nativeName) == v1alpha1.PodGroupFinished
+		return phases.last(fitting.name) == podgroup.PhaseFinished && phases.last(tooBig.name) == podgroup.PhaseFinished &&
+			phases.last(nativeName) == podgroup.PhaseFinished
 	})
 	end, err := inspect.ListGangs(ctx, d.client, d.groups, "gangs")
 	if err != nil {
@@ -189,9 +189,9 @@ func reportGangsEnd(s *Section, groups *inspect.Gangs, phases phaseHistory) {
 	s.printf("\nPhases each PodGroup showed, in order: %s\n\n", phases)
 
 	s.expect(fmt.Sprintf("gang %s goes Running while its pods run, then Finished when they have succeeded", fitting.name),
-		phases.went(fitting.name, v1alpha1.PodGroupRunning, v1alpha1.PodGroupFinished), phases.of(fitting.name))
+		phases.went(fitting.name, podgroup.PhaseRunning, podgroup.PhaseFinished), phases.of(fitting.name))
 	s.expect(fmt.Sprintf("native group %s's PodGroup shows the same in its %s condition: Running, then Finished", native.name, podgroup.PlacementCondition),
-		phases.went(nativeName, v1alpha1.PodGroupRunning, v1alpha1.PodGroupFinished), phases.of(nativeName))
+		phases.went(nativeName, podgroup.PhaseRunning, podgroup.PhaseFinished), phases.of(nativeName))
 	var big *inspect.Gang
 	for i := range groups.Groups {
 		if groups.Groups[i].Name == tooBig.name {
@@ -206,24 +206,24 @@ func reportGangsEnd(s *Section, groups *inspect.Gangs, phases phaseHistory) {
 		got = fmt.Sprintf("%d of %d pods placed, %d succeeded; phases %s", big.Placed, big.Members, big.Succeeded, phases.of(tooBig.name))
 	}
 	s.expect(fmt.Sprintf("gang %s is placed whole once %s has finished, and runs to Finished", tooBig.name, fitting.name),
-		placed && phases.went(tooBig.name, v1alpha1.PodGroupFinished), got)
+		placed && phases.went(tooBig.name, podgroup.PhaseFinished), got)
 }
 
 // phaseHistory is the phases each PodGroup was seen in, in order; a native PodGroup's under its
 // name as kubectl berth gangs shows it (nativeName).
-type phaseHistory map[string][]v1alpha1.PodGroupPhase
+type phaseHistory map[string][]podgroup.Phase
 
 // nativeName is the native group's name in phaseHistory.
 var nativeName = podgroup.NativeKey("gangs", native.name).Name
 
 // see records that group name shows phase, if it shows one and it is new.
-func (h phaseHistory) see(name string, phase v1alpha1.PodGroupPhase) {
+func (h phaseHistory) see(name string, phase podgroup.Phase) {
 	if phase != "" && h.last(name) != phase {
 		h[name] = append(h[name], phase)
 	}
 }
 
-func (h phaseHistory) last(name string) v1alpha1.PodGroupPhase {
+func (h phaseHistory) last(name string) podgroup.Phase {
 	if p := h[name]; len(p) > 0 {
 		return p[len(p)-1]
 	}
@@ -231,7 +231,7 @@ func (h phaseHistory) last(name string) v1alpha1.PodGroupPhase {
 }
 
 // went reports whether the group was seen in the phases, in this order.
-func (h phaseHistory) went(name string, phases ...v1alpha1.PodGroupPhase) bool {
+func (h phaseHistory) went(name string, phases ...podgroup.Phase) bool {
 	i := 0
 	for _, p := range h[name] {
 		if i < len(phases) && p == phases[i] {
@@ -273,7 +273,7 @@ func (d *demo) watchPhases(ctx context.Context, ns string, h phaseHistory, timeo
 			return false, nil
 		}
 		for _, pg := range list.Items {
-			h.see(pg.Name, pg.Status.Phase)
+			h.see(pg.Name, podgroup.Phase(pg.Status.Phase))
 		}
 		natives, err := d.client.SchedulingV1beta1().PodGroups(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {

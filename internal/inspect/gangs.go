@@ -41,8 +41,8 @@ type Gang struct {
 	// Phase is the PodGroup's status.phase, or, for a native PodGroup, the reason of the
 	// condition berth writes there (podgroup.PlacementCondition); empty while no scheduler has
 	// written it, and for a group whose PodGroup does not exist (Missing).
-	Phase v1alpha1.PodGroupPhase `json:"phase"`
-	// MinMember is the members the scheduler waits for (podgroup.MinMember): an unset minMember
+	Phase podgroup.Phase `json:"phase"`
+	// MinMember is the members the scheduler waits for (podgroup.Group's): an unset minMember
 	// counts as 1; a native PodGroup's schedulingPolicy.gang.minCount, 1 for a basic one.
 	MinMember int32 `json:"minMember"`
 	// Missing is set when pods name the group but its PodGroup does not exist.
@@ -64,16 +64,15 @@ type Gang struct {
 	Topology *GangTopology `json:"topology,omitempty"`
 }
 
-// GangsOf builds the report from PodGroups (native ones as nativeGroups makes them), pods (those
-// of no group are ignored) and events (only those about waiting pods are read).
-func GangsOf(groups []v1alpha1.PodGroup, pods []v1.Pod, events []eventsv1.Event) *Gangs {
+// GangsOf builds the report from pod groups of either API, pods (those of no group are ignored)
+// and events (only those about waiting pods are read).
+func GangsOf(groups []*podgroup.Group, pods []v1.Pod, events []eventsv1.Event) *Gangs {
 	latest := why.LatestEvents(events)
 	byKey := map[types.NamespacedName]*Gang{}
 	r := &Gangs{}
-	for i := range groups {
-		pg := &groups[i]
-		byKey[types.NamespacedName{Namespace: pg.Namespace, Name: pg.Name}] = &Gang{
-			Namespace: pg.Namespace, Name: pg.Name, Phase: pg.Status.Phase, MinMember: podgroup.MinMember(pg), Waiting: []why.WaitingPod{},
+	for _, pg := range groups {
+		byKey[pg.Key] = &Gang{
+			Namespace: pg.Key.Namespace, Name: pg.Key.Name, Phase: pg.Phase, MinMember: pg.MinMember, Waiting: []why.WaitingPod{},
 		}
 	}
 	for i := range pods {
@@ -131,15 +130,15 @@ func ListGangs(ctx context.Context, client kubernetes.Interface, groups versione
 // ListGangsByLevels is ListGangs reading topology domains by levels, the scheduler's
 // topologyLevels (outermost first), as Gang reads them.
 func ListGangsByLevels(ctx context.Context, client kubernetes.Interface, groups versioned.Interface, ns string, levels topology.Levels) (*Gangs, error) {
-	pgs, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+	all, err := pluginsGroups(ctx, groups, ns)
 	if err != nil {
-		return nil, fmt.Errorf("listing PodGroups (is the %s CRD installed?): %w", v1alpha1.SchemeGroupVersion, err)
+		return nil, err
 	}
 	natives, served, err := nativeGroups(ctx, client, ns)
 	if err != nil {
 		return nil, err
 	}
-	all := append(pgs.Items, natives...)
+	all = append(all, natives...)
 	// No selector finds a native group's pods (spec.schedulingGroup): where the API serves native
 	// groups, every pod of ns is read.
 	opts := metav1.ListOptions{LabelSelector: v1alpha1.PodGroupLabel}
@@ -162,10 +161,24 @@ func ListGangsByLevels(ctx context.Context, client kubernetes.Interface, groups 
 	return r, nil
 }
 
-// nativeGroups lists the native PodGroups (scheduling.k8s.io/v1beta1) of ns, each as Gang places
-// it (podgroup.FromNative) with the phase berth wrote on it; served is false where the apiserver
-// does not serve them (GenericWorkload off), which is no error.
-func nativeGroups(ctx context.Context, client kubernetes.Interface, ns string) (groups []v1alpha1.PodGroup, served bool, err error) {
+// pluginsGroups lists the scheduler-plugins PodGroups of ns, each as Gang reads it
+// (podgroup.FromPlugins).
+func pluginsGroups(ctx context.Context, groups versioned.Interface, ns string) ([]*podgroup.Group, error) {
+	list, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing PodGroups (is the %s CRD installed?): %w", v1alpha1.SchemeGroupVersion, err)
+	}
+	out := make([]*podgroup.Group, len(list.Items))
+	for i := range list.Items {
+		out[i] = podgroup.FromPlugins(&list.Items[i])
+	}
+	return out, nil
+}
+
+// nativeGroups lists the native PodGroups (scheduling.k8s.io/v1beta1) of ns, each as Gang reads it
+// (podgroup.FromNative); served is false where the apiserver does not serve them (GenericWorkload
+// off), which is no error.
+func nativeGroups(ctx context.Context, client kubernetes.Interface, ns string) (groups []*podgroup.Group, served bool, err error) {
 	list, err := client.SchedulingV1beta1().PodGroups(ns).List(ctx, metav1.ListOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, false, nil
@@ -174,9 +187,7 @@ func nativeGroups(ctx context.Context, client kubernetes.Interface, ns string) (
 		return nil, false, fmt.Errorf("listing PodGroups (%s): %w", schedulingv1beta1.SchemeGroupVersion, err)
 	}
 	for i := range list.Items {
-		pg := podgroup.FromNative(&list.Items[i])
-		pg.Status.Phase = podgroup.NativePhase(&list.Items[i])
-		groups = append(groups, *pg)
+		groups = append(groups, podgroup.FromNative(&list.Items[i]))
 	}
 	return groups, true, nil
 }

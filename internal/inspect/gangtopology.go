@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
@@ -61,20 +60,20 @@ func (g *Gang) topologyCell() string {
 
 // addTopology fills in each group's topology from its PodGroup's annotations, levels (the
 // scheduler's topologyLevels, outermost first), the nodes and every pod bound to them.
-func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, nodes []v1.Node, levels topology.Levels) {
+func (r *Gangs) addTopology(groups []*podgroup.Group, members, all []v1.Pod, nodes []v1.Node, levels topology.Levels) {
 	asks := map[types.NamespacedName]topology.Constraint{}
 	byKey := map[types.NamespacedName]*Gang{}
 	for i := range r.Groups {
 		byKey[types.NamespacedName{Namespace: r.Groups[i].Namespace, Name: r.Groups[i].Name}] = &r.Groups[i]
 	}
-	for i := range groups {
-		key := types.NamespacedName{Namespace: groups[i].Namespace, Name: groups[i].Name}
+	for _, pg := range groups {
+		key := pg.Key
 		g := byKey[key]
-		c, ok, err := levels.ConstraintOf(groups[i].Annotations)
+		c, ok, err := levels.ConstraintOf(pg.Topology)
 		switch {
 		case g == nil:
 		case err != nil:
-			g.Topology = &GangTopology{Level: groups[i].Annotations[topology.RequiredAnnotation] + groups[i].Annotations[topology.PreferredAnnotation], Invalid: err.Error()}
+			g.Topology = &GangTopology{Level: pg.Topology[topology.RequiredAnnotation] + pg.Topology[topology.PreferredAnnotation], Invalid: err.Error()}
 		case ok:
 			g.Topology = &GangTopology{Level: c.Key, Mode: c.Mode()}
 			asks[key] = c
@@ -130,12 +129,8 @@ func (r *Gangs) addTopology(groups []v1alpha1.PodGroup, members, all []v1.Pod, n
 
 // listTopology reads what addTopology needs, only when a group asks for a level; levels are the
 // scheduler's topologyLevels.
-func (r *Gangs) listTopology(ctx context.Context, client kubernetes.Interface, groups []v1alpha1.PodGroup, members []v1.Pod, levels topology.Levels) error {
-	asks := slices.ContainsFunc(groups, func(pg v1alpha1.PodGroup) bool {
-		_, req := pg.Annotations[topology.RequiredAnnotation]
-		_, pref := pg.Annotations[topology.PreferredAnnotation]
-		return req || pref
-	})
+func (r *Gangs) listTopology(ctx context.Context, client kubernetes.Interface, groups []*podgroup.Group, members []v1.Pod, levels topology.Levels) error {
+	asks := slices.ContainsFunc(groups, func(pg *podgroup.Group) bool { return len(pg.Topology) > 0 })
 	if !asks {
 		return nil
 	}

@@ -59,8 +59,8 @@ func TestGangsTopology(t *testing.T) {
 	}
 	// On nodes: the placed group, plain-0 and another pod: n1 and n2 have 3 cores free, n3 2.
 	all := []v1.Pod{members[0], members[1], members[5], pod("other", "", "n2", "1")}
-	r := GangsOf(groups, members, nil)
-	r.addTopology(groups, members, all, nodes, topology.Levels(topology.DefaultLevels()))
+	r := GangsOf(fromPlugins(groups), members, nil)
+	r.addTopology(fromPlugins(groups), members, all, nodes, topology.Levels(topology.DefaultLevels()))
 	got := map[string]*GangTopology{}
 	for _, g := range r.Groups {
 		got[g.Name] = g.Topology
@@ -78,8 +78,8 @@ func TestGangsTopology(t *testing.T) {
 	// Cordoned, n1 gives nothing: r1 has room for 1, as r2 has.
 	cordoned := append([]v1.Node(nil), nodes...)
 	cordoned[0].Spec.Unschedulable = true
-	rc := GangsOf(groups, members, nil)
-	rc.addTopology(groups, members, all, cordoned, topology.Levels(topology.DefaultLevels()))
+	rc := GangsOf(fromPlugins(groups), members, nil)
+	rc.addTopology(fromPlugins(groups), members, all, cordoned, topology.Levels(topology.DefaultLevels()))
 	for _, g := range rc.Groups {
 		if g.Name == "waiting" && (g.Topology == nil || g.Topology.LargestRoom == nil || *g.Topology.LargestRoom != 1) {
 			t.Errorf("with n1 cordoned the waiting group's topology is %+v, want a largest room of 1", g.Topology)

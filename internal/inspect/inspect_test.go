@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/why"
 )
 
@@ -239,10 +240,10 @@ func TestGangsOf(t *testing.T) {
 		event("held-2", "FailedScheduling", "second", at(20), nil),
 		event("orphan-0", "GangWaiting", "pod group ml/orphan does not exist", at(3), nil),
 	}
-	got := GangsOf(groups, pods, events)
+	got := GangsOf(fromPlugins(groups), pods, events)
 	want := &Gangs{Groups: []Gang{
-		{Namespace: "ml", Name: "done", Phase: v1alpha1.PodGroupFinished, MinMember: 2, Succeeded: 2, Waiting: []why.WaitingPod{}},
-		{Namespace: "ml", Name: "held", Phase: v1alpha1.PodGroupPending, MinMember: 3, Members: 3, Waiting: []why.WaitingPod{
+		{Namespace: "ml", Name: "done", Phase: podgroup.PhaseFinished, MinMember: 2, Succeeded: 2, Waiting: []why.WaitingPod{}},
+		{Namespace: "ml", Name: "held", Phase: podgroup.PhasePending, MinMember: 3, Members: 3, Waiting: []why.WaitingPod{
 			{Name: "held-0", Reason: "FailedScheduling", Message: "newer attempt", Since: at(10)},
 			{Name: "held-1", Reason: "Unschedulable", Message: "0/2 nodes are available", Since: at(20)},
 			{Name: "held-2", Reason: "GangWaiting", Message: "first", Since: at(30)},
@@ -250,7 +251,7 @@ func TestGangsOf(t *testing.T) {
 		{Namespace: "ml", Name: "orphan", Missing: true, Members: 1, Waiting: []why.WaitingPod{
 			{Name: "orphan-0", Reason: "GangWaiting", Message: "pod group ml/orphan does not exist", Since: at(3)},
 		}},
-		{Namespace: "ml", Name: "run", Phase: v1alpha1.PodGroupRunning, MinMember: 2, Members: 1, Placed: 1, Running: 1, Failed: 1, Waiting: []why.WaitingPod{}},
+		{Namespace: "ml", Name: "run", Phase: podgroup.PhaseRunning, MinMember: 2, Members: 1, Placed: 1, Running: 1, Failed: 1, Waiting: []why.WaitingPod{}},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("GangsOf (-want +got):\n%s", diff)
@@ -279,7 +280,7 @@ func TestGangsOfUnsetMinMember(t *testing.T) {
 		Spec:       v1.PodSpec{NodeName: "n1"},
 		Status:     v1.PodStatus{Phase: v1.PodRunning},
 	}}
-	got := GangsOf(groups, pods, nil)
+	got := GangsOf(fromPlugins(groups), pods, nil)
 	if len(got.Groups) != 1 || got.Groups[0].MinMember != 1 {
 		t.Fatalf("GangsOf = %+v, want one group with MinMember 1", got.Groups)
 	}
@@ -381,4 +382,13 @@ func TestBar(t *testing.T) {
 			t.Errorf("Bar(%d, %d) = %q, want %q", tt.used, tt.total, got, tt.want)
 		}
 	}
+}
+
+// fromPlugins is the groups of scheduler-plugins PodGroups, as the report reads them.
+func fromPlugins(pgs []v1alpha1.PodGroup) []*podgroup.Group {
+	out := make([]*podgroup.Group, len(pgs))
+	for i := range pgs {
+		out[i] = podgroup.FromPlugins(&pgs[i])
+	}
+	return out
 }

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/pkg/gpu"
@@ -75,10 +74,8 @@ func ExplainPodByLevels(ctx context.Context, client kubernetes.Interface, groups
 			if in.Groups, _, err = nativeGroups(ctx, client, ns); err != nil {
 				return nil, err
 			}
-		} else if pgs, err := groups.SchedulingV1alpha1().PodGroups(ns).List(ctx, metav1.ListOptions{}); err == nil {
-			in.Groups = pgs.Items
-		} else if !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("listing PodGroups (is the %s CRD installed?): %w", v1alpha1.SchemeGroupVersion, err)
+		} else if in.Groups, err = pluginsGroups(ctx, groups, ns); err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
 		}
 	}
 	return &Why{Answer: why.Of(in)}, nil

@@ -285,7 +285,7 @@ func (p *publisher) sweep(ctx context.Context) {
 			in.Quotas[i] = *q
 		}
 	}
-	groupsOf := map[string][]v1alpha1.PodGroup{}
+	groupsOf := map[string][]*podgroup.Group{}
 	// The room on each node is counted once a sweep (per GPU resource names, which profiles may
 	// set apart): it is most of an answer's cost.
 	rooms := map[gpu.ResourceNames]*why.Room{}
@@ -299,11 +299,7 @@ func (p *publisher) sweep(ctx context.Context) {
 		if _, ok := podgroup.KeyOf(c.pod); ok && p.groups != nil {
 			ns := c.pod.Namespace
 			if _, ok := groupsOf[ns]; !ok {
-				pgs, _ := p.groups.List(ns)
-				groupsOf[ns] = make([]v1alpha1.PodGroup, len(pgs))
-				for i, pg := range pgs {
-					groupsOf[ns][i] = *pg
-				}
+				groupsOf[ns], _ = p.groups.List(ns)
 			}
 			in.Groups = groupsOf[ns]
 		}

@@ -235,7 +235,7 @@ func (s *shared) missingMembers(pod *v1.Pod, group string, held int) int {
 	if err != nil {
 		return 1
 	}
-	return max(int(podgroup.MinMember(pg))-held, 1)
+	return max(int(pg.MinMember)-held, 1)
 }
 
 // groupNeed is what admitting pod takes when others more members must hold quota with it for its

@@ -1,8 +1,8 @@
 // Package gang is berth's Gang plugin: the pods of a PodGroup are bound all together or not at
 // all. A group is a scheduler-plugins PodGroup (scheduling.x-k8s.io/v1alpha1, joined by the label
 // scheduling.x-k8s.io/pod-group) or, with the GenericWorkload gate, a native one
-// (scheduling.k8s.io/v1beta1, joined by spec.schedulingGroup), which pkg/podgroup hands Gang in
-// the form of the first (podgroup.FromNative).
+// (scheduling.k8s.io/v1beta1, joined by spec.schedulingGroup); pkg/podgroup hands Gang either as
+// a podgroup.Group, and only the status writer (status.go) reads the APIs' own types.
 //
 // A member passes the scheduling cycle as usual, holds what it reserved (GPUs included) at
 // Permit, and is let through only when minMember members hold a place; until then it waits, at
@@ -34,7 +34,6 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
@@ -140,8 +139,8 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 // under the manager's lock, it reads what it needs of the group and returns the check itself,
 // which reads every node and runs without the lock (manager.AdmitScanning), returning why the
 // group cannot go now and what it is told, or 0.
-func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1alpha1.PodGroup, groupView) (parkReason, string, func() (parkReason, string))) (*v1alpha1.PodGroup, parkReason, *fwk.Status, bool) {
-	var pg *v1alpha1.PodGroup
+func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*podgroup.Group, groupView) (parkReason, string, func() (parkReason, string))) (*podgroup.Group, parkReason, *fwk.Status, bool) {
+	var pg *podgroup.Group
 	var msg string
 	var passOnce bool
 	before := func(g groupView) (parkReason, bool) {
@@ -151,7 +150,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
 			return parkedNotFound, false
 		}
-		g.Place(corev1helpers.PodPriority(pod), pg.CreationTimestamp.Time)
+		g.Place(corev1helpers.PodPriority(pod), pg.Created)
 		if in, d := g.InBackoff(); in {
 			msg = standsAside(key, d, g.Why())
 			return parkedBackoff, false
@@ -162,14 +161,13 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 				// A member held here before its first try would carry no PodScheduled condition,
 				// so neither its user nor a cluster autoscaler would see it wait. It goes in once;
 				// PreFilter holds it with this message, which the scheduler writes.
-				pl.podGroups.Order.Note(key, pg.CreationTimestamp.Time)
+				pl.podGroups.Order.Note(key, pg.Created)
 				passOnce = true
 				return 0, true
 			}
 			return parkedNoRoom, false
 		}
-		minMember := podgroup.MinMember(pg)
-		if n := g.Ready(); n < minMember {
+		if n, minMember := g.Ready(), pg.MinMember; n < minMember {
 			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
 			return parkedTooFew, false
 		}
@@ -184,7 +182,7 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*v1al
 			return parkedTurn, false
 		}
 		// Before the member can enter the active queue, where QOSSort sorts it by this time.
-		pl.podGroups.Order.Note(key, pg.CreationTimestamp.Time)
+		pl.podGroups.Order.Note(key, pg.Created)
 		return 0, true
 	}
 	var reason parkReason
@@ -349,17 +347,17 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	var domain *topologyState
 	holdsNothing := false
-	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *v1alpha1.PodGroup, g groupView) (parkReason, string, func() (parkReason, string)) {
+	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *podgroup.Group, g groupView) (parkReason, string, func() (parkReason, string)) {
 		holdsNothing = len(g.g.placed) == 0 && len(g.g.waiting) == 0
 		var placed []*v1.Pod
-		if len(pg.Spec.MinResources) > 0 {
+		if len(pg.MinResources) > 0 {
 			placed = pl.placed(key, g)
 		}
 		ask, bad, badMsg := pl.askDomain(key, pg, g, pod)
 		// Without the manager's lock: these read every node.
 		return 0, "", func() (parkReason, string) {
 			domain = nil
-			if len(pg.Spec.MinResources) > 0 {
+			if len(pg.MinResources) > 0 {
 				if short := capacityShortfall(nodes, wantedResources(pg), placed); short != "" {
 					return parkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
 				}
@@ -373,13 +371,13 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			return reason, msg
 		}
 	})
-	if pg != nil && pg.Status.ScheduleStartTime.IsZero() {
+	if pg != nil && pg.Started.IsZero() {
 		pl.status.noteStarted(key, time.Now())
 	}
 	if st == nil && holdsNothing && domain == nil {
 		// Outside the manager's lock: these read every node.
 		logger := klog.FromContext(ctx)
-		if room := pl.roomShort(key, pod, int(podgroup.MinMember(pg)), nodes); room != nil {
+		if room := pl.roomShort(key, pod, int(pg.MinMember), nodes); room != nil {
 			// Who is turned away by the sum, and who goes, in order, is what tells whether the room
 			// went to the oldest group (issue 28).
 			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.all, "oneMemberNeeds", room.need.one)
@@ -436,10 +434,10 @@ func (*Gang) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
 // wantedResources is what a group asks of the cluster: its minResources and a pod slot for each
 // of minMember members.
-func wantedResources(pg *v1alpha1.PodGroup) v1.ResourceList {
-	want := pg.Spec.MinResources.DeepCopy()
+func wantedResources(pg *podgroup.Group) v1.ResourceList {
+	want := pg.MinResources.DeepCopy()
 	if _, ok := want[v1.ResourcePods]; !ok {
-		want[v1.ResourcePods] = *resource.NewQuantity(int64(podgroup.MinMember(pg)), resource.DecimalSI)
+		want[v1.ResourcePods] = *resource.NewQuantity(int64(pg.MinMember), resource.DecimalSI)
 	}
 	return want
 }
@@ -476,7 +474,7 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 	}
 	domain := topologyStateOf(state)
 	why := fmt.Sprintf("could not place member %s: %s", pod.Name, pl.noNodeBecause(statuses, domain))
-	v := pl.groups.MemberFailed(key, pod, podgroup.MinMember(pg), pl.snapshotCheck(func(node string) bool {
+	v := pl.groups.MemberFailed(key, pod, pg.MinMember, pl.snapshotCheck(func(node string) bool {
 		return statuses != nil && statuses.Get(node).Code() == fwk.Unschedulable
 	}), why)
 	if room := roomStateOf(state); room != nil {
@@ -595,7 +593,7 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	minMember := int32(1)
 	if pg, err := pl.podGroups.Of(key); err == nil {
-		minMember = podgroup.MinMember(pg)
+		minMember = pg.MinMember
 	}
 	var check snapshotCheck
 	var why string
@@ -633,7 +631,7 @@ func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ s
 		pl.groups.Park(key, pod, parkedNotFound)
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod group %s does not exist", key)), 0
 	}
-	minMember := podgroup.MinMember(pg)
+	minMember := pg.MinMember
 	v := pl.groups.Permit(key, pod, minMember, pl.timeout(pg))
 	if v.Refused != 0 {
 		msg := fmt.Sprintf("pod group %s could not place all its members and stands aside", key)
@@ -716,10 +714,10 @@ const (
 )
 
 // timeout is how long a round of pg may wait at Permit.
-func (pl *Gang) timeout(pg *v1alpha1.PodGroup) time.Duration {
+func (pl *Gang) timeout(pg *podgroup.Group) time.Duration {
 	t := pl.defaultTimeout
-	if s := pg.Spec.ScheduleTimeoutSeconds; s != nil && *s > 0 {
-		t = time.Duration(*s) * time.Second
+	if pg.ScheduleTimeout > 0 {
+		t = pg.ScheduleTimeout
 	}
 	return min(t, maxPermitWait-frameworkTimerSlack)
 }

@@ -714,7 +714,7 @@ func TestPodGroupDeletionReleasesWaitingMembers(t *testing.T) {
 	}
 	// Permit for a member of a group that no longer exists is refused.
 	h.eventually("the lister to drop the PodGroup", func() bool {
-		_, err := h.pl.podGroups.Get(types.NamespacedName{Namespace: "ns", Name: "a"})
+		_, err := h.pl.podGroups.Of(types.NamespacedName{Namespace: "ns", Name: "a"})
 		return apierrors.IsNotFound(err)
 	})
 	h.pl.Reserve(h.ctx, nil, a2, "node")

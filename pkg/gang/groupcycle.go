@@ -148,7 +148,7 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 	// The group's cycle gave back what its members reserved before this runs, and its statuses per
 	// node are not passed on: no node is known to have turned the member away for room since given
 	// back.
-	v := pl.groups.MemberFailed(key, pod, podgroup.MinMember(pg), pl.snapshotCheck(func(string) bool { return false }), why)
+	v := pl.groups.MemberFailed(key, pod, pg.MinMember, pl.snapshotCheck(func(string) bool { return false }), why)
 	if room != nil {
 		pl.groups.NoteNeed(key, room.need)
 	}

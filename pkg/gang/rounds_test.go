@@ -124,7 +124,7 @@ func TestAMemberReleasedBeforeItIsParkedIsRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.eventually("the deletion in the informer", func() bool {
-		_, err := h.pl.podGroups.Get(types.NamespacedName{Namespace: "ns", Name: "a"})
+		_, err := h.pl.podGroups.Of(types.NamespacedName{Namespace: "ns", Name: "a"})
 		return err != nil
 	})
 	h.fh.AddWaitingPod(a1, map[string]time.Duration{Name: timeout})

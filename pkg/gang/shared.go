@@ -7,14 +7,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
@@ -61,14 +59,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
-	// No selector finds a native group's members (spec.schedulingGroup): with native groups
-	// served, the status writer watches every pod, each cut to a few fields (statusFields).
-	statusOpts := []informers.SharedInformerOption{informers.WithTransform(statusFields)}
-	if !podgroup.NativeEnabled() {
-		statusOpts = append(statusOpts, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }))
-	}
-	statusFactory := informers.NewSharedInformerFactoryWithOptions(h.ClientSet(), 0, statusOpts...)
-	statusPods := statusFactory.Core().V1().Pods().Informer()
+	statusFactory, statusPods := statusPodInformer(h.ClientSet())
 	status, err := newStatusWriter(groups.Client, groups.PodGroups.Lister(), statusPods, t.statusBatch)
 	if err != nil {
 		return nil, err
@@ -129,32 +120,29 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 func (c *core) podGroupHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				key := podgroup.Key(pg)
+			if pg, ok := obj.(*podgroup.Group); ok {
+				key := pg.Key
 				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
 				c.status.enqueue(key)
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
-			old, ok1 := oldObj.(*v1alpha1.PodGroup)
-			cur, ok2 := newObj.(*v1alpha1.PodGroup)
+			old, ok1 := oldObj.(*podgroup.Group)
+			cur, ok2 := newObj.(*podgroup.Group)
 			if !ok1 || !ok2 {
 				return
 			}
-			key := podgroup.Key(cur)
-			if !equality.Semantic.DeepEqual(old.Spec, cur.Spec) || topologyChanged(old, cur) {
+			key := cur.Key
+			if podgroup.SpecChanged(old, cur) {
 				c.groups.EndRoomWait(key)
-				c.allow(c.groups.Reevaluate(key, podgroup.MinMember(cur)))
+				c.allow(c.groups.Reevaluate(key, cur.MinMember))
 				c.activate(c.groups.Wake(key, nil, wokenByPodGroup...))
 			}
 			c.status.enqueue(key)
 		},
 		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				key := podgroup.Key(pg)
+			if pg, ok := obj.(*podgroup.Group); ok {
+				key := pg.Key
 				c.reject(key, c.groups.Drop(key), fmt.Sprintf("pod group %s was deleted", key))
 				c.status.enqueue(key)
 			}
@@ -236,8 +224,9 @@ func (c *core) nodeHandler() cache.ResourceEventHandler {
 func (c *core) quotaHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if q, ok := obj.(*v1alpha1.ElasticQuota); ok {
-				c.groups.EndRoomWaitsIn(q.Namespace)
+			// The ElasticQuota informer's: its namespace is all that is read.
+			if q, err := meta.Accessor(obj); err == nil {
+				c.groups.EndRoomWaitsIn(q.GetNamespace())
 			}
 		},
 	}
@@ -260,7 +249,7 @@ var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResour
 func (c *core) wakeIfReady(key types.NamespacedName) {
 	c.activate(c.groups.Wake(key, func(g groupView) bool {
 		pg, err := c.podGroups.Of(key)
-		return err == nil && g.Ready() >= podgroup.MinMember(pg)
+		return err == nil && g.Ready() >= pg.MinMember
 	}, parkedTooFew))
 }
 

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -40,18 +41,18 @@ import (
 //
 // The phase never moves backwards (see forward): the writer's cache may lag behind what a
 // previous leader, or this one, already wrote.
-func computeStatus(pg *v1alpha1.PodGroup, pods []*v1.Pod, started time.Time) groupStatus {
-	s := v1alpha1.PodGroupStatus{ScheduleStartTime: pg.Status.ScheduleStartTime}
-	if s.ScheduleStartTime.IsZero() && !started.IsZero() {
-		s.ScheduleStartTime = metav1.NewTime(started)
+func computeStatus(pg *podgroup.Group, pods []*v1.Pod, started time.Time) groupStatus {
+	s := groupStatus{Started: pg.Started}
+	if s.Started.IsZero() {
+		s.Started = started
 	}
-	var bound, live int32
+	var live int32
 	for _, pod := range pods {
 		if podroom.Holds(pod) {
 			live++
 		}
 		if pod.Spec.NodeName != "" {
-			bound++
+			s.Scheduled++
 		}
 		switch pod.Status.Phase {
 		case v1.PodRunning:
@@ -62,37 +63,37 @@ func computeStatus(pg *v1alpha1.PodGroup, pods []*v1.Pod, started time.Time) gro
 			s.Failed++
 		}
 	}
-	minMember := podgroup.MinMember(pg)
+	minMember := pg.MinMember
 	switch {
 	case s.Succeeded >= minMember:
-		s.Phase = v1alpha1.PodGroupFinished
+		s.Phase = podgroup.PhaseFinished
 	case s.Failed > 0 && s.Failed+s.Running+s.Succeeded >= minMember:
-		s.Phase = v1alpha1.PodGroupFailed
+		s.Phase = podgroup.PhaseFailed
 	case s.Running+s.Succeeded >= minMember:
-		s.Phase = v1alpha1.PodGroupRunning
-	case bound >= minMember:
-		s.Phase = v1alpha1.PodGroupScheduling
+		s.Phase = podgroup.PhaseRunning
+	case s.Scheduled >= minMember:
+		s.Phase = podgroup.PhaseScheduling
 	default:
-		s.Phase = v1alpha1.PodGroupPending
+		s.Phase = podgroup.PhasePending
 	}
-	s.Phase = forward(pg.Status.Phase, s.Phase, live+s.Succeeded+s.Failed >= minMember)
-	return groupStatus{PodGroupStatus: s, Scheduled: bound}
+	s.Phase = forward(pg.Phase, s.Phase, live+s.Succeeded+s.Failed >= minMember)
+	return s
 }
 
 // phaseRank orders the phases a group goes through; Finished and Failed are final.
-var phaseRank = map[v1alpha1.PodGroupPhase]int{
-	v1alpha1.PodGroupPending:    1,
-	v1alpha1.PodGroupScheduling: 2,
-	v1alpha1.PodGroupRunning:    3,
-	v1alpha1.PodGroupFailed:     4,
-	v1alpha1.PodGroupFinished:   4,
+var phaseRank = map[podgroup.Phase]int{
+	podgroup.PhasePending:    1,
+	podgroup.PhaseScheduling: 2,
+	podgroup.PhaseRunning:    3,
+	podgroup.PhaseFailed:     4,
+	podgroup.PhaseFinished:   4,
 }
 
 // forward returns the phase to write when the PodGroup shows cur and the pods say computed: never
 // an earlier one, and nothing after a final phase. A group that no longer has minMember pods (whole)
 // was torn down, as when its job restarts: like scheduler-plugins' controller, it is Pending again,
 // unless it had finished.
-func forward(cur, computed v1alpha1.PodGroupPhase, whole bool) v1alpha1.PodGroupPhase {
+func forward(cur, computed podgroup.Phase, whole bool) podgroup.Phase {
 	switch {
 	case phaseRank[cur] == 4:
 		return cur
@@ -104,12 +105,15 @@ func forward(cur, computed v1alpha1.PodGroupPhase, whole bool) v1alpha1.PodGroup
 	return computed
 }
 
-// groupStatus is what Gang shows on a PodGroup: v1alpha1's status, plus Scheduled, the number of
-// members bound to a node. v1alpha1 has no field for it; berth's copy of the CRD carries it as
-// status.scheduled with a printer column, and a cluster with scheduler-plugins' CRD drops it.
+// groupStatus is what Gang shows of a group: v1alpha1's status (phase, scheduleStartTime as
+// Started, counts), plus Scheduled, the number of members bound to a node. v1alpha1 has no field
+// for it; berth's copy of the CRD carries it as status.scheduled with a printer column, and a
+// cluster with scheduler-plugins' CRD drops it. A native PodGroup shows it as a condition
+// (placementCondition).
 type groupStatus struct {
-	v1alpha1.PodGroupStatus
-	Scheduled int32
+	Phase                                 podgroup.Phase
+	Started                               time.Time
+	Scheduled, Running, Succeeded, Failed int32
 }
 
 // statusPatch is the merge patch that sets a PodGroup's status to s. It names every counter, so
@@ -122,8 +126,8 @@ func statusPatch(s groupStatus) ([]byte, error) {
 		"succeeded": s.Succeeded,
 		"failed":    s.Failed,
 	}
-	if !s.ScheduleStartTime.IsZero() {
-		status["scheduleStartTime"] = s.ScheduleStartTime
+	if !s.Started.IsZero() {
+		status["scheduleStartTime"] = metav1.NewTime(s.Started)
 	}
 	return json.Marshal(map[string]any{"status": status})
 }
@@ -208,6 +212,18 @@ func (w *statusWriter) serveNative(client kubernetes.Interface, groups *podgroup
 	w.native = &nativeStatus{client: client, groups: groups}
 }
 
+// statusPodInformer is the status writer's pod informer and the factory that starts it. No
+// selector finds a native group's members (spec.schedulingGroup): with native groups served, it
+// watches every pod, each cut to a few fields (statusFields).
+func statusPodInformer(client kubernetes.Interface) (informers.SharedInformerFactory, cache.SharedIndexInformer) {
+	opts := []informers.SharedInformerOption{informers.WithTransform(statusFields)}
+	if !podgroup.NativeEnabled() {
+		opts = append(opts, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = v1alpha1.PodGroupLabel }))
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, opts...)
+	return factory, factory.Core().V1().Pods().Informer()
+}
+
 // statusFields keeps of a pod only what computeStatus and the group index read, so the status
 // writer's cache of gang pods stays small.
 func statusFields(obj any) (any, error) {
@@ -279,7 +295,7 @@ func (w *statusWriter) upToDate(key types.NamespacedName, pg *v1alpha1.PodGroup,
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	scheduled, written := w.scheduled[key]
-	return written && scheduled == want.Scheduled && statusEqual(pg.Status, want.PodGroupStatus)
+	return written && scheduled == want.Scheduled && statusEqual(pg.Status, want)
 }
 
 func (w *statusWriter) wrote(key types.NamespacedName, s groupStatus) {
@@ -328,7 +344,7 @@ func (w *statusWriter) sync(ctx context.Context, key types.NamespacedName) error
 	if err != nil {
 		return err
 	}
-	want := computeStatus(pg, w.pods.of(key), w.startedAt(key))
+	want := computeStatus(podgroup.FromPlugins(pg), w.pods.of(key), w.startedAt(key))
 	if !pg.Status.ScheduleStartTime.IsZero() {
 		w.forgetStarted(key)
 	}
@@ -377,9 +393,8 @@ func (w *statusWriter) syncNative(ctx context.Context, key types.NamespacedName)
 		return err
 	}
 	group := podgroup.FromNative(pg)
-	group.Status.Phase = podgroup.NativePhase(pg)
 	want := computeStatus(group, w.pods.of(key), time.Time{})
-	cond := placementCondition(want, podgroup.MinMember(group), pg.Generation)
+	cond := placementCondition(want, group.MinMember, pg.Generation)
 	old := apimeta.FindStatusCondition(pg.Status.Conditions, cond.Type)
 	if old != nil && old.Status == cond.Status && old.Reason == cond.Reason && old.Message == cond.Message && old.ObservedGeneration == cond.ObservedGeneration {
 		return nil
@@ -402,7 +417,7 @@ func (w *statusWriter) syncNative(ctx context.Context, key types.NamespacedName)
 // counts, which the API has no fields for. LastTransitionTime is left to the caller.
 func placementCondition(s groupStatus, minCount int32, generation int64) metav1.Condition {
 	status := metav1.ConditionFalse
-	if phaseRank[s.Phase] >= phaseRank[v1alpha1.PodGroupScheduling] {
+	if phaseRank[s.Phase] >= phaseRank[podgroup.PhaseScheduling] {
 		status = metav1.ConditionTrue
 	}
 	return metav1.Condition{
@@ -415,8 +430,9 @@ func placementCondition(s groupStatus, minCount int32, generation int64) metav1.
 	}
 }
 
-// statusEqual compares the fields computeStatus sets. Times compare at the second the API keeps.
-func statusEqual(a, b v1alpha1.PodGroupStatus) bool {
-	return a.Phase == b.Phase && a.Running == b.Running && a.Succeeded == b.Succeeded && a.Failed == b.Failed &&
-		a.ScheduleStartTime.Unix() == b.ScheduleStartTime.Unix()
+// statusEqual reports whether a PodGroup's status a shows the fields computeStatus sets in b.
+// Times compare at the second the API keeps.
+func statusEqual(a v1alpha1.PodGroupStatus, b groupStatus) bool {
+	return podgroup.Phase(a.Phase) == b.Phase && a.Running == b.Running && a.Succeeded == b.Succeeded && a.Failed == b.Failed &&
+		a.ScheduleStartTime.Unix() == metav1.NewTime(b.Started).Unix()
 }

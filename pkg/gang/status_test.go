@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/informers/externalversions"
 
 	"github.com/berth-sched/berth/pkg/leader"
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 func podGroup(name string, minMember int32) *v1alpha1.PodGroup {
@@ -38,7 +39,6 @@ func phased(name, node string, phase v1.PodPhase) *v1.Pod {
 }
 
 func TestComputeStatus(t *testing.T) {
-	start := metav1.NewTime(t0)
 	tests := []struct {
 		name    string
 		pg      *v1alpha1.PodGroup
@@ -49,55 +49,55 @@ func TestComputeStatus(t *testing.T) {
 		{
 			name: "no pods: Pending",
 			pg:   podGroup("a", 2),
-			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending}, 0},
+			want: groupStatus{Phase: podgroup.PhasePending, Scheduled: 0},
 		},
 		{
 			name:    "fewer than minMember bound: Pending, with the first attempt's time",
 			pg:      podGroup("a", 2),
 			pods:    []*v1.Pod{phased("p1", "n1", v1.PodPending), phased("p2", "", v1.PodPending)},
 			started: t0,
-			want:    groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending, ScheduleStartTime: start}, 1},
+			want:    groupStatus{Phase: podgroup.PhasePending, Started: t0, Scheduled: 1},
 		},
 		{
 			name: "minMember bound, not yet running: Scheduling",
 			pg:   podGroup("a", 2),
 			pods: []*v1.Pod{phased("p1", "n1", v1.PodPending), phased("p2", "n2", v1.PodRunning)},
-			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupScheduling, Running: 1}, 2},
+			want: groupStatus{Phase: podgroup.PhaseScheduling, Running: 1, Scheduled: 2},
 		},
 		{
 			name: "minMember running or succeeded: Running",
 			pg:   podGroup("a", 2),
 			pods: []*v1.Pod{phased("p1", "n1", v1.PodSucceeded), phased("p2", "n2", v1.PodRunning), phased("p3", "", v1.PodPending)},
-			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning, Running: 1, Succeeded: 1}, 2},
+			want: groupStatus{Phase: podgroup.PhaseRunning, Running: 1, Succeeded: 1, Scheduled: 2},
 		},
 		{
 			name: "a member failed after the group got going: Failed",
 			pg:   podGroup("a", 2),
 			pods: []*v1.Pod{phased("p1", "n1", v1.PodFailed), phased("p2", "n2", v1.PodRunning)},
-			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFailed, Running: 1, Failed: 1}, 2},
+			want: groupStatus{Phase: podgroup.PhaseFailed, Running: 1, Failed: 1, Scheduled: 2},
 		},
 		{
 			name: "minMember succeeded: Finished",
 			pg:   podGroup("a", 2),
 			pods: []*v1.Pod{phased("p1", "n1", v1.PodSucceeded), phased("p2", "n2", v1.PodSucceeded), phased("p3", "n2", v1.PodFailed)},
-			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupFinished, Succeeded: 2, Failed: 1}, 3},
+			want: groupStatus{Phase: podgroup.PhaseFinished, Succeeded: 2, Failed: 1, Scheduled: 3},
 		},
 		{
 			name:    "a scheduleStartTime already set is kept",
-			pg:      &v1alpha1.PodGroup{Spec: v1alpha1.PodGroupSpec{MinMember: 1}, Status: v1alpha1.PodGroupStatus{ScheduleStartTime: start}},
+			pg:      &v1alpha1.PodGroup{Spec: v1alpha1.PodGroupSpec{MinMember: 1}, Status: v1alpha1.PodGroupStatus{ScheduleStartTime: metav1.NewTime(t0)}},
 			started: t0.Add(time.Hour),
-			want:    groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending, ScheduleStartTime: start}, 0},
+			want:    groupStatus{Phase: podgroup.PhasePending, Started: t0, Scheduled: 0},
 		},
 		{
 			name: "unset minMember reads as 1",
 			pg:   podGroup("a", 0),
 			pods: []*v1.Pod{phased("p1", "n1", v1.PodPending)},
-			want: groupStatus{v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupScheduling}, 1},
+			want: groupStatus{Phase: podgroup.PhaseScheduling, Scheduled: 1},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, computeStatus(tc.pg, tc.pods, tc.started)); diff != "" {
+			if diff := cmp.Diff(tc.want, computeStatus(podgroup.FromPlugins(tc.pg), tc.pods, tc.started)); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
 		})
@@ -105,7 +105,7 @@ func TestComputeStatus(t *testing.T) {
 }
 
 func TestStatusPatchWritesZeroCounts(t *testing.T) {
-	patch, err := statusPatch(groupStatus{PodGroupStatus: v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupPending}})
+	patch, err := statusPatch(groupStatus{Phase: podgroup.PhasePending})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestStatusWriterSync(t *testing.T) {
 			}
 			if tc.want == nil {
 				// What the writer wrote before, as it shows in the PodGroup.
-				w.wrote(keyA, computeStatus(tc.pg, w.pods.of(keyA), w.startedAt(keyA)))
+				w.wrote(keyA, computeStatus(podgroup.FromPlugins(tc.pg), w.pods.of(keyA), w.startedAt(keyA)))
 			}
 			pgClient.ClearActions()
 
@@ -348,16 +348,16 @@ func TestStatusWriterWritesOnlyWhenLeading(t *testing.T) {
 // carries the phase and the counts the API has no fields for.
 func TestPlacementCondition(t *testing.T) {
 	for _, tt := range []struct {
-		phase v1alpha1.PodGroupPhase
+		phase podgroup.Phase
 		want  metav1.ConditionStatus
 	}{
-		{v1alpha1.PodGroupPending, metav1.ConditionFalse},
-		{v1alpha1.PodGroupScheduling, metav1.ConditionTrue},
-		{v1alpha1.PodGroupRunning, metav1.ConditionTrue},
-		{v1alpha1.PodGroupFinished, metav1.ConditionTrue},
-		{v1alpha1.PodGroupFailed, metav1.ConditionTrue},
+		{podgroup.PhasePending, metav1.ConditionFalse},
+		{podgroup.PhaseScheduling, metav1.ConditionTrue},
+		{podgroup.PhaseRunning, metav1.ConditionTrue},
+		{podgroup.PhaseFinished, metav1.ConditionTrue},
+		{podgroup.PhaseFailed, metav1.ConditionTrue},
 	} {
-		s := groupStatus{PodGroupStatus: v1alpha1.PodGroupStatus{Phase: tt.phase, Running: 2, Succeeded: 1, Failed: 0}, Scheduled: 3}
+		s := groupStatus{Phase: tt.phase, Running: 2, Succeeded: 1, Failed: 0, Scheduled: 3}
 		c := placementCondition(s, 4, 7)
 		want := metav1.Condition{Type: "berth.dev/Placement", Status: tt.want, ObservedGeneration: 7, Reason: string(tt.phase),
 			Message: "3 of 4 (minCount) bound, 2 running, 1 succeeded, 0 failed"}

@@ -7,9 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
@@ -104,8 +102,8 @@ type domainAsk struct {
 
 // askDomain is the topology part of PreFilter's admission, under the manager's lock: what pg's
 // members ask of the topology (nil: nothing), or why the group cannot go and what it is told.
-func (pl *Gang) askDomain(key types.NamespacedName, pg *v1alpha1.PodGroup, g groupView, pod *v1.Pod) (*domainAsk, parkReason, string) {
-	c, ok, err := pl.index.Levels().ConstraintOf(pg.Annotations)
+func (pl *Gang) askDomain(key types.NamespacedName, pg *podgroup.Group, g groupView, pod *v1.Pod) (*domainAsk, parkReason, string) {
+	c, ok, err := pl.index.Levels().ConstraintOf(pg.Topology)
 	if err != nil {
 		return nil, parkedBadTopology, fmt.Sprintf("pod group %s cannot be placed: %v; it waits until that is fixed", key, err)
 	}
@@ -164,7 +162,7 @@ func chosenBecause(c topology.Constraint, choice topology.Choice, g topology.Gro
 
 // topologyGroup is what the group still needs placed: each ready member without a place (pod
 // included), at least enough to reach minMember, each counted at the largest request among them.
-func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g groupView, pod *v1.Pod) topology.Group {
+func (pl *Gang) topologyGroup(key types.NamespacedName, pg *podgroup.Group, g groupView, pod *v1.Pod) topology.Group {
 	placedNodes := sets.New[string]()
 	placed := sets.New[types.UID]()
 	for _, r := range g.g.reserved {
@@ -193,7 +191,7 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *v1alpha1.PodGroup, g
 			add(p)
 		}
 	}
-	count := max(pending, int(podgroup.MinMember(pg))-placed.Len(), 1)
+	count := max(pending, int(pg.MinMember)-placed.Len(), 1)
 	return topology.Group{Count: count, Member: member, Placed: sets.List(placedNodes)}
 }
 
@@ -264,24 +262,9 @@ func (g *group) dropDomainIfEmpty() {
 	g.domain = nil
 }
 
-// topologyChanged reports whether a PodGroup's topology annotations changed.
-func topologyChanged(old, cur *v1alpha1.PodGroup) bool {
-	for _, a := range []string{topology.RequiredAnnotation, topology.PreferredAnnotation} {
-		if old.Annotations[a] != cur.Annotations[a] {
-			return true
-		}
-		_, had := old.Annotations[a]
-		_, has := cur.Annotations[a]
-		if had != has {
-			return true
-		}
-	}
-	return false
-}
-
 // warnPodGroup puts a problem with a PodGroup where its owner looks: a Warning event on it.
-func (pl *Gang) warnPodGroup(pg *v1alpha1.PodGroup, msg string) {
-	pl.logger.Info("PodGroup's topology cannot be honoured", "podGroup", klog.KObj(pg), "problem", msg)
+func (pl *Gang) warnPodGroup(pg *podgroup.Group, msg string) {
+	pl.logger.Info("PodGroup's topology cannot be honoured", "podGroup", pg.Key, "problem", msg)
 	recorder := pl.handle.EventRecorder()
 	if recorder == nil || pg == nil {
 		return

@@ -75,8 +75,8 @@ func (g *groupRule) Companions() int {
 		if !ok || c == nil {
 			return
 		}
-		pg, err := c.podGroups.Get(key)
-		if err != nil {
+		pg, err := c.podGroups.Of(key)
+		if err != nil || pg.Native() {
 			return
 		}
 		present := map[types.UID]bool{}
@@ -93,7 +93,7 @@ func (g *groupRule) Companions() int {
 			}
 		}
 		delete(present, g.preemptor.UID)
-		g.missing = max(0, int(podgroup.MinMember(pg))-len(present)-1)
+		g.missing = max(0, int(pg.MinMember)-len(present)-1)
 		for _, p := range podgroup.Pods(c.podGroups.Pods, key) {
 			if p.UID != g.preemptor.UID && !present[p.UID] && p.Spec.NodeName == "" && podgroup.Live(p) {
 				g.waiting = append(g.waiting, p)

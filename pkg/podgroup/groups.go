@@ -53,17 +53,19 @@ type Groups struct {
 	// GenericWorkload is off (NativeEnabled).
 	native       cache.SharedIndexInformer
 	nativeLister schedulingv1beta1listers.PodGroupLister
-	// fromNative keeps what FromNative made of each native PodGroup, by UID, for as long as the
-	// informer holds the same object (it stores a new one for every new resourceVersion): Of runs on Gang's hot path (PreEnqueue, PreFilter, Permit, Unreserve),
-	// where a new object per call cost 7 allocations (BenchmarkOf). Like the lister's objects, the
-	// ones it hands out are shared and read only.
-	fromNativeMu sync.Mutex
-	fromNative   map[types.UID]fromNativeEntry
+	// adapted keeps the Group made of each PodGroup of either API, by UID, for as long as its
+	// informer holds the same object (it stores a new one for every new resourceVersion): Of runs
+	// on Gang's hot path (PreEnqueue, PreFilter, Permit, Unreserve), where a new Group per call
+	// cost allocations (BenchmarkOf). Like the listers' objects, the Groups it hands out are
+	// shared and read only.
+	adaptedMu sync.RWMutex
+	adapted   map[types.UID]adaptedEntry
 }
 
-type fromNativeEntry struct {
-	source *schedulingv1beta1.PodGroup
-	group  *v1alpha1.PodGroup
+// adaptedEntry is the Group made of source, an informer's PodGroup of either API.
+type adaptedEntry struct {
+	source any
+	group  *Group
 }
 
 var groups process.Shared[informers.SharedInformerFactory, *Groups]
@@ -103,6 +105,7 @@ func build(ctx context.Context, h fwk.Handle, client versioned.Interface) (*Grou
 		Informers: externalversions.NewSharedInformerFactory(client, 0),
 		Order:     order,
 		Pods:      podInformer.GetIndexer(),
+		adapted:   map[types.UID]adaptedEntry{},
 	}
 	g.PodGroups = g.Informers.Scheduling().V1alpha1().PodGroups()
 	g.lister = g.PodGroups.Lister()
@@ -110,12 +113,14 @@ func build(ctx context.Context, h fwk.Handle, client versioned.Interface) (*Grou
 		// The scheduler's own, which its queue reads: the scheduler starts it and waits for it.
 		native := h.SharedInformerFactory().Scheduling().V1beta1().PodGroups()
 		g.native, g.nativeLister = native.Informer(), native.Lister()
-		g.fromNative = map[types.UID]fromNativeEntry{}
-		if _, err := g.native.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: g.forgetNative}); err != nil {
+		if _, err := g.native.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: g.forget}); err != nil {
 			return nil, err
 		}
 	}
 	informer := g.PodGroups.Informer()
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: g.forget}); err != nil {
+		return nil, err
+	}
 	g.Informers.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return nil, fmt.Errorf("the PodGroup informer did not sync: %w", context.Cause(ctx))
@@ -136,18 +141,16 @@ func clientOf(h fwk.Handle) (versioned.Interface, error) {
 	return client, nil
 }
 
-// Get returns the scheduler-plugins PodGroup key names, from the informer's cache; for the key of
-// a native group, a NotFound error.
-func (g *Groups) Get(key types.NamespacedName) (*v1alpha1.PodGroup, error) {
-	return g.lister.PodGroups(key.Namespace).Get(key.Name)
-}
-
-// Of returns the group key names, of either API, from the informers' caches: the scheduler-plugins
-// PodGroup, or the native one as FromNative makes it.
-func (g *Groups) Of(key types.NamespacedName) (*v1alpha1.PodGroup, error) {
+// Of returns the group key names, of either API, from the informers' caches, as its adapter
+// (FromPlugins, FromNative) makes it.
+func (g *Groups) Of(key types.NamespacedName) (*Group, error) {
 	name, native := NativeName(key)
 	if !native {
-		return g.Get(key)
+		pg, err := g.lister.PodGroups(key.Namespace).Get(key.Name)
+		if err != nil {
+			return nil, err
+		}
+		return adapt(g, pg.UID, pg, FromPlugins), nil
 	}
 	if g.nativeLister == nil {
 		return nil, errNoNative
@@ -156,14 +159,23 @@ func (g *Groups) Of(key types.NamespacedName) (*v1alpha1.PodGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.fromNativeMu.Lock()
-	defer g.fromNativeMu.Unlock()
-	if e, ok := g.fromNative[pg.UID]; ok && e.source == pg {
-		return e.group, nil
+	return adapt(g, pg.UID, pg, FromNative), nil
+}
+
+// adapt returns the Group adapter makes of source, making it only if source is not the object it
+// was last made of.
+func adapt[T any](g *Groups, uid types.UID, source *T, adapter func(*T) *Group) *Group {
+	g.adaptedMu.RLock()
+	e, ok := g.adapted[uid]
+	g.adaptedMu.RUnlock()
+	if ok && e.source == any(source) {
+		return e.group
 	}
-	out := FromNative(pg)
-	g.fromNative[pg.UID] = fromNativeEntry{source: pg, group: out}
-	return out, nil
+	out := adapter(source)
+	g.adaptedMu.Lock()
+	g.adapted[uid] = adaptedEntry{source: source, group: out}
+	g.adaptedMu.Unlock()
+	return out
 }
 
 // Native returns the native PodGroup of key (NativeKey) as the informer holds it; shared and read
@@ -179,50 +191,96 @@ func (g *Groups) Native(key types.NamespacedName) (*schedulingv1beta1.PodGroup, 
 	return g.nativeLister.PodGroups(key.Namespace).Get(name)
 }
 
-// List returns the PodGroups of both APIs in namespace, from the informers' caches, each as Of
+// List returns the groups of both APIs in namespace, from the informers' caches, each as Of
 // returns it; shared and read only.
-func (g *Groups) List(namespace string) ([]*v1alpha1.PodGroup, error) {
-	out, err := g.lister.PodGroups(namespace).List(labels.Everything())
-	if err != nil || g.nativeLister == nil {
-		return out, err
+func (g *Groups) List(namespace string) ([]*Group, error) {
+	pgs, err := g.lister.PodGroups(namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Group, 0, len(pgs))
+	for _, pg := range pgs {
+		out = append(out, adapt(g, pg.UID, pg, FromPlugins))
+	}
+	if g.nativeLister == nil {
+		return out, nil
 	}
 	natives, err := g.nativeLister.PodGroups(namespace).List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
 	for _, pg := range natives {
-		group, err := g.Of(NativeKey(pg.Namespace, pg.Name))
-		if err != nil {
-			// Deleted since it was listed.
-			continue
-		}
-		out = append(out, group)
+		out = append(out, adapt(g, pg.UID, pg, FromNative))
 	}
 	return out, nil
 }
 
-// forgetNative drops a deleted native PodGroup from fromNative.
-func (g *Groups) forgetNative(obj any) {
+// forget drops a deleted PodGroup, of either API, from adapted.
+func (g *Groups) forget(obj any) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
-	if pg, ok := obj.(*schedulingv1beta1.PodGroup); ok {
-		g.fromNativeMu.Lock()
-		delete(g.fromNative, pg.UID)
-		g.fromNativeMu.Unlock()
+	var uid types.UID
+	switch pg := obj.(type) {
+	case *v1alpha1.PodGroup:
+		uid = pg.UID
+	case *schedulingv1beta1.PodGroup:
+		uid = pg.UID
+	default:
+		return
 	}
+	g.adaptedMu.Lock()
+	delete(g.adapted, uid)
+	g.adaptedMu.Unlock()
 }
 
 // AddEventHandler has h told of the PodGroups of both APIs as they appear, change and go, each as
-// Of returns it.
+// a *Group its adapter makes.
 func (g *Groups) AddEventHandler(h cache.ResourceEventHandler) error {
-	if _, err := g.PodGroups.Informer().AddEventHandler(h); err != nil {
+	if _, err := g.PodGroups.Informer().AddEventHandler(adapterHandler{to: h}); err != nil {
 		return err
 	}
 	if g.native != nil {
-		if _, err := g.native.AddEventHandler(fromNativeHandler{to: h}); err != nil {
+		if _, err := g.native.AddEventHandler(adapterHandler{to: h}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// adapterHandler passes a PodGroup informer's events on to a handler of Groups.
+type adapterHandler struct{ to cache.ResourceEventHandler }
+
+// groupOf is the Group of an informer's PodGroup of either API.
+func groupOf(obj any) (*Group, bool) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	switch pg := obj.(type) {
+	case *v1alpha1.PodGroup:
+		return FromPlugins(pg), true
+	case *schedulingv1beta1.PodGroup:
+		return FromNative(pg), true
+	}
+	return nil, false
+}
+
+func (h adapterHandler) OnAdd(obj any, initial bool) {
+	if g, ok := groupOf(obj); ok {
+		h.to.OnAdd(g, initial)
+	}
+}
+
+func (h adapterHandler) OnUpdate(oldObj, newObj any) {
+	old, ok1 := groupOf(oldObj)
+	cur, ok2 := groupOf(newObj)
+	if ok1 && ok2 {
+		h.to.OnUpdate(old, cur)
+	}
+}
+
+func (h adapterHandler) OnDelete(obj any) {
+	if g, ok := groupOf(obj); ok {
+		h.to.OnDelete(g)
+	}
 }

@@ -59,7 +59,7 @@ func TestForIsOnePerScheduler(t *testing.T) {
 	if g1 != g2 {
 		t.Error("two profiles of one scheduler got two Groups")
 	}
-	if _, err := g2.Get(types.NamespacedName{Namespace: "ns", Name: "g"}); err != nil {
+	if _, err := g2.Of(types.NamespacedName{Namespace: "ns", Name: "g"}); err != nil {
 		t.Errorf("the PodGroup of the first profile's client is not in the synced informer: %v", err)
 	}
 	order, err := OrderOf(ctx, second)

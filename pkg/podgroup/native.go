@@ -2,7 +2,6 @@ package podgroup
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -11,18 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
-
-	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // Kubernetes 1.37's own pod groups (scheduling.k8s.io/v1beta1 PodGroup, feature gate
-// GenericWorkload) are placed by Gang as the group it places for a scheduler-plugins PodGroup:
-// FromNative turns one into the other, and KeyOf finds a pod's native group by its
-// spec.schedulingGroup.podGroupName.
+// GenericWorkload) are placed by Gang as a scheduler-plugins PodGroup is: FromNative makes the
+// Group of one, and KeyOf finds a pod's native group by its spec.schedulingGroup.podGroupName.
 
 // nativePrefix starts the name in the key of a native PodGroup. An object's name cannot hold a
 // "/", so a native group's key never equals that of a scheduler-plugins PodGroup of the same name
@@ -56,83 +51,16 @@ func NativeEnabled() bool {
 	return utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload)
 }
 
-// FromNative is the group Gang places for a native PodGroup: under the native group's key, with
-// its schedulingPolicy.gang.minCount as minMember (1 for a group of the basic policy, whose
-// members go one by one), and its schedulingConstraints.topology key as the level the group
-// requires (berth.dev/topology-required), which takes the place of berth's topology annotations
-// on the native PodGroup, if any; without a constraint those annotations apply as they do to a
-// scheduler-plugins PodGroup. A native PodGroup has no minResources and no scheduling timeout of
-// its own: Gang's defaults apply.
-func FromNative(pg *schedulingv1beta1.PodGroup) *v1alpha1.PodGroup {
-	out := &v1alpha1.PodGroup{
-		TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodGroup"},
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:         pg.Namespace,
-			Name:              NativeKey(pg.Namespace, pg.Name).Name,
-			UID:               pg.UID,
-			ResourceVersion:   pg.ResourceVersion,
-			Generation:        pg.Generation,
-			CreationTimestamp: pg.CreationTimestamp,
-			DeletionTimestamp: pg.DeletionTimestamp,
-			Annotations:       maps.Clone(pg.Annotations),
-		},
-		Spec: v1alpha1.PodGroupSpec{MinMember: 1},
-	}
-	if g := pg.Spec.SchedulingPolicy.Gang; g != nil {
-		out.Spec.MinMember = g.MinCount
-	}
-	if c := pg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
-		// The API allows one constraint; a later version that allows more needs its own reading.
-		if out.Annotations == nil {
-			out.Annotations = map[string]string{}
-		}
-		delete(out.Annotations, topology.PreferredAnnotation)
-		out.Annotations[topology.RequiredAnnotation] = c.Topology[0].Key
-	}
-	return out
-}
-
-// EventTarget is the object that events about group belong on: the native PodGroup group was
-// made from, or group itself.
-func EventTarget(group *v1alpha1.PodGroup) runtime.Object {
-	name, native := NativeName(Key(group))
+// EventTarget is the object that events about group belong on: the PodGroup of its API. The
+// recorder finds the object's kind in its TypeMeta: the scheduler's scheme knows neither.
+func EventTarget(group *Group) runtime.Object {
+	name, native := NativeName(group.Key)
+	meta := metav1.ObjectMeta{Namespace: group.Key.Namespace, Name: name, UID: group.UID}
 	if !native {
-		obj := group.DeepCopy()
-		// The recorder finds the object's kind in its TypeMeta: the scheduler's scheme does not know it.
-		obj.APIVersion, obj.Kind = v1alpha1.SchemeGroupVersion.String(), "PodGroup"
-		return obj
+		meta.Name = group.Key.Name
+		return &v1alpha1.PodGroup{TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodGroup"}, ObjectMeta: meta}
 	}
-	return &schedulingv1beta1.PodGroup{
-		TypeMeta:   metav1.TypeMeta{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: group.Namespace, Name: name, UID: group.UID},
-	}
-}
-
-// fromNativeHandler passes a native PodGroup informer's events on to a handler of
-// scheduler-plugins PodGroups, each PodGroup as FromNative makes it.
-type fromNativeHandler struct{ to cache.ResourceEventHandler }
-
-func (h fromNativeHandler) OnAdd(obj any, initial bool) {
-	if pg, ok := obj.(*schedulingv1beta1.PodGroup); ok {
-		h.to.OnAdd(FromNative(pg), initial)
-	}
-}
-
-func (h fromNativeHandler) OnUpdate(oldObj, newObj any) {
-	old, ok1 := oldObj.(*schedulingv1beta1.PodGroup)
-	cur, ok2 := newObj.(*schedulingv1beta1.PodGroup)
-	if ok1 && ok2 {
-		h.to.OnUpdate(FromNative(old), FromNative(cur))
-	}
-}
-
-func (h fromNativeHandler) OnDelete(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	if pg, ok := obj.(*schedulingv1beta1.PodGroup); ok {
-		h.to.OnDelete(FromNative(pg))
-	}
+	return &schedulingv1beta1.PodGroup{TypeMeta: metav1.TypeMeta{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup"}, ObjectMeta: meta}
 }
 
 // errNoNative is what Of answers for a native group while this process serves none.
@@ -190,10 +118,10 @@ func RejectionOf(state fwk.PodGroupCycleState, pod types.UID) string {
 const PlacementCondition = "berth.dev/Placement"
 
 // NativePhase is the phase berth last wrote on pg (PlacementCondition), or "" if none.
-func NativePhase(pg *schedulingv1beta1.PodGroup) v1alpha1.PodGroupPhase {
+func NativePhase(pg *schedulingv1beta1.PodGroup) Phase {
 	for _, c := range pg.Status.Conditions {
 		if c.Type == PlacementCondition {
-			return v1alpha1.PodGroupPhase(c.Reason)
+			return Phase(c.Reason)
 		}
 	}
 	return ""

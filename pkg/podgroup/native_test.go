@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -81,7 +82,7 @@ func TestFromNative(t *testing.T) {
 			name:            "berth's annotations apply without a constraint",
 			pg:              nativePodGroup("g", withAnnotations(map[string]string{topology.PreferredAnnotation: topology.BlockLabel, "other": "kept"})),
 			wantMin:         3,
-			wantAnnotations: map[string]string{topology.PreferredAnnotation: topology.BlockLabel, "other": "kept"},
+			wantAnnotations: map[string]string{topology.PreferredAnnotation: topology.BlockLabel},
 		},
 		{
 			name: "the constraint takes the place of berth's annotations",
@@ -98,22 +99,25 @@ func TestFromNative(t *testing.T) {
 			if diff := cmp.Diff(before, tt.pg); diff != "" {
 				t.Errorf("FromNative changed the informer's object (-before +after):\n%s", diff)
 			}
-			if k := Key(got); k != NativeKey("ns", "g") {
-				t.Errorf("key %v, want %v", k, NativeKey("ns", "g"))
+			if k := got.Key; k != NativeKey("ns", "g") || !got.Native() {
+				t.Errorf("key %v (native %v), want %v", k, got.Native(), NativeKey("ns", "g"))
 			}
-			if name, native := NativeName(Key(got)); !native || name != "g" {
-				t.Errorf("NativeName(%v) = %q, %v; want g, true", Key(got), name, native)
+			if name, native := NativeName(got.Key); !native || name != "g" {
+				t.Errorf("NativeName(%v) = %q, %v; want g, true", got.Key, name, native)
 			}
-			if m := MinMember(got); m != tt.wantMin {
+			if m := got.MinMember; m != tt.wantMin {
 				t.Errorf("minMember %d, want %d", m, tt.wantMin)
 			}
-			if !got.CreationTimestamp.Equal(&tt.pg.CreationTimestamp) || got.UID != tt.pg.UID {
-				t.Errorf("creation time %v and UID %s, want the native group's %v and %s", got.CreationTimestamp, got.UID, tt.pg.CreationTimestamp, tt.pg.UID)
+			if !got.Created.Equal(tt.pg.CreationTimestamp.Time) || got.UID != tt.pg.UID {
+				t.Errorf("creation time %v and UID %s, want the native group's %v and %s", got.Created, got.UID, tt.pg.CreationTimestamp, tt.pg.UID)
 			}
-			if diff := cmp.Diff(tt.wantAnnotations, got.Annotations); diff != "" {
-				t.Errorf("annotations (-want +got):\n%s", diff)
+			if got.MinResources != nil || got.ScheduleTimeout != 0 {
+				t.Errorf("minResources %v and timeout %v, want none: the API has neither", got.MinResources, got.ScheduleTimeout)
 			}
-			if _, _, err := topology.Levels(topology.DefaultLevels()).ConstraintOf(got.Annotations); err != nil {
+			if diff := cmp.Diff(tt.wantAnnotations, got.Topology); diff != "" {
+				t.Errorf("topology (-want +got):\n%s", diff)
+			}
+			if _, _, err := topology.Levels(topology.DefaultLevels()).ConstraintOf(got.Topology); err != nil {
 				t.Errorf("Gang cannot read the group's topology: %v", err)
 			}
 			target := EventTarget(got)
@@ -192,18 +196,18 @@ func TestGroupsServeNativePodGroups(t *testing.T) {
 	events := make(chan string, 10)
 	err = g.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				events <- "add " + Key(pg).String()
+			if g, ok := obj.(*Group); ok {
+				events <- "add " + g.Key.String()
 			}
 		},
 		UpdateFunc: func(_, obj any) {
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				events <- "update " + Key(pg).String()
+			if g, ok := obj.(*Group); ok {
+				events <- "update " + g.Key.String()
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if pg, ok := obj.(*v1alpha1.PodGroup); ok {
-				events <- "delete " + Key(pg).String()
+			if g, ok := obj.(*Group); ok {
+				events <- "delete " + g.Key.String()
 			}
 		},
 	})
@@ -217,15 +221,15 @@ func TestGroupsServeNativePodGroups(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the native group: %v", err)
 	}
-	if MinMember(got) != 3 || got.Annotations[topology.RequiredAnnotation] != topology.RackLabel {
-		t.Errorf("the native group reads as minMember %d, annotations %v", MinMember(got), got.Annotations)
+	if got.MinMember != 3 || got.Topology[topology.RequiredAnnotation] != topology.RackLabel {
+		t.Errorf("the native group reads as minMember %d, topology %v", got.MinMember, got.Topology)
 	}
 	got, err = g.Of(types.NamespacedName{Namespace: "ns", Name: "same"})
-	if err != nil || MinMember(got) != 5 {
-		t.Errorf("the scheduler-plugins group of the same name: %v, %v", got, err)
+	if err != nil || got.MinMember != 5 || got.Native() {
+		t.Errorf("the scheduler-plugins group of the same name: %+v, %v", got, err)
 	}
-	if _, err := g.Get(NativeKey("ns", "same")); !apierrors.IsNotFound(err) {
-		t.Errorf("Get, which reads scheduler-plugins PodGroups only, of a native key: %v, want NotFound", err)
+	if _, err := g.Of(NativeKey("ns", "other")); !apierrors.IsNotFound(err) {
+		t.Errorf("Of a native group that does not exist: %v, want NotFound", err)
 	}
 
 	want := func(event string) {
@@ -249,8 +253,8 @@ func TestGroupsServeNativePodGroups(t *testing.T) {
 	}
 	want("update " + nk)
 	// Of reads the change, though FromNative's result is kept between calls.
-	if got, err := g.Of(NativeKey("ns", "same")); err != nil || MinMember(got) != 2 {
-		t.Errorf("the native group after its minCount went to 2: minMember %d, %v", MinMember(got), err)
+	if got, err := g.Of(NativeKey("ns", "same")); err != nil || got.MinMember != 2 {
+		t.Errorf("the native group after its minCount went to 2: %+v, %v", got, err)
 	}
 	if err := kube.SchedulingV1beta1().PodGroups("ns").Delete(ctx, "same", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -271,8 +275,8 @@ func TestOfNativeWithTheGateOff(t *testing.T) {
 	}
 }
 
-// Of reads a native group through FromNative, whose result Groups keeps while the informer holds
-// the same PodGroup, against a scheduler-plugins group, the lister's own. Gang calls Of a few times
+// Of reads a group of either API through its adapter, whose result Groups keeps while the
+// informer holds the same PodGroup. Gang calls Of a few times
 // per member per scheduling attempt (PreEnqueue, PreFilter, Permit, Unreserve).
 func BenchmarkOf(b *testing.B) {
 	featuregatetesting.SetFeatureGateDuringTest(b, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
@@ -302,5 +306,34 @@ func BenchmarkOf(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// FromPlugins reads a scheduler-plugins PodGroup's quorum, resources, timeout, topology and status.
+func TestFromPlugins(t *testing.T) {
+	created := metav1.NewTime(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	pg := &v1alpha1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", UID: "uid-g", CreationTimestamp: created,
+			Annotations: map[string]string{topology.PreferredAnnotation: topology.RackLabel, "other": "x"}},
+		Spec: v1alpha1.PodGroupSpec{MinMember: 4, ScheduleTimeoutSeconds: ptr.To[int32](30),
+			MinResources: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")}},
+		Status: v1alpha1.PodGroupStatus{Phase: v1alpha1.PodGroupRunning, ScheduleStartTime: created},
+	}
+	want := &Group{
+		Key: types.NamespacedName{Namespace: "ns", Name: "g"}, UID: "uid-g", Created: created.Time, MinMember: 4,
+		MinResources: pg.Spec.MinResources, ScheduleTimeout: 30 * time.Second,
+		Topology: map[string]string{topology.PreferredAnnotation: topology.RackLabel}, Started: created.Time, Phase: PhaseRunning,
+	}
+	if diff := cmp.Diff(want, FromPlugins(pg)); diff != "" {
+		t.Errorf("FromPlugins (-want +got):\n%s", diff)
+	}
+	// An unset minMember is 1, and an unset or zero timeout is Gang's default.
+	pg.Spec.MinMember, pg.Spec.ScheduleTimeoutSeconds = 0, ptr.To[int32](0)
+	if got := FromPlugins(pg); got.MinMember != 1 || got.ScheduleTimeout != 0 || got.Native() {
+		t.Errorf("minMember %d, timeout %v, native %v; want 1, 0, false", got.MinMember, got.ScheduleTimeout, got.Native())
+	}
+	target, ok := EventTarget(FromPlugins(pg)).(*v1alpha1.PodGroup)
+	if !ok || target.Name != "g" || target.UID != "uid-g" || target.Kind != "PodGroup" || target.APIVersion != v1alpha1.SchemeGroupVersion.String() {
+		t.Errorf("events go to %#v, want the PodGroup ns/g", target)
 	}
 }

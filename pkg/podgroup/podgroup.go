@@ -1,8 +1,9 @@
 // Package podgroup is what berth knows of a pod group: scheduler-plugins' PodGroup
 // (scheduling.x-k8s.io/v1alpha1), joined by the scheduling.x-k8s.io/pod-group label, and, with
 // the feature gate GenericWorkload, Kubernetes' own (scheduling.k8s.io/v1beta1), joined by
-// spec.schedulingGroup.podGroupName, which FromNative turns into the first kind (native.go). It
-// owns a pod's group key (KeyOf), the members a group wants (MinMember), which pods still count
+// spec.schedulingGroup.podGroupName. Each is read through its adapter (FromPlugins, FromNative)
+// as a Group, which is all berth's plugins read of a group (group.go). It
+// owns a pod's group key (KeyOf), which pods still count
 // as members (Live), the index that finds a group's pods on the scheduler's pod informer (which
 // has no other index that finds them, not even one by namespace), the groups' creation order that
 // QOSSort sorts by (Order), and, once per scheduler process, the scheduler-plugins client and the
@@ -20,17 +21,6 @@ import (
 
 	"github.com/berth-sched/berth/pkg/podroom"
 )
-
-// Key is group's key, the one KeyOf returns for its members.
-func Key(group *v1alpha1.PodGroup) types.NamespacedName {
-	return types.NamespacedName{Namespace: group.Namespace, Name: group.Name}
-}
-
-// MinMember is the number of members group wants placed together; the CRD's minimum is 1, and an
-// unset field reads as 1.
-func MinMember(group *v1alpha1.PodGroup) int32 {
-	return max(group.Spec.MinMember, 1)
-}
 
 // Live reports whether pod still counts as one of its group's members: it holds its room and is
 // not being deleted, since a group cannot count on a member that is going.

@@ -25,7 +25,7 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 	if levels == nil {
 		levels = topology.DefaultLevels()
 	}
-	con, ok, err := levels.ConstraintOf(g.pg.Annotations)
+	con, ok, err := levels.ConstraintOf(g.pg.Topology)
 	if err != nil || !ok || !con.Required {
 		return false
 	}

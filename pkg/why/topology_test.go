@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -20,9 +21,9 @@ func rackNode(name, cpu, b, r string, mutate ...func(*v1.Node)) v1.Node {
 	}}, mutate...)...)
 }
 
-func rackGroup(name string, minMember int32, annotation, level string) v1alpha1.PodGroup {
-	return v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, Annotations: map[string]string{annotation: level}},
-		Spec: v1alpha1.PodGroupSpec{MinMember: minMember}}
+func rackGroup(name string, minMember int32, annotation, level string) *podgroup.Group {
+	return podgroup.FromPlugins(&v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, Annotations: map[string]string{annotation: level}},
+		Spec: v1alpha1.PodGroupSpec{MinMember: minMember}})
 }
 
 func TestWhyTopology(t *testing.T) {
@@ -49,7 +50,7 @@ func TestWhyTopology(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		group v1alpha1.PodGroup
+		group *podgroup.Group
 		pods  []v1.Pod
 		cause string
 		says  []string
@@ -115,7 +116,7 @@ func TestWhyTopology(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Nodes: nodes, Groups: []v1alpha1.PodGroup{tt.group}, Pods: append(append([]v1.Pod{}, busy...), tt.pods...)}
+			in := Input{Nodes: nodes, Groups: []*podgroup.Group{tt.group}, Pods: append(append([]v1.Pod{}, busy...), tt.pods...)}
 			w := whyOf(t, tt.pods[0].Name, in)
 			if w.Cause != tt.cause {
 				t.Errorf("cause %s, want %s", w.Cause, tt.cause)

@@ -84,9 +84,9 @@ type Input struct {
 	Nodes  []v1.Node
 	Pods   []v1.Pod
 	Quotas []v1alpha1.ElasticQuota
-	// Groups are the PodGroups of the pod's namespace, a native one (scheduling.k8s.io) as
-	// podgroup.FromNative makes it.
-	Groups []v1alpha1.PodGroup
+	// Groups are the pod groups of the pod's namespace, of either API (podgroup.FromPlugins,
+	// podgroup.FromNative).
+	Groups []*podgroup.Group
 	// KeyOf finds a pod's group as the scheduler does: berth-scheduler passes podgroup.KeyOf,
 	// which follows its own GenericWorkload gate; nil is podgroup.APIKeyOf, the group the pod
 	// names in the API (kubectl berth, whose own gate says nothing of the scheduler's).
@@ -737,19 +737,18 @@ func (c *cluster) explainFits(w *Answer, f fit) {
 type gangState struct {
 	name      types.NamespacedName
 	key       string
-	pg        *v1alpha1.PodGroup
+	pg        *podgroup.Group
 	minMember int32
 	members   []*v1.Pod
 	bound     []*v1.Pod
 	waiting   []*v1.Pod
 }
 
-func (c *cluster) gangOf(key types.NamespacedName, groups []v1alpha1.PodGroup) *gangState {
+func (c *cluster) gangOf(key types.NamespacedName, groups []*podgroup.Group) *gangState {
 	g := &gangState{name: key, key: key.String()}
-	for i := range groups {
-		if podgroup.Key(&groups[i]).String() == g.key {
-			g.pg = &groups[i]
-			g.minMember = podgroup.MinMember(g.pg)
+	for _, pg := range groups {
+		if pg.Key == key {
+			g.pg, g.minMember = pg, pg.MinMember
 		}
 	}
 	self := c.in.Pod

@@ -57,8 +57,8 @@ func inNative(name string) func(*v1.Pod) {
 }
 
 // nativeGroup is a native PodGroup of ns ml as Gang places it.
-func nativeGroup(name string, minCount int32) v1alpha1.PodGroup {
-	return *podgroup.FromNative(&schedulingv1beta1.PodGroup{
+func nativeGroup(name string, minCount int32) *podgroup.Group {
+	return podgroup.FromNative(&schedulingv1beta1.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name},
 		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
 			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount},
@@ -107,8 +107,8 @@ func TestWhy(t *testing.T) {
 	quotaObj := func(ns string, max v1.ResourceList) v1alpha1.ElasticQuota {
 		return v1alpha1.ElasticQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quota"}, Spec: v1alpha1.ElasticQuotaSpec{Max: max}}
 	}
-	group := func(name string, minMember int32) v1alpha1.PodGroup {
-		return v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name}, Spec: v1alpha1.PodGroupSpec{MinMember: minMember}}
+	group := func(name string, minMember int32) *podgroup.Group {
+		return podgroup.FromPlugins(&v1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name}, Spec: v1alpha1.PodGroupSpec{MinMember: minMember}})
 	}
 	devices := func(s string) func(*v1.Pod) {
 		return func(p *v1.Pod) { p.Annotations = map[string]string{gpu.PodGPUDevicesAnnotation: s} }
@@ -152,7 +152,7 @@ func TestWhy(t *testing.T) {
 			name: "gang members missing", pod: "p0",
 			in: Input{
 				Nodes:  []v1.Node{cpuNode("node-a", "8")},
-				Groups: []v1alpha1.PodGroup{group("train", 3)},
+				Groups: []*podgroup.Group{group("train", 3)},
 				Pods:   []v1.Pod{cpuPod("ml", "p0", "", "1", inGroup("train")), cpuPod("ml", "p1", "", "1", inGroup("train"))},
 			},
 			cause: CauseGangMembers, berth: true, says: []string{"needs 3 pods (minMember) and 2 exist: 1 missing", "create 1 more pods"},
@@ -264,7 +264,7 @@ func TestWhy(t *testing.T) {
 			name: "gang: members placeable and missing", pod: "g0",
 			in: Input{
 				Nodes:  []v1.Node{cpuNode("node-a", "4")},
-				Groups: []v1alpha1.PodGroup{group("train", 3)},
+				Groups: []*podgroup.Group{group("train", 3)},
 				Pods: []v1.Pod{
 					cpuPod("ml", "other", "node-a", "2"),
 					cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "", "1", inGroup("train")), cpuPod("ml", "g2", "", "1", inGroup("train")),
@@ -277,7 +277,7 @@ func TestWhy(t *testing.T) {
 			name: "gang fits now", pod: "g0",
 			in: Input{
 				Nodes:  []v1.Node{cpuNode("node-a", "4")},
-				Groups: []v1alpha1.PodGroup{group("train", 2)},
+				Groups: []*podgroup.Group{group("train", 2)},
 				Pods:   []v1.Pod{cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "node-a", "1", inGroup("train"))},
 			},
 			cause: CauseGang, berth: true, says: []string{"fits now: 1 of its 2 (minMember) bound and 1 more placeable together"},
@@ -288,7 +288,7 @@ func TestWhy(t *testing.T) {
 			name: "gang: a deleting member is not a member", pod: "g0",
 			in: Input{
 				Nodes:  []v1.Node{cpuNode("node-a", "4")},
-				Groups: []v1alpha1.PodGroup{group("train", 3)},
+				Groups: []*podgroup.Group{group("train", 3)},
 				Pods: []v1.Pod{
 					cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "", "1", inGroup("train")),
 					cpuPod("ml", "g2", "node-a", "1", inGroup("train"), deleting),
@@ -300,7 +300,7 @@ func TestWhy(t *testing.T) {
 			name: "gang: a deleting member is not bound, and holds its room", pod: "g0",
 			in: Input{
 				Nodes:  []v1.Node{cpuNode("node-a", "2")},
-				Groups: []v1alpha1.PodGroup{group("train", 2)},
+				Groups: []*podgroup.Group{group("train", 2)},
 				Pods: []v1.Pod{
 					cpuPod("ml", "g0", "", "1", inGroup("train")), cpuPod("ml", "g1", "", "1", inGroup("train")),
 					cpuPod("ml", "g2", "node-a", "1", inGroup("train"), deleting),
@@ -314,7 +314,7 @@ func TestWhy(t *testing.T) {
 			name: "native gang: members placeable and missing", pod: "g0",
 			in: Input{
 				Nodes:  []v1.Node{cpuNode("node-a", "4")},
-				Groups: []v1alpha1.PodGroup{nativeGroup("train", 3)},
+				Groups: []*podgroup.Group{nativeGroup("train", 3)},
 				Pods: []v1.Pod{
 					cpuPod("ml", "other", "node-a", "2"),
 					cpuPod("ml", "g0", "", "1", inNative("train")), cpuPod("ml", "g1", "", "1", inNative("train")), cpuPod("ml", "g2", "", "1", inNative("train")),
@@ -328,7 +328,7 @@ func TestWhy(t *testing.T) {
 			in: Input{
 				Nodes:  []v1.Node{cpuNode("node-a", "8")},
 				Quotas: []v1alpha1.ElasticQuota{quotaObj("ml", v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")})},
-				Groups: []v1alpha1.PodGroup{nativeGroup("train", 3)},
+				Groups: []*podgroup.Group{nativeGroup("train", 3)},
 				Pods:   []v1.Pod{cpuPod("ml", "g0", "", "1", inNative("train")), cpuPod("ml", "g1", "", "1", inNative("train")), cpuPod("ml", "g2", "", "1", inNative("train"))},
 			},
 			cause: CauseQuota, berth: true, says: []string{"its group's 3 waiting members ask 3; 1 over"},
