@@ -44,8 +44,7 @@ all: build
 
 ## build: bin/berth-scheduler, bin/berth-extender, the node annotator bin/berth-gpu-links and
 ## the kubectl plugin bin/kubectl-berth.
-## Static, as the image needs them; one go command for all four, so that one's link runs beside
-## another's compile.
+## Static, as the image needs them.
 build:
 	$(STATIC) $(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/ \
 		./cmd/berth-scheduler ./cmd/berth-extender ./cmd/berth-gpu-links ./cmd/kubectl-berth
@@ -53,12 +52,10 @@ build:
 ## binaries: berth plus the upstream parts the tests and the demo run as real processes:
 ## etcd, kube-apiserver and the stock kube-scheduler, all from vendor/ without berth's patches (stock
 ## is stock), and kwok.
-## One go command for the three; etcd's main package is go.etcd.io/etcd/server/v3, which the go
-## command names "server".
 binaries: build kwok
+	$(STATIC) $(GO) build $(GOFLAGS_UPSTREAM) -o $(BIN)/etcd go.etcd.io/etcd/server/v3
 	$(STATIC) $(GO) build $(GOFLAGS_UPSTREAM) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/ \
-		go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler
-	mv $(BIN)/server $(BIN)/etcd
+		k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler
 
 ## kwok: bin/kwok at $(KWOK_VERSION), for the demo and its tests.
 kwok: $(BIN)/kwok
