@@ -17,6 +17,11 @@ UPSTREAM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 # machine reuses the build cache.
 GOFLAGS_UPSTREAM := -mod=vendor -trimpath
 GOFLAGS_BUILD := $(GOFLAGS_UPSTREAM) -overlay=hack/patches/overlay.json
+# Every binary is static (CGO_ENABLED=0): the image has no libc, and upstream's release binaries are
+# built so too. One setting for all lets etcd, kube-apiserver and kube-scheduler reuse the vendored
+# packages berth's binaries compiled: cgo changes package net, and so every package above it.
+# (Tests keep cgo: the race detector needs it.)
+STATIC := CGO_ENABLED=0
 # One test (or one whole unit package) may take this long.
 TEST_TIMEOUT ?= 15m
 # Tests run side by side, each split test in its own process (hack/testrun).
@@ -39,36 +44,33 @@ all: build
 
 ## build: bin/berth-scheduler, bin/berth-extender, the node annotator bin/berth-gpu-links and
 ## the kubectl plugin bin/kubectl-berth.
-## Static (no cgo), as the image needs them: it has no libc.
-build: export CGO_ENABLED := 0
+## Static, as the image needs them.
 build:
-	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-scheduler ./cmd/berth-scheduler
-	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-extender ./cmd/berth-extender
-	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/berth-gpu-links ./cmd/berth-gpu-links
-	$(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-berth ./cmd/kubectl-berth
+	$(STATIC) $(GO) build $(GOFLAGS_BUILD) -ldflags "$(LDFLAGS)" -o $(BIN)/ \
+		./cmd/berth-scheduler ./cmd/berth-extender ./cmd/berth-gpu-links ./cmd/kubectl-berth
 
 ## binaries: berth plus the upstream parts the tests and the demo run as real processes:
 ## etcd, kube-apiserver and the stock kube-scheduler, all from vendor/ without berth's patches (stock
 ## is stock), and kwok.
 binaries: build kwok
-	$(GO) build $(GOFLAGS_UPSTREAM) -o $(BIN)/etcd go.etcd.io/etcd/server/v3
-	$(GO) build $(GOFLAGS_UPSTREAM) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
-	$(GO) build $(GOFLAGS_UPSTREAM) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
+	$(STATIC) $(GO) build $(GOFLAGS_UPSTREAM) -o $(BIN)/etcd go.etcd.io/etcd/server/v3
+	$(STATIC) $(GO) build $(GOFLAGS_UPSTREAM) -ldflags "$(UPSTREAM_LDFLAGS)" -o $(BIN)/ \
+		k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler
 
 ## kwok: bin/kwok at $(KWOK_VERSION), for the demo and its tests.
 kwok: $(BIN)/kwok
 $(BIN)/kwok:
-	GOBIN=$(BIN) GOFLAGS= $(GO) install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
+	GOBIN=$(BIN) GOFLAGS= $(STATIC) $(GO) install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
 
 ## helm: bin/helm at $(HELM_VERSION), for the chart's tests.
 helm: $(BIN)/helm
 $(BIN)/helm:
-	GOBIN=$(BIN) GOFLAGS= $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	GOBIN=$(BIN) GOFLAGS= $(STATIC) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 ## image: bin/berth-image, an OCI image layout with berth-scheduler, berth-extender and
 ## berth-gpu-links on no base image, running as a non-root user; push it with `crane push bin/berth-image REF` or `skopeo copy oci:bin/berth-image ...`.
 image: build
-	$(GO) run $(GOFLAGS_BUILD) ./hack/image --bin-dir $(BIN) --out $(BIN)/berth-image \
+	$(STATIC) $(GO) run $(GOFLAGS_BUILD) ./hack/image --bin-dir $(BIN) --out $(BIN)/berth-image \
 		--ref berth-scheduler:$(subst +,-,$(VERSION)) --version $(VERSION)
 
 ## test: every unit and integration test, with the race detector, each behaviour tried enough
@@ -93,7 +95,7 @@ integration: binaries $(BIN)/helm
 
 ## demo: a throwaway control plane on loopback, berth-scheduler, a small workload, a report.
 demo: binaries
-	$(GO) run $(GOFLAGS_BUILD) ./cmd/berth-demo --bin-dir $(BIN)
+	$(STATIC) $(GO) run $(GOFLAGS_BUILD) ./cmd/berth-demo --bin-dir $(BIN)
 
 ## bench: berth against the stock kube-scheduler on upstream's scheduler_perf workloads in interleaved
 ## rounds (ROUNDS=3; FILTER=short for a smoke run); prints one table. See docs/benchmarks.md.

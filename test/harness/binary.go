@@ -55,14 +55,18 @@ func (c *Cluster) StartSchedulerProgram(t testing.TB, path, config string, args 
 }
 
 // BuildProgram builds the main package pkg (relative to the repository's root, "./cmd/...") as
-// every build of berth is built (Makefile's GOFLAGS_BUILD, hack/patches' overlay included), with
-// the go command on PATH, into the test's temporary directory, and returns the program's path.
+// every build of berth is built (Makefile's GOFLAGS_BUILD, hack/patches' overlay included, static),
+// with the go command on PATH, into the test's temporary directory, and returns the program's path.
 func BuildProgram(t testing.TB, pkg string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
 	cmd := exec.Command("go", "build", "-mod=vendor", "-trimpath", "-overlay=hack/patches/overlay.json", "-o", out, pkg)
 	// The overlay's paths are relative to the root.
 	cmd.Dir = RepoRoot()
+	// Static as make build's binaries are, so that it compiles only its main package: with cgo on
+	// (the test binary's setting, for the race detector) every vendored package above net would be
+	// compiled once more.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
 	}
