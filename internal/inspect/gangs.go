@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -29,7 +30,12 @@ type Gangs struct {
 	Groups []Gang `json:"groups"`
 	// AllNamespaces adds the namespace to the table, as kubectl does with -A.
 	AllNamespaces bool `json:"-"`
+	// unlisted says which groups could not be read (Warnings).
+	unlisted []string
 }
+
+// Warnings names the groups the report could not list: native PodGroups the user may not list.
+func (r *Gangs) Warnings() []string { return r.unlisted }
 
 // Gang is one PodGroup. The phase is what the scheduler last wrote on the PodGroup; the counts are
 // read from the member pods, so they are current even when the status lags.
@@ -135,7 +141,14 @@ func ListGangsByLevels(ctx context.Context, client kubernetes.Interface, groups 
 		return nil, err
 	}
 	natives, served, err := nativeGroups(ctx, client, ns)
-	if err != nil {
+	// A user may be allowed scheduler-plugins' groups and not the native ones: those are left out
+	// and named, as kubectl leaves out what it may not read.
+	var unlisted []string
+	if apierrors.IsForbidden(err) {
+		var status apierrors.APIStatus
+		errors.As(err, &status)
+		unlisted = append(unlisted, fmt.Sprintf("native PodGroups (%s) not shown: %s", schedulingv1beta1.SchemeGroupVersion, status.Status().Message))
+	} else if err != nil {
 		return nil, err
 	}
 	all = append(all, natives...)
@@ -155,6 +168,7 @@ func ListGangsByLevels(ctx context.Context, client kubernetes.Interface, groups 
 	}
 	r := GangsOf(all, pods.Items, events.Items)
 	r.AllNamespaces = ns == metav1.NamespaceAll
+	r.unlisted = unlisted
 	if err := r.listTopology(ctx, client, all, pods.Items, levels); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,12 @@ type Report interface {
 	WriteTable(w io.Writer, wide bool) error
 }
 
+// Warner is a Report that could not read everything it covers and says what it left out, as kubectl
+// warns on standard error: the rest of the report stands.
+type Warner interface {
+	Warnings() []string
+}
+
 // Formats are the values of kubectl's -o flag that Print accepts; "" is the table.
 var Formats = []string{"wide", "json", "yaml"}
 

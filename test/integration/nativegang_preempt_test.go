@@ -11,6 +11,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -202,6 +203,61 @@ func TestQuotaAdmitsANativeGroupWhole(t *testing.T) {
 	out = kubectlBerthBinary(t, e.Cluster, "-n", e.ns, "gangs")
 	if !hasRow(out, "scheduling.k8s.io/g", "Scheduling", "3", "3", "3", "0", "0", "0") {
 		t.Errorf("kubectl berth gangs does not show the native group placed:\n%s", out)
+	}
+}
+
+// A user who may list scheduler-plugins' PodGroups but not the native ones gets the groups they may
+// read from kubectl berth gangs, and a warning that names what was left out, where it failed before.
+func TestKubectlBerthGangsWithoutNativeAccess(t *testing.T) {
+	e := startNativeGangEnv(t, "native-rbac")
+	e.podGroup(t, "sp", 2)
+	e.nativeGroup(t, "g", 2)
+	ctx := context.Background()
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "gangs-reader"},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"pods", "nodes"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"list"}},
+			{APIGroups: []string{v1alpha1.SchemeGroupVersion.Group}, Resources: []string{"podgroups"}, Verbs: []string{"list"}},
+		},
+	}
+	if _, err := e.Client.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "gangs-reader"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "alice"}},
+	}
+	if _, err := e.Client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := e.Kubeconfig("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(harness.BinDir(t, "kubectl-berth"), "kubectl-berth")
+	var stdout, stderr strings.Builder
+	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "-n", e.ns, "gangs")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kubectl berth gangs as alice: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	t.Logf("kubectl berth gangs as alice:\n%s%s", stdout.String(), stderr.String())
+	if !hasRow(stdout.String(), "sp") {
+		t.Errorf("alice's table has no row for the scheduler-plugins group sp:\n%s", stdout.String())
+	}
+	if strings.Contains(stdout.String(), "scheduling.k8s.io/g") {
+		t.Errorf("alice's table shows the native group she may not list:\n%s", stdout.String())
+	}
+	for _, s := range []string{"Warning: native PodGroups (scheduling.k8s.io/v1beta1) not shown", `User "alice" cannot list resource "podgroups" in API group "scheduling.k8s.io"`} {
+		if !strings.Contains(stderr.String(), s) {
+			t.Errorf("standard error does not say %q:\n%s", s, stderr.String())
+		}
+	}
+	// The admin, who may list both, sees both and no warning.
+	if out := kubectlBerthBinary(t, e.Cluster, "-n", e.ns, "gangs"); !hasRow(out, "sp") || !hasRow(out, "scheduling.k8s.io/g") || strings.Contains(out, "Warning") {
+		t.Errorf("the admin's table lacks a group or warns:\n%s", out)
 	}
 }
 

@@ -85,11 +85,13 @@ func (o *options) gangsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gangs",
 		Short: "PodGroups: phase, members placed and waiting, and why they wait",
-		Long: `PodGroups (scheduling.x-k8s.io/v1alpha1) with their phase and members placed, running, finished and
-waiting, then each waiting member with the scheduler's latest reason: its newest FailedScheduling or
+		Long: `PodGroups (scheduling.x-k8s.io/v1alpha1, and scheduling.k8s.io/v1beta1 where the cluster serves them,
+named scheduling.k8s.io/NAME) with their phase and members placed, running, finished and waiting, then
+each waiting member with the scheduler's latest reason: its newest FailedScheduling or
 GangWaiting event, or its PodScheduled condition. A group annotated berth.dev/topology-required or
 -preferred gets a TOPOLOGY column: the domain its members are in, or the level it waits for and the
-most members any one domain has room for, domains read by --topology-levels.`,
+most members any one domain has room for, domains read by --topology-levels. Native PodGroups you may
+not list are left out, with a warning on standard error.`,
 		Args: cobra.NoArgs,
 		RunE: o.run(func(ctx context.Context, c *clients, _ []string) (inspect.Report, error) {
 			return inspect.ListGangsByLevels(ctx, c.core, c.groups, c.namespace, levels.levels)
@@ -194,6 +196,11 @@ func (o *options) run(read func(context.Context, *clients, []string) (inspect.Re
 		r, err := read(cmd.Context(), c, args)
 		if err != nil {
 			return err
+		}
+		if w, ok := r.(inspect.Warner); ok {
+			for _, s := range w.Warnings() {
+				fmt.Fprintf(o.streams.ErrOut, "Warning: %s\n", s)
+			}
 		}
 		return inspect.Print(o.streams.Out, r, o.output)
 	}
