@@ -2,6 +2,7 @@ package podstate
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -205,11 +206,17 @@ func TestScoreDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	pod := st.MakePod().Name("p").UID("p").Obj()
-	allocs := testing.AllocsPerRun(100, func() {
-		if score, status := pl.(fwk.ScorePlugin).Score(t.Context(), nil, pod, nodes[0]); score != 3 || !status.IsSuccess() {
-			t.Fatalf("score %d, status %v; want 3", score, status)
-		}
-	})
+	// AllocsPerRun counts every allocation of the process, and the test queue's informers and flush
+	// loops run beside Score (once 4 a run, on a loaded machine, just after the informers started):
+	// the least of five measures is Score's own, and an allocation of Score's is in each of them.
+	allocs := math.Inf(1)
+	for range 5 {
+		allocs = min(allocs, testing.AllocsPerRun(100, func() {
+			if score, status := pl.(fwk.ScorePlugin).Score(t.Context(), nil, pod, nodes[0]); score != 3 || !status.IsSuccess() {
+				t.Fatalf("score %d, status %v; want 3", score, status)
+			}
+		}))
+	}
 	if allocs != 0 {
 		t.Errorf("Score allocates %v times per node", allocs)
 	}
