@@ -30,12 +30,12 @@ type Gangs struct {
 	Groups []Gang `json:"groups"`
 	// AllNamespaces adds the namespace to the table, as kubectl does with -A.
 	AllNamespaces bool `json:"-"`
-	// unlisted says which groups could not be read (Warnings).
-	unlisted []string
+	// Unlisted names the groups that could not be read: native PodGroups the user may not list.
+	Unlisted []string `json:"-"`
 }
 
-// Warnings names the groups the report could not list: native PodGroups the user may not list.
-func (r *Gangs) Warnings() []string { return r.unlisted }
+// Warnings is Unlisted, for the command to print on standard error.
+func (r *Gangs) Warnings() []string { return r.Unlisted }
 
 // Gang is one PodGroup. The phase is what the scheduler last wrote on the PodGroup; the counts are
 // read from the member pods, so they are current even when the status lags.
@@ -168,7 +168,7 @@ func ListGangsByLevels(ctx context.Context, client kubernetes.Interface, groups 
 	}
 	r := GangsOf(all, pods.Items, events.Items)
 	r.AllNamespaces = ns == metav1.NamespaceAll
-	r.unlisted = unlisted
+	r.Unlisted = unlisted
 	if err := r.listTopology(ctx, client, all, pods.Items, levels); err != nil {
 		return nil, err
 	}
