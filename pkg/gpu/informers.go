@@ -47,15 +47,15 @@ func (c *Cache) nodeHandler(logger klog.Logger, onError func(runtime.Object, err
 			}
 		},
 		func(obj any) {
-			if name, ok := deletedNodeName(logger, obj); ok {
+			if name, ok := DeletedNodeName(logger, obj); ok {
 				c.DeleteNode(name)
 			}
 		})
 }
 
-// deletedNodeName is the name of a deleted node, from the node or its tombstone. The cache keys
+// DeletedNodeName is the name of a deleted node, from the node or its tombstone. The cache keys
 // nodes by name, which the tombstone's key gives even without the object.
-func deletedNodeName(logger klog.Logger, obj any) (string, bool) {
+func DeletedNodeName(logger klog.Logger, obj any) (string, bool) {
 	if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		if _, name, err := toolscache.SplitMetaNamespaceKey(t.Key); err == nil && name != "" {
 			return name, true

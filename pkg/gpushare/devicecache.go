@@ -92,11 +92,8 @@ func newDeviceCache(ctx context.Context, h fwk.Handle, res gpu.ResourceNames) (*
 		AddFunc:    func(obj any) { c.supply.set(obj, res.Count) },
 		UpdateFunc: func(_, obj any) { c.supply.set(obj, res.Count) },
 		DeleteFunc: func(obj any) {
-			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
-			}
-			if node, ok := obj.(*v1.Node); ok {
-				c.supply.remove(node.Name)
+			if name, ok := gpu.DeletedNodeName(logger, obj); ok {
+				c.supply.remove(name)
 			}
 		},
 	})
