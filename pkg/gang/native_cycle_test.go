@@ -102,7 +102,7 @@ func nativeProfile(gate *cycleGate, where string) schedulerOption {
 // such a member in PreEnqueue while its group waits for room, so the group is parked after its
 // first failed cycle (a member never told goes in once: see admit).
 func nativeCPUMember(group, name string) *v1.Pod {
-	p := st.MakePod().Namespace("ns").Name(name).UID("uid-"+name).SchedulerName(v1.DefaultSchedulerName).
+	p := st.MakePod().Namespace("ns").Name(name).UID("uid-" + name).SchedulerName(v1.DefaultSchedulerName).
 		Req(map[v1.ResourceName]string{v1.ResourceCPU: "1"}).Obj()
 	p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
 	p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
