@@ -169,13 +169,6 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 	// node are not passed on: no node is known to have turned the member away for room since given
 	// back.
 	v := pl.groups.GroupCycleFailed(key, pod, pg.MinMember, pl.snapshotCheck(func(string) bool { return false }), why, c.roomFreed, pl.snapshotView())
-	if v.Verdict == verdictMissedRoom {
-		// Room appeared while the members were tried, or before and after the cycle's snapshot
-		// was taken: the queue does not hold the events of a group's cycle for it, as it does a
-		// pod's, so a group parked now could miss them (roomseen.go). It goes back to the queue's
-		// backoff instead, and is tried again in a second or two.
-		return nil, fwk.NewStatus(fwk.Unschedulable)
-	}
 	if room != nil {
 		pl.groups.NoteNeed(key, room.need)
 	}

@@ -905,11 +905,11 @@ func (m *manager) RoomFreed() {
 	m.roomFreedLocked()
 }
 
-// roomFreedLocked is RoomFreed with the lock held. It also ends the waits for room of native
-// groups (roomseen.go).
+// roomFreedLocked is RoomFreed with the lock held. It also cuts short the waits for room of
+// native groups (roomseen.go).
 func (m *manager) roomFreedLocked() {
 	m.roomFreed++
-	m.endNativeRoomWaits()
+	m.recheckNativeRoomWaits()
 	if m.backingOff.Len() == 0 {
 		return
 	}

@@ -184,6 +184,7 @@ func TestNativeGroupCycleThatMissedAFreeingIsTriedAgain(t *testing.T) {
 				return c.gang.groups.RoomFreedCount() > freed && assignedPodDeletes(t) > deletes
 			})
 			close(gate.release)
+			released := time.Now()
 
 			// The queue's backoff is 1 s at first; Gang's backstop for a group waiting for room is
 			// five minutes, as is the queue's flush of its unschedulable entities.
@@ -193,6 +194,7 @@ func TestNativeGroupCycleThatMissedAFreeingIsTriedAgain(t *testing.T) {
 				_, queue := c.sched.SchedulingQueue.PendingPods()
 				t.Fatalf("the group was not bound within 10 s of the freeing its cycle missed (%d of 3 bound); queue: %s", c.nativeBound("a"), queue)
 			}
+			t.Logf("bound whole %v after the cycle went on", time.Since(released).Round(time.Millisecond))
 		})
 	}
 }

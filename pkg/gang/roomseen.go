@@ -21,21 +21,27 @@ import (
 // wake it but the backstop (minutes). Gang's own informer handlers see every freeing too, on
 // goroutines of their own: before, during or after the scheduler's handler, which updates the
 // cache the snapshot is taken from and then tells the queue. So whichever comes first, a freeing
-// must reach a waiting native group:
+// that a native group may have missed brings the group back within roomRecheck, while the
+// queue's event, when it reaches the group parked, still moves it at once:
 //
 //   - seen by Gang before the group's cycle decides to wait (PodGroupPostFilter), it is recorded
 //     here until a snapshot shows it: a cycle whose snapshot still shows a freed pod on its node,
-//     or lacks a node that joined or grew (by resourceVersion), missed room, and the group goes to
-//     the queue's backoff rather than wait; a freeing during the cycle also changes the count of
-//     RoomFreed, the first guard (groupcycle.go);
-//   - seen by Gang after the group began to wait, it ends the wait of every native group, as the
-//     queue's hint does on that event for the groups it finds parked: a group whose cycle was in
-//     flight then passes PreEnqueue and goes to the backoff queue, and one already parked is
-//     activated.
+//     or lacks a node that joined or grew (by resourceVersion), missed room; so did a cycle during
+//     which RoomFreed's count changed. The group then waits for room with a backstop of
+//     roomRecheck rather than minutes.
+//   - seen by Gang after a group began to wait, it cuts every native group's backstop to
+//     roomRecheck: a group whose cycle was in flight when the queue was told is found by no hint.
 //
 // Both are under the manager's lock, with the decision to wait: a freeing is either before it
-// (and the group does not wait) or after it (and ends the wait). Scheduler-plugins groups need
-// none of this: their waiter is a pod, whose cycle the queue keeps events for.
+// (and the wait is short) or after it (and shortens it). The backstop's timer wakes the members
+// parked for room through the queue's Activate, which finds the group parked, since the timer is
+// armed when PreEnqueue parks them. Scheduler-plugins groups need none of this: their waiter is a
+// pod, whose cycle the queue keeps events for.
+
+// roomRecheck is how soon a native group that may have missed a freeing is tried again should the
+// queue's event for it be lost: a scheduling cycle or two on a loaded machine, and less than the
+// queue's backoff after a few failed cycles (1 s doubling to 10 s), which no event shortens.
+const roomRecheck = time.Second
 
 // freedHorizon is how long a freeing is kept unshown: the scheduler's handler updates the cache
 // within a moment of Gang's, so an entry older than this can only be one no native group's cycle
@@ -169,10 +175,9 @@ func (m *manager) NodeChanged(name, version string) {
 	}
 }
 
-// endNativeRoomWaits ends the wait for room of every native group, as the queue's hint does for
-// the groups it finds parked (Gang.isSchedulableAfterCapacityChange): one whose cycle was in
-// flight when the queue was told is found by neither. The caller holds the lock.
-func (m *manager) endNativeRoomWaits() {
+// recheckNativeRoomWaits cuts the backstop of every native group that waits for room to
+// roomRecheck. The caller holds the lock.
+func (m *manager) recheckNativeRoomWaits() {
 	if m.freed == nil || m.roomWaiting.Len() == 0 {
 		return
 	}
@@ -182,30 +187,36 @@ func (m *manager) endNativeRoomWaits() {
 			continue
 		}
 		if g, ok := m.groups[key]; ok && g.room.waiter != "" {
-			klog.Background().V(4).Info("Room freed: native pod group's wait for room ends", "podGroup", key)
-			m.turnWoken[key] = now
-			m.endRoomWait(key, g)
+			m.recheckRoomWait(key, g, now)
 		}
 	}
 }
 
-// verdictMissedRoom, of GroupCycleFailed: room was freed that the failed cycle may not have seen;
-// the group does not wait for room, and is tried again after the queue's backoff.
-const verdictMissedRoom memberVerdict = -1
+// recheckRoomWait cuts the group's backstop to roomRecheck from now, if it ends later. The caller
+// holds the lock.
+func (m *manager) recheckRoomWait(key types.NamespacedName, g *group, now time.Time) {
+	at := now.Add(roomRecheck)
+	if g.room.until.After(at) {
+		klog.Background().V(4).Info("Room freed: native pod group's wait for room is cut short", "podGroup", key, "left", roomRecheck)
+		g.room.until = at
+		m.armWake(key, g, at)
+	}
+}
 
 // GroupCycleFailed is MemberFailed for a native group's failed cycle (PodGroupPostFilter), whose
 // first member was let on when RoomFreed's count was since, and whose snapshot view shows: a group
-// that holds nothing waits for room only if no room was freed since and the snapshot shows every
-// freeing Gang has seen; otherwise the verdict is verdictMissedRoom.
+// that holds nothing waits for room, with a backstop of roomRecheck if room was freed since or the
+// snapshot misses a freeing Gang has seen.
 func (m *manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string, since uint64, view snapshotView) memberOutcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
 	if len(g.waiting) == 0 && len(g.placed) < int(minMember) {
+		now := m.clock.Now()
+		m.waitForRoom(key, g, pod, why, now)
 		if m.roomFreed != since || (m.freed != nil && m.freed.missedBy(view)) {
-			return memberOutcome{Verdict: verdictMissedRoom}
+			m.recheckRoomWait(key, g, now)
 		}
-		m.waitForRoom(key, g, pod, why, m.clock.Now())
 		return memberOutcome{}
 	}
 	return m.memberFailed(key, g, pod, minMember, check, why)
