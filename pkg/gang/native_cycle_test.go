@@ -180,9 +180,12 @@ func TestNativeGroupCycleThatMissedAFreeingIsTriedAgain(t *testing.T) {
 			if err := c.client.CoreV1().Pods("ns").Delete(c.ctx, "holder", metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			c.eventually("both handlers to see the deletion", func() bool {
-				return c.gang.groups.RoomFreedCount() > freed && assignedPodDeletes(t) > deletes
-			})
+			if err := wait.PollUntilContextTimeout(c.ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+				return c.gang.groups.RoomFreedCount() > freed && assignedPodDeletes(t) > deletes, nil
+			}); err != nil {
+				t.Fatalf("waiting for both handlers to see the deletion: Gang's count of freeings %d (was %d), the scheduler's handled deletions of bound pods %d (was %d)",
+					c.gang.groups.RoomFreedCount(), freed, assignedPodDeletes(t), deletes)
+			}
 			close(gate.release)
 			released := time.Now()
 

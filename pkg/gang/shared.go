@@ -205,7 +205,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 }
 
 // nodeHandler cuts short the backoffs of groups that stand aside (manager.RoomFreed) when a node
-// joins or grows, and ends the waits of native groups (roomseen.go). Pods ending do the same from
+// joins or grows, and cuts short the waits of native groups (roomseen.go). Pods ending do the same from
 // podHandler. The queue's events cannot: a member in backoff is held in PreEnqueue, and PreEnqueue
 // alone cannot tell that room appeared.
 func (c *core) nodeHandler() cache.ResourceEventHandler {
