@@ -34,9 +34,10 @@ import (
 //
 // Both are under the manager's lock, with the decision to wait: a freeing is either before it
 // (and the wait is short) or after it (and shortens it). The backstop's timer wakes the members
-// parked for room through the queue's Activate, which finds the group parked, since the timer is
-// armed when PreEnqueue parks them. Scheduler-plugins groups need none of this: their waiter is a
-// pod, whose cycle the queue keeps events for.
+// parked for room through the queue's Activate, which finds the group parked: PreEnqueue parks
+// them only until the backstop ends, and after it lets them go to the queue's backoff.
+// Scheduler-plugins groups need none of this: their waiter is a pod, whose cycle the queue keeps
+// events for.
 
 // roomRecheck is how soon a native group that may have missed a freeing is tried again should the
 // queue's event for it be lost: a scheduling cycle or two on a loaded machine, and less than the
