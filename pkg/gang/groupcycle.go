@@ -107,6 +107,32 @@ func (c *groupCycle) firstFailed() (*v1.Pod, *roomState) {
 
 var _ fwk.PodGroupPostFilterPlugin = &Gang{}
 
+// snapshotView reads this scheduling cycle's snapshot for the manager (roomseen.go).
+func (pl *Gang) snapshotView() snapshotView {
+	nodes := pl.handle.SnapshotSharedLister().NodeInfos()
+	return snapshotView{
+		hasPod: func(uid types.UID, node string) bool {
+			ni, err := nodes.Get(node)
+			if err != nil {
+				return false
+			}
+			for _, p := range ni.GetPods() {
+				if p.GetPod().UID == uid {
+					return true
+				}
+			}
+			return false
+		},
+		nodeVersion: func(name string) (string, bool) {
+			ni, err := nodes.Get(name)
+			if err != nil || ni.Node() == nil {
+				return "", false
+			}
+			return ni.Node().ResourceVersion, true
+		},
+	}
+}
+
 // PodGroupPostFilter runs when a native group's cycle failed: the member that failed first is
 // judged as PostFilter judges a member that found no node. A group that holds nothing waits for
 // room with that member as its waiter; a group waiting at Permit without quorum (members of an
@@ -126,12 +152,6 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 	if pod == nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	if pl.groups.RoomFreedCount() != c.roomFreed {
-		// Room appeared while the members were tried: the queue does not hold the events of a
-		// group's cycle for it, as it does a pod's, so a group parked now would miss them. It
-		// goes back to the queue's backoff instead, and is tried again in a second or two.
-		return nil, fwk.NewStatus(fwk.Unschedulable)
-	}
 	key := podgroup.NativeKey(pgInfo.GetNamespace(), pgInfo.GetName())
 	pg, err := pl.podGroups.Of(key)
 	if err != nil {
@@ -148,7 +168,7 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 	// The group's cycle gave back what its members reserved before this runs, and its statuses per
 	// node are not passed on: no node is known to have turned the member away for room since given
 	// back.
-	v := pl.groups.MemberFailed(key, pod, pg.MinMember, pl.snapshotCheck(func(string) bool { return false }), why)
+	v := pl.groups.GroupCycleFailed(key, pod, pg.MinMember, pl.snapshotCheck(func(string) bool { return false }), why, c.roomFreed, pl.snapshotView())
 	if room != nil {
 		pl.groups.NoteNeed(key, room.need)
 	}

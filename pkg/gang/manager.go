@@ -149,6 +149,9 @@ type manager struct {
 	// roomWaiting holds the groups that wait for room (room.waiter set): OlderWaiting, asked for
 	// the first member of every group, reads these and turnWoken, not every group.
 	roomWaiting sets.Set[types.NamespacedName]
+	// freed holds the freeings no native group's cycle has seen yet (roomseen.go); nil while
+	// native groups are not served.
+	freed *freedRoom
 }
 
 // group is one pod group's state.
@@ -214,7 +217,7 @@ type parkedPod struct {
 
 // newManager returns an empty manager with the given backoff timings.
 func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks) *manager {
-	return &manager{
+	m := &manager{
 		backoffBase: backoffBase,
 		backoffMax:  backoffMax,
 		turnMax:     backoffBase,
@@ -228,6 +231,10 @@ func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks
 		backingOff:  sets.New[types.NamespacedName](),
 		roomWaiting: sets.New[types.NamespacedName](),
 	}
+	if podgroup.NativeEnabled() {
+		m.freed = newFreedRoom()
+	}
+	return m
 }
 
 func (m *manager) group(key types.NamespacedName) *group {
@@ -895,7 +902,14 @@ func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time, w
 func (m *manager) RoomFreed() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.roomFreedLocked()
+}
+
+// roomFreedLocked is RoomFreed with the lock held. It also cuts short the waits for room of
+// native groups (roomseen.go).
+func (m *manager) roomFreedLocked() {
 	m.roomFreed++
+	m.recheckNativeRoomWaits()
 	if m.backingOff.Len() == 0 {
 		return
 	}

@@ -72,7 +72,13 @@ type cluster struct {
 	pgs    *pgfake.Clientset
 	ledger *ledger
 	sched  *scheduler.Scheduler
+	// gang is the scheduler's Gang, for what a test reads of its state.
+	gang *Gang
 }
+
+// schedulerOption changes the profile of startSchedulerWith's scheduler, and may add plugins to
+// its registry.
+type schedulerOption func(*schedulerapi.KubeSchedulerProfile, frameworkruntime.Registry)
 
 // startScheduler runs a scheduler over the given objects. Scheduling starts once the queue has
 // taken every unbound pod it can, so that the test, not the informers' timing, decides the order.
@@ -81,7 +87,7 @@ func startScheduler(t *testing.T, objs []runtime.Object, pgs []runtime.Object, w
 	return startSchedulerWith(t, testTimings, objs, pgs, wantActive)
 }
 
-func startSchedulerWith(t *testing.T, timings timings, objs []runtime.Object, pgs []runtime.Object, wantActive int) *cluster {
+func startSchedulerWith(t *testing.T, timings timings, objs []runtime.Object, pgs []runtime.Object, wantActive int, opts ...schedulerOption) *cluster {
 	t.Helper()
 	disableWatchList(t)
 	_, ctx := ktesting.NewTestContext(t)
@@ -116,7 +122,9 @@ func startSchedulerWith(t *testing.T, timings timings, objs []runtime.Object, pg
 			if err != nil {
 				return nil, err
 			}
-			return newGang(ctx, args, h, c.pgs, timings)
+			g, err := newGang(ctx, args, h, c.pgs, timings)
+			c.gang = g
+			return g, err
 		},
 		ledgerName: func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) { return c.ledger, nil },
 	}
@@ -146,6 +154,9 @@ func startSchedulerWith(t *testing.T, timings timings, objs []runtime.Object, pg
 				Resources: []schedulerapi.ResourceSpec{{Name: string(v1.ResourceCPU), Weight: 1}},
 			}},
 		}},
+	}
+	for _, opt := range opts {
+		opt(&prof, registry)
 	}
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: c.client.EventsV1()})
 	t.Cleanup(broadcaster.Shutdown)

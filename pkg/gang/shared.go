@@ -172,7 +172,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 				return
 			}
 			if cur.Spec.NodeName != "" && podroom.Holds(old) && !podroom.Holds(cur) {
-				c.groups.RoomFreed()
+				c.groups.PodFreed(cur.UID, cur.Spec.NodeName)
 			}
 			oldKey, wasMember := podgroup.KeyOf(old)
 			key, isMember := podgroup.KeyOf(cur)
@@ -194,7 +194,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			if pod, ok := obj.(*v1.Pod); ok {
 				// A pod that finished gave its room back then (the scheduler forgets it).
 				if pod.Spec.NodeName != "" && podroom.Holds(pod) {
-					c.groups.RoomFreed()
+					c.groups.PodFreed(pod.UID, pod.Spec.NodeName)
 				}
 				if key, ok := podgroup.KeyOf(pod); ok {
 					c.groups.PodChanged(key, pod.UID, nil)
@@ -205,14 +205,33 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 }
 
 // nodeHandler cuts short the backoffs of groups that stand aside (manager.RoomFreed) when a node
-// joins or grows. Pods ending do the same from podHandler. The queue's events cannot: a member
-// in backoff is held in PreEnqueue, and PreEnqueue alone cannot tell that room appeared.
+// joins or grows, and cuts short the waits of native groups (roomseen.go). Pods ending do the same from
+// podHandler. The queue's events cannot: a member in backoff is held in PreEnqueue, and PreEnqueue
+// alone cannot tell that room appeared.
 func (c *core) nodeHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { c.groups.RoomFreed() },
+		AddFunc: func(obj any) {
+			if n, ok := obj.(*v1.Node); ok {
+				c.groups.NodeGrew(n.Name, n.ResourceVersion)
+			}
+		},
 		UpdateFunc: func(oldObj, newObj any) {
+			n, ok := newObj.(*v1.Node)
+			if !ok {
+				return
+			}
 			if addsRoom(oldObj, newObj) {
-				c.groups.RoomFreed()
+				c.groups.NodeGrew(n.Name, n.ResourceVersion)
+			} else {
+				c.groups.NodeChanged(n.Name, n.ResourceVersion)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if n, ok := obj.(*v1.Node); ok {
+				c.groups.NodeChanged(n.Name, "")
 			}
 		},
 	}

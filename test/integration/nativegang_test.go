@@ -323,28 +323,38 @@ func TestGroupRequiringARackStaysInOne(t *testing.T) {
 }
 
 // A native group and a scheduler-plugins group compete for room for one of them: one core decides
-// both, so one binds whole and the other waits whole, and takes the room when the first goes.
+// both, so one binds whole and the other waits whole, and takes the room when the first goes. The
+// first group's members are deleted one by one, and each deletion may come while the waiting
+// group's cycle runs, when the scheduler keeps no event for it (issue 45: once, beside two busy
+// loops, the native group missed the last one and waited with the room free); the soak run tries
+// it ten times. Each try starts from an empty node.
 func TestNativeAndBerthGroupsShareRoomWhole(t *testing.T) {
 	e := startNativeGangEnv(t, "compete")
 	e.CreateNode(t, harness.Node("node-a", "3", "16Gi", nil))
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
-	for _, api := range groupAPIs {
-		api.create(t, e, api.name, 3, "")
-		for i := range 3 {
-			e.member(t, "", fmt.Sprintf("%s-%d", api.name, i), "1", api.join(api.name))
+	for try := range harness.Tries(2, 10) {
+		group := func(api groupAPI) string { return fmt.Sprintf("%s-%d", api.name, try) }
+		for _, api := range groupAPIs {
+			api.create(t, e, group(api), 3, "")
+			for i := range 3 {
+				e.member(t, "", fmt.Sprintf("%s-%d", group(api), i), "1", api.join(group(api)))
+			}
 		}
+		first, second := group(groupAPIs[0]), group(groupAPIs[1])
+		e.WaitForPods(t, e.ns, time.Minute, fmt.Sprintf("try %d: one group bound", try), func(p []v1.Pod) bool {
+			return boundOf(p, first)+boundOf(p, second) == 3
+		})
+		pods := e.canary(t, fmt.Sprintf("canary-%d", try))
+		if boundOf(pods, first) != 3 {
+			first, second = second, first
+		}
+		if a, b := boundOf(pods, first), boundOf(pods, second); a != 3 || b != 0 {
+			t.Fatalf("try %d: %d members of %s and %d of %s bound, want one group whole and none of the other", try, a, first, b, second)
+		}
+		start := time.Now()
+		e.deleteMembers(t, pods, first)
+		e.WaitForPods(t, e.ns, time.Minute, fmt.Sprintf("try %d: %s bound whole once %s went", try, second, first), func(p []v1.Pod) bool { return boundOf(p, second) == 3 })
+		t.Logf("try %d: %s bound whole %v after %s's members were deleted", try, second, time.Since(start).Round(time.Millisecond), first)
+		e.clearTry(t)
 	}
-	pods := e.WaitForPods(t, e.ns, time.Minute, "one group bound", func(p []v1.Pod) bool {
-		return boundOf(p, groupAPIs[0].name)+boundOf(p, groupAPIs[1].name) == 3
-	})
-	pods = e.canary(t, "canary")
-	first, second := groupAPIs[0].name, groupAPIs[1].name
-	if boundOf(pods, first) != 3 {
-		first, second = second, first
-	}
-	if a, b := boundOf(pods, first), boundOf(pods, second); a != 3 || b != 0 {
-		t.Fatalf("%d members of %s and %d of %s bound, want one group whole and none of the other", a, first, b, second)
-	}
-	e.deleteMembers(t, pods, first)
-	e.WaitForPods(t, e.ns, time.Minute, second+" bound whole once "+first+" went", func(p []v1.Pod) bool { return boundOf(p, second) == 3 })
 }

@@ -1,0 +1,224 @@
+package gang
+
+import (
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	"github.com/berth-sched/berth/pkg/podgroup"
+)
+
+// Room freed while a native group's cycle runs (issue 45).
+//
+// The scheduler's queue holds a native group's members as one entity, pops it for one cycle, and,
+// unlike a pod's cycle, keeps no record of the events that come while the members are in flight:
+// when the cycle fails, the entity goes back as it was, and an AssignedPodDelete or NodeAdd that
+// came meanwhile reached no queueing hint for it. If the cycle's snapshot, taken when it began,
+// did not show that room either, and Gang then has the group wait for room, nothing is left to
+// wake it but the backstop (minutes). Gang's own informer handlers see every freeing too, on
+// goroutines of their own: before, during or after the scheduler's handler, which updates the
+// cache the snapshot is taken from and then tells the queue. So whichever comes first, a freeing
+// that a native group may have missed brings the group back within roomRecheck, while the
+// queue's event, when it reaches the group parked, still moves it at once:
+//
+//   - seen by Gang before the group's cycle decides to wait (PodGroupPostFilter), it is recorded
+//     here until a snapshot shows it: a cycle whose snapshot still shows a freed pod on its node,
+//     or lacks a node that joined or grew (by resourceVersion), missed room; so did a cycle during
+//     which RoomFreed's count changed. The group then waits for room with a backstop of
+//     roomRecheck rather than minutes.
+//   - seen by Gang after a group began to wait, it cuts every native group's backstop to
+//     roomRecheck: a group whose cycle was in flight when the queue was told is found by no hint.
+//
+// Both are under the manager's lock, with the decision to wait: a freeing is either before it
+// (and the wait is short) or after it (and shortens it). The backstop's timer wakes the members
+// parked for room through the queue's Activate, which finds the group parked: PreEnqueue parks
+// them only until the backstop ends, and after it lets them go to the queue's backoff.
+// Scheduler-plugins groups need none of this: their waiter is a pod, whose cycle the queue keeps
+// events for.
+
+// roomRecheck is how soon a native group that may have missed a freeing is tried again should the
+// queue's event for it be lost: a scheduling cycle or two on a loaded machine, and less than the
+// queue's backoff after a few failed cycles (1 s doubling to 10 s), which no event shortens.
+const roomRecheck = time.Second
+
+// freedHorizon is how long a freeing is kept unshown: the scheduler's handler updates the cache
+// within a moment of Gang's, so an entry older than this can only be one no native group's cycle
+// looked at since.
+const freedHorizon = time.Minute
+
+// freedRoom is the freeings Gang's handlers saw that no native group's cycle has yet seen in its
+// snapshot. Kept only while native groups are served. It has a lock of its own, taken after the
+// manager's, so that node updates, most of which free nothing, do not wait for the manager.
+type freedRoom struct {
+	mu sync.Mutex
+	// pods holds the pods deleted or finished while bound, with their node.
+	pods map[types.UID]freedPod
+	// nodes holds the nodes that joined, grew or became usable, with their latest resourceVersion.
+	nodes map[string]freedNode
+	// pruned is when entries past freedHorizon were last dropped.
+	pruned time.Time
+}
+
+type freedPod struct {
+	node string
+	at   time.Time
+}
+
+type freedNode struct {
+	version string
+	at      time.Time
+}
+
+func newFreedRoom() *freedRoom {
+	return &freedRoom{pods: map[types.UID]freedPod{}, nodes: map[string]freedNode{}}
+}
+
+// prune drops entries older than freedHorizon, at most once per half of it. The caller holds f.mu.
+func (f *freedRoom) prune(now time.Time) {
+	if now.Sub(f.pruned) < freedHorizon/2 {
+		return
+	}
+	f.pruned = now
+	for uid, p := range f.pods {
+		if now.Sub(p.at) > freedHorizon {
+			delete(f.pods, uid)
+		}
+	}
+	for name, n := range f.nodes {
+		if now.Sub(n.at) > freedHorizon {
+			delete(f.nodes, name)
+		}
+	}
+}
+
+// snapshotView is what a failed cycle's snapshot shows: whether pod uid is on node, and node's
+// resourceVersion (false: the snapshot has no such node).
+type snapshotView struct {
+	hasPod      func(uid types.UID, node string) bool
+	nodeVersion func(name string) (string, bool)
+}
+
+// missedBy reports whether view, a cycle's snapshot, misses a freeing recorded here, and forgets
+// those it shows: later snapshots show them too.
+func (f *freedRoom) missedBy(view snapshotView) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	missed := false
+	for uid, p := range f.pods {
+		if view.hasPod(uid, p.node) {
+			missed = true
+		} else {
+			delete(f.pods, uid)
+		}
+	}
+	for name, n := range f.nodes {
+		if v, ok := view.nodeVersion(name); ok && v == n.version {
+			delete(f.nodes, name)
+		} else {
+			// Not in the snapshot, or another version: older, or newer than Gang's handler has
+			// seen yet, in which case the next cycle finds them equal.
+			missed = true
+		}
+	}
+	return missed
+}
+
+// PodFreed records that a bound pod that held room was deleted or finished, and frees room
+// (RoomFreed).
+func (m *manager) PodFreed(uid types.UID, node string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f := m.freed; f != nil {
+		now := m.clock.Now()
+		f.mu.Lock()
+		f.pods[uid] = freedPod{node: node, at: now}
+		f.prune(now)
+		f.mu.Unlock()
+	}
+	m.roomFreedLocked()
+}
+
+// NodeGrew records that a node joined, grew or became usable, at version, and frees room
+// (RoomFreed).
+func (m *manager) NodeGrew(name, version string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f := m.freed; f != nil {
+		now := m.clock.Now()
+		f.mu.Lock()
+		f.nodes[name] = freedNode{version: version, at: now}
+		f.prune(now)
+		f.mu.Unlock()
+	}
+	m.roomFreedLocked()
+}
+
+// NodeChanged follows a recorded node to its latest version; a node deleted (version "") is
+// forgotten. It frees no room and takes only the record's lock.
+func (m *manager) NodeChanged(name, version string) {
+	f := m.freed
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[name]
+	switch {
+	case !ok:
+	case version == "":
+		delete(f.nodes, name)
+	default:
+		n.version = version
+		f.nodes[name] = n
+	}
+}
+
+// recheckNativeRoomWaits cuts the backstop of every native group that waits for room to
+// roomRecheck. The caller holds the lock.
+func (m *manager) recheckNativeRoomWaits() {
+	if m.freed == nil || m.roomWaiting.Len() == 0 {
+		return
+	}
+	now := m.clock.Now()
+	for key := range m.roomWaiting {
+		if _, native := podgroup.NativeName(key); !native {
+			continue
+		}
+		if g, ok := m.groups[key]; ok && g.room.waiter != "" {
+			m.recheckRoomWait(key, g, now)
+		}
+	}
+}
+
+// recheckRoomWait cuts the group's backstop to roomRecheck from now, if it ends later. The caller
+// holds the lock.
+func (m *manager) recheckRoomWait(key types.NamespacedName, g *group, now time.Time) {
+	at := now.Add(roomRecheck)
+	if g.room.until.After(at) {
+		klog.Background().V(4).Info("Room freed: native pod group's wait for room is cut short", "podGroup", key, "left", roomRecheck)
+		g.room.until = at
+		m.armWake(key, g, at)
+	}
+}
+
+// GroupCycleFailed is MemberFailed for a native group's failed cycle (PodGroupPostFilter), whose
+// first member was let on when RoomFreed's count was since, and whose snapshot view shows: a group
+// that holds nothing waits for room, with a backstop of roomRecheck if room was freed since or the
+// snapshot misses a freeing Gang has seen.
+func (m *manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string, since uint64, view snapshotView) memberOutcome {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g := m.group(key)
+	if len(g.waiting) == 0 && len(g.placed) < int(minMember) {
+		now := m.clock.Now()
+		m.waitForRoom(key, g, pod, why, now)
+		if m.roomFreed != since || (m.freed != nil && m.freed.missedBy(view)) {
+			m.recheckRoomWait(key, g, now)
+		}
+		return memberOutcome{}
+	}
+	return m.memberFailed(key, g, pod, minMember, check, why)
+}
