@@ -318,7 +318,7 @@ func TestGangTopologyLevelsCheckedAtStartUp(t *testing.T) {
 
 // A high-priority group that needs a whole rack, in a cluster full of low-priority pods: the pods
 // evicted for it are all in one rack, the group is bound whole in that rack, and the other rack's
-// pods stay. Ten rounds on one control plane.
+// pods stay. Rounds on one control plane: two in make test, ten in the soak run.
 func TestGangTopologyPreemptsInsideOneRack(t *testing.T) {
 	var nodes []*v1.Node
 	for _, r := range []string{"r1", "r2"} {
@@ -335,7 +335,7 @@ func TestGangTopologyPreemptsInsideOneRack(t *testing.T) {
 	}
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	rackOf := func(node string) string { return strings.SplitN(node, "-", 2)[0] }
-	for round := range 10 {
+	for round := range harness.Tries(2, 10) {
 		low, jobs := e.Namespace(t, fmt.Sprint("low-", round)), e.Namespace(t, fmt.Sprint("jobs-", round))
 		for i := range 8 {
 			e.CreatePod(t, cpuPod(low, fmt.Sprint("low-", i), "1"))
