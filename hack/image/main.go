@@ -22,7 +22,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -94,9 +94,16 @@ func image(o options) (v1.Image, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(gz.Bytes())), nil
-	}, tarball.WithMediaType(types.OCILayer))
+	// Both hashes from the bytes in hand: tarball.LayerFromOpener would decompress the whole
+	// layer once more to learn its DiffID (under the race detector, in TestImage, seconds).
+	gl := &gzLayer{gz: gz.Bytes()}
+	if gl.digest, _, err = v1.SHA256(bytes.NewReader(gl.gz)); err != nil {
+		return nil, err
+	}
+	if gl.diffID, _, err = v1.SHA256(bytes.NewReader(layerTar)); err != nil {
+		return nil, err
+	}
+	layer, err := partial.CompressedToLayer(gl)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +130,21 @@ func image(o options) (v1.Image, error) {
 		"org.opencontainers.image.version":     o.version,
 	}
 	return mutate.ConfigFile(img, cfg)
+}
+
+// gzLayer is the image's one layer, gzip-compressed, with the digests of its compressed and its
+// uncompressed bytes.
+type gzLayer struct {
+	gz             []byte
+	digest, diffID v1.Hash
+}
+
+func (l *gzLayer) Digest() (v1.Hash, error)            { return l.digest, nil }
+func (l *gzLayer) DiffID() (v1.Hash, error)            { return l.diffID, nil }
+func (l *gzLayer) Size() (int64, error)                { return int64(len(l.gz)), nil }
+func (l *gzLayer) MediaType() (types.MediaType, error) { return types.OCILayer, nil }
+func (l *gzLayer) Compressed() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(l.gz)), nil
 }
 
 // rootFS is the layer: the binaries, root-owned and not writable by the user that runs them, and

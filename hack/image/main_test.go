@@ -3,6 +3,8 @@ package main
 import (
 	"archive/tar"
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -14,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/google/go-containerregistry/pkg/v1/validate"
 
@@ -71,8 +72,28 @@ func TestImage(t *testing.T) {
 		t.Errorf("config: os %q, entrypoint %v", cfg.OS, cfg.Config.Entrypoint)
 	}
 
+	// The one layer, read once: extracted, and its uncompressed bytes hashed, which must be the
+	// DiffID the image's config names (build computes it from the tar it compressed; Fast above
+	// does not read the layer).
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("layers: %d, %v; want one", len(layers), err)
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	hash := sha256.New()
+	tee := io.TeeReader(rc, hash)
 	root := t.TempDir()
-	extract(t, mutate.Extract(img), root)
+	extract(t, io.NopCloser(tee), root)
+	if _, err := io.Copy(io.Discard, tee); err != nil { // the tar's end-of-archive padding
+		t.Fatal(err)
+	}
+	if got := "sha256:" + hex.EncodeToString(hash.Sum(nil)); len(cfg.RootFS.DiffIDs) != 1 || cfg.RootFS.DiffIDs[0].String() != got {
+		t.Errorf("the layer's uncompressed bytes are %s, the config's diff_ids %v", got, cfg.RootFS.DiffIDs)
+	}
 	if name := passwdName(t, filepath.Join(root, "etc", "passwd"), uid); name == "" {
 		t.Errorf("/etc/passwd names no user %d", uid)
 	}

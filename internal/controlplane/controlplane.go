@@ -246,6 +246,13 @@ func (c *ControlPlane) launch(ctx context.Context) error {
 		"--max-mutating-requests-inflight=1000",
 		// No kubelet runs, so there are no endpoints worth reconciling.
 		"--endpoint-reconciler-type=none",
+		// API groups nothing here reads (no controller manager, no autoscaler; priority and
+		// fairness is off): each served group's storage and OpenAPI are built at every start.
+		// Without them kube-apiserver was ready about 1.4 s sooner on 2 loaded cores (8 starts
+		// each, interleaved: 7.7 s against 9.1 s on average at load average 14 to 17).
+		// A later --runtime-config in APIServerFlags adds to this one.
+		"--runtime-config=autoscaling/v1=false,autoscaling/v2=false,batch/v1=false,certificates.k8s.io/v1=false," +
+			"storagemigration.k8s.io/v1=false,flowcontrol.apiserver.k8s.io/v1=false",
 		"--allow-privileged=true",
 	}
 	apiserver, err := proc.Start("kube-apiserver", c.path("kube-apiserver.log"), filepath.Join(c.opts.BinDir, "kube-apiserver"),

@@ -93,15 +93,26 @@ type draEnv struct {
 }
 
 func startDRA(t *testing.T, strategy string) *draEnv {
+	e := startDRACluster(t)
+	e.startDRAScheduler(t, strategy)
+	return e
+}
+
+// startDRACluster is startDRA without a scheduler.
+func startDRACluster(t *testing.T) *draEnv {
 	c := harness.StartCluster(t)
 	ctx := context.Background()
 	if _, err := c.Client.ResourceV1().DeviceClasses().Create(ctx, draGPUClass(), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating DeviceClass: %v", err)
 	}
 	ns := c.Namespace(t, "dra")
-	c.StartScheduler(t, scoringConfig(c, "[{name: GPUShare, weight: 100}]",
-		fmt.Sprintf("  - name: GPUShare\n    args: {scoringStrategy: %s}\n", strategy)))
 	return &draEnv{Cluster: c, ns: ns}
+}
+
+// startDRAScheduler runs a scheduler whose GPUShare scores by strategy until t ends.
+func (e *draEnv) startDRAScheduler(t *testing.T, strategy string) {
+	e.StartScheduler(t, scoringConfig(e.Cluster, "[{name: GPUShare, weight: 100}]",
+		fmt.Sprintf("  - name: GPUShare\n    args: {scoringStrategy: %s}\n", strategy)))
 }
 
 func (e *draEnv) createSlice(t *testing.T, s *resourceapi.ResourceSlice) {
@@ -175,12 +186,15 @@ func rounds() int {
 // Under Binpack, pods asking for 20Gi shares of 80Gi DRA GPUs are packed onto one node (6 pods:
 // 120Gi of that node's two GPUs) instead of being spread by their cpu, as the stock scorers would;
 // under Spread, 8 such pods are spread evenly, two per node. The pods are created all at once, so each
-// score must see the claims allocated in the cycles before it.
+// score must see the claims allocated in the cycles before it. The strategies take turns on one
+// control plane, each with a scheduler of its own and nodes of its own (every round's pods are
+// held to the round's nodes, and the earlier strategies' pods stay where they were put).
 func TestDRAGPUScoringBinpackAndSpread(t *testing.T) {
+	e := startDRACluster(t)
 	// Fragmentation, the shipped strategy, rates DRA pods as Binpack (docs/dra.md).
 	for _, strategy := range []string{"Binpack", "Spread", "Fragmentation"} {
 		t.Run(strategy, func(t *testing.T) {
-			e := startDRA(t, strategy)
+			e.startDRAScheduler(t, strategy)
 			for r := range rounds() {
 				round := fmt.Sprintf("%s-r%d", strings.ToLower(strategy), r)
 				nodes := e.draNodes(t, round, 4, 2, true)

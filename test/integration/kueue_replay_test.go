@@ -293,30 +293,127 @@ var kqCases = []kqCase{{
 	},
 }}
 
-// TestKueueScenariosReplayed runs each case on its own control plane (fair shares are of the
-// whole cluster's capacity), BERTH_KUEUE_TRIES times (default once, three times in the soak run).
+// TestKueueScenariosReplayed runs each case BERTH_KUEUE_TRIES times (default once, three times in
+// the soak run), one after another on one control plane: each case starts from an empty cluster
+// (resetKueue), since fair shares are of the whole cluster's capacity, and with a scheduler of its
+// own. (One control plane per case took eleven start-ups, about 60 of the test's 170 s.)
 func TestKueueScenariosReplayed(t *testing.T) {
+	e := startKueueEnv(t)
 	tries := envInt("BERTH_KUEUE_TRIES", harness.Tries(1, 3))
 	for _, c := range kqCases {
 		for try := range tries {
-			t.Run(fmt.Sprintf("%s/try-%d", c.id, try), func(t *testing.T) { replayKueue(t, c) })
+			t.Run(fmt.Sprintf("%s/try-%d", c.id, try), func(t *testing.T) { replayKueue(t, e, c) })
 		}
 	}
 }
 
-func replayKueue(t *testing.T, c kqCase) {
-	t.Logf("Kueue: %s", c.peer)
+// startKueueEnv is the control plane the replayed cases share, with a kubelet's deletions.
+func startKueueEnv(t *testing.T) *quotaEnv {
 	e := startQuotaEnv(t)
+	e.ActAsKubelet(t)
+	return e
+}
+
+// resetKueue empties the cluster for the next case: no pod, quota, node or kq- priority class is
+// left of the last one (its scheduler has stopped with its subtest), nor its namespaces' events.
+// The namespaces stay: a case that names one again finds it empty.
+func (e *quotaEnv) resetKueue(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	zero := int64(0)
+	nss, err := e.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range nss.Items {
+		if strings.HasPrefix(ns.Name, "kube-") || ns.Name == "default" {
+			continue
+		}
+		if err := e.Client.CoreV1().Pods(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.eq.SchedulingV1alpha1().ElasticQuotas(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Client.CoreV1().Events(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pcs, err := e.Client.SchedulingV1().PriorityClasses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range pcs.Items {
+		if strings.HasPrefix(pc.Name, "kq-") {
+			if err := e.Client.SchedulingV1().PriorityClasses().Delete(ctx, pc.Name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var left string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := e.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		qs, err := e.eq.SchedulingV1alpha1().ElasticQuotas("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		nodes, err := e.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		left = fmt.Sprintf("%d pods, %d quotas, %d nodes", len(pods.Items), len(qs.Items), len(nodes.Items))
+		return len(pods.Items)+len(qs.Items)+len(nodes.Items) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("emptying the cluster for the next case: %s left: %v", left, err)
+	}
+}
+
+// priorityClassSeen waits until a pod created in ns with the priority class gets its value: a
+// class of a name an earlier case gave another value (kq-high) is deleted and created again, and
+// the apiserver's admission resolves a pod's priority from its own informer's copy.
+func (e *quotaEnv) priorityClassSeen(t *testing.T, ns, name string, value int32) {
+	t.Helper()
+	var got string
+	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p := cpuPod(ns, "priority-probe", "1")
+		p.Spec.PriorityClassName = name
+		created, err := e.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			got = err.Error()
+			return false, nil
+		}
+		if created.Spec.Priority == nil {
+			got = "no priority"
+			return false, nil
+		}
+		got = fmt.Sprint(*created.Spec.Priority)
+		return *created.Spec.Priority == value, nil
+	})
+	if err != nil {
+		t.Fatalf("priority class %s: a pod gets %s, want %d: %v", name, got, value, err)
+	}
+}
+
+func replayKueue(t *testing.T, e *quotaEnv, c kqCase) {
+	t.Logf("Kueue: %s", c.peer)
+	e.resetKueue(t)
 	for i, cpu := range c.nodes {
 		e.CreateNode(t, harness.Node(fmt.Sprint("n", i), cpu, "64Gi", nil))
-	}
-	e.ActAsKubelet(t)
-	for name, value := range c.priorities {
-		e.priorityClass(t, name, value)
 	}
 	var namespaces []string
 	for _, q := range c.quotas {
 		namespaces = append(namespaces, e.Namespace(t, q.ns))
+	}
+	for name, value := range c.priorities {
+		e.priorityClass(t, name, value)
+		e.priorityClassSeen(t, namespaces[0], name, value)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -393,7 +490,7 @@ func replayKueue(t *testing.T, c kqCase) {
 		// The outcome, then settled (every pod bound or told why not, none being deleted), then
 		// the outcome again after a quiet spell: no eviction after the fact.
 		e.waitAll(t, namespaces, step+": "+fmt.Sprint(s.bound), func(pods []v1.Pod) bool { return kqOutcome(pods, s.bound) == "" })
-		e.waitAll(t, namespaces, step+": settled", func(pods []v1.Pod) bool {
+		settled := e.waitAll(t, namespaces, step+": settled", func(pods []v1.Pod) bool {
 			for i := range pods {
 				if pods[i].DeletionTimestamp != nil || pods[i].Spec.NodeName == "" && harness.Unschedulable(&pods[i]) == "" {
 					return false
@@ -401,9 +498,17 @@ func replayKueue(t *testing.T, c kqCase) {
 			}
 			return true
 		})
-		// The quiet spell: 3 s holds every waiting pod's next try (the queue's backoff is 1 s,
-		// then 2 s), which would preempt or bind after the fact if the outcome were not stable.
-		time.Sleep(3 * time.Second)
+		// The quiet spell. While a pod waits, or after a quota changed, 3 s: it holds every
+		// waiting pod's next try (the queue's backoff is 1 s, then 2 s), which would preempt or
+		// bind after the fact if the outcome were not stable. When every pod is bound and no
+		// quota changed, nothing is left to try, and nothing else evicts (berth evicts only for a
+		// preemptor); 1 s is for a deletion already sent by a preemption that is done (an
+		// eviction of one victim too many lands within milliseconds of the others when quiet).
+		quiet := time.Second
+		if len(s.annotate) > 0 || slices.ContainsFunc(settled, func(p v1.Pod) bool { return p.Spec.NodeName == "" }) {
+			quiet = 3 * time.Second
+		}
+		time.Sleep(quiet)
 		pods := e.waitAll(t, namespaces, "list", func([]v1.Pod) bool { return true })
 		if msg := kqOutcome(pods, s.bound); msg != "" {
 			t.Fatalf("%s: after a quiet spell %s", step, msg)
@@ -509,11 +614,12 @@ var lendingLimitLoweredInTree = kqCase{
 }
 
 // TestQuotaLendingLimitLoweredIsReclaimed runs both cases BERTH_KUEUE_TRIES times (default once,
-// three times in the soak run).
+// three times in the soak run), on one control plane as TestKueueScenariosReplayed does.
 func TestQuotaLendingLimitLoweredIsReclaimed(t *testing.T) {
+	e := startKueueEnv(t)
 	for try := range envInt("BERTH_KUEUE_TRIES", harness.Tries(1, 3)) {
 		for _, c := range []kqCase{lendingLimitLowered, lendingLimitLoweredInTree} {
-			t.Run(fmt.Sprint(c.id, "/try-", try), func(t *testing.T) { replayKueue(t, c) })
+			t.Run(fmt.Sprint(c.id, "/try-", try), func(t *testing.T) { replayKueue(t, e, c) })
 		}
 	}
 }

@@ -80,10 +80,11 @@ func (e *quotaEnv) emptyNamespaces(t *testing.T, namespaces ...string) {
 
 // A group that needs a rack, with both racks holding pods of lower priority: preemption frees the
 // rack that needs the fewest evictions, evicts only there, and binds the group whole there. Which
-// rack is the cheaper one alternates, so the racks' names cannot decide. Ten rounds.
+// rack is the cheaper one alternates, so the racks' names cannot decide. Two rounds in make test
+// (each rack the cheaper once), ten in the soak run.
 func TestGangTopologyPreemptsTheRackWithFewestVictims(t *testing.T) {
 	e := topologyPreemptEnv(t)
-	for round := range 10 {
+	for round := range harness.Tries(2, 10) {
 		cheap, costly := "r1", "r2"
 		if round%2 == 1 {
 			cheap, costly = costly, cheap
@@ -119,10 +120,11 @@ func TestGangTopologyPreemptsTheRackWithFewestVictims(t *testing.T) {
 
 // Both racks together could be freed for the group, but neither alone: each rack's first node
 // holds a pod of the group's own priority. Nothing is evicted, the group waits whole and says
-// which level it needs. Ten rounds, each watched for 3 s after the members are created.
+// which level it needs. Each round is watched for 3 s after the members are told why they wait;
+// two rounds in make test, ten in the soak run.
 func TestGangTopologyPreemptsNothingWhenNoRackCanBeFreed(t *testing.T) {
 	e := topologyPreemptEnv(t)
-	for round := range 10 {
+	for round := range harness.Tries(2, 10) {
 		low, jobs := e.Namespace(t, fmt.Sprint("low-", round)), e.Namespace(t, fmt.Sprint("jobs-", round))
 		for _, r := range []string{"r1", "r2"} {
 			e.boundTo(t, low, "peer-"+r, r+"-0", "2", "high")

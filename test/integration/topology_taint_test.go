@@ -20,7 +20,8 @@ import (
 // A rack's room counts only the nodes the members may use. Rack r1's only node has room for a
 // group of 2 and nothing more, so it would be the rack with the least room left over; cordoned, or
 // tainted NoSchedule, it is no room at all and the group goes whole to r2. Made usable again, the
-// next group takes it. Ten rounds, alternating a cordon and a taint.
+// next group takes it. Rounds alternate a cordon and a taint: two in make test (each once), ten in
+// the soak run.
 func TestGangTopologyRoomSkipsCordonedAndTaintedNodes(t *testing.T) {
 	e := startGangEnv(t, "unusable")
 	e.CreateNode(t, rackedNode("r1-0", "b1", "r1", "2"))
@@ -74,7 +75,7 @@ func TestGangTopologyRoomSkipsCordonedAndTaintedNodes(t *testing.T) {
 	rackOf := func(pods []v1.Pod, group string) []topology.Domain {
 		return domainsOf(t, e.Cluster, pods, group, topology.RackLabel)
 	}
-	for round := range 10 {
+	for round := range harness.Tries(2, 10) {
 		spoil, mend, reason := func(n *v1.Node) { n.Spec.Unschedulable = true }, func(n *v1.Node) { n.Spec.Unschedulable = false }, "unschedulable"
 		if round%2 == 1 {
 			spoil = func(n *v1.Node) {

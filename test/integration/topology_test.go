@@ -218,7 +218,7 @@ func TestGangTopologyBadAnnotation(t *testing.T) {
 
 // Two groups that each need a whole rack, and one rack free: one is bound whole, the other waits
 // whole; when the other rack is freed, the waiting group is bound within 10 s of the deletion
-// that freed it. Ten tries.
+// that freed it. Two tries in make test, ten in the soak run.
 func TestGangTopologyTwoGroupsOneRack(t *testing.T) {
 	e := startGangEnv(t, "one-rack")
 	for _, r := range []string{"r1", "r2"} {
@@ -246,7 +246,8 @@ func TestGangTopologyTwoGroupsOneRack(t *testing.T) {
 		})
 	}
 	var delays []time.Duration
-	for try := range 10 {
+	tries := harness.Tries(2, 10)
+	for try := range tries {
 		// Rack r2 is full of pods bound by someone else.
 		var blockers []v1.Pod
 		for i := range 2 {
@@ -296,7 +297,7 @@ func TestGangTopologyTwoGroupsOneRack(t *testing.T) {
 		gone("try's pods", all)
 	}
 	slices.Sort(delays)
-	t.Logf("bound after the rack was freed, 10 tries: min %v, median %v, max %v", delays[0], delays[len(delays)/2], delays[len(delays)-1])
+	t.Logf("bound after the rack was freed, %d tries: min %v, median %v, max %v", tries, delays[0], delays[len(delays)/2], delays[len(delays)-1])
 }
 
 // Bad topologyLevels stop the scheduler at start-up, naming the field.
@@ -317,7 +318,7 @@ func TestGangTopologyLevelsCheckedAtStartUp(t *testing.T) {
 
 // A high-priority group that needs a whole rack, in a cluster full of low-priority pods: the pods
 // evicted for it are all in one rack, the group is bound whole in that rack, and the other rack's
-// pods stay. Ten rounds on one control plane.
+// pods stay. Rounds on one control plane: two in make test, ten in the soak run.
 func TestGangTopologyPreemptsInsideOneRack(t *testing.T) {
 	var nodes []*v1.Node
 	for _, r := range []string{"r1", "r2"} {
@@ -334,7 +335,7 @@ func TestGangTopologyPreemptsInsideOneRack(t *testing.T) {
 	}
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	rackOf := func(node string) string { return strings.SplitN(node, "-", 2)[0] }
-	for round := range 10 {
+	for round := range harness.Tries(2, 10) {
 		low, jobs := e.Namespace(t, fmt.Sprint("low-", round)), e.Namespace(t, fmt.Sprint("jobs-", round))
 		for i := range 8 {
 			e.CreatePod(t, cpuPod(low, fmt.Sprint("low-", i), "1"))
