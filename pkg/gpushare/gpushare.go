@@ -16,6 +16,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
@@ -348,12 +349,13 @@ func (pl *GPUShare) NormalizeScore(_ context.Context, state fwk.CycleState, _ *v
 }
 
 // nodeShape is what the node has left for the fragmentation measure: its devices, its cpu and
-// memory as the scheduler counts them (allocatable less requested), and its GPU model.
+// memory as the scheduler counts them (allocatable less requested: millicores and bytes), and its
+// GPU model.
 func nodeShape(nodeInfo fwk.NodeInfo, devs []gpu.Device) gpu.NodeShape {
 	return gpu.NodeShape{
 		Devices:  devs,
-		MilliCPU: noderoom.FreeOn(nodeInfo, string(v1.ResourceCPU)),
-		Memory:   noderoom.FreeOn(nodeInfo, string(v1.ResourceMemory)),
+		MilliCPU: noderoom.FreeOn(nodeInfo, v1.ResourceCPU),
+		Memory:   noderoom.FreeOn(nodeInfo, v1.ResourceMemory) / amount.One,
 		Model:    nodeInfo.Node().Labels[gpu.ModelLabel],
 	}
 }
