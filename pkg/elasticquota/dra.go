@@ -25,6 +25,7 @@ import (
 	"github.com/berth-sched/berth/pkg/dra"
 	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/quota"
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 // One ledger for GPUs served both ways: a pod's DRA ResourceClaims count against its quota under
@@ -369,10 +370,7 @@ func (s *shared) claimHandler() cache.ResourceEventHandler {
 			recount(old, cur)
 		},
 		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+			if claim, ok := tombstone.As[*resourceapi.ResourceClaim](obj); ok {
 				recount(claim, nil)
 			}
 		},

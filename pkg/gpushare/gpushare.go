@@ -23,6 +23,7 @@ import (
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/normalize"
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 const (
@@ -75,10 +76,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	views := newNodeViews(res, devices, strategy)
 	if _, err := h.SharedInformerFactory().Core().V1().Nodes().Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		DeleteFunc: func(obj any) {
-			if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
-			}
-			if node, ok := obj.(*v1.Node); ok {
+			if node, ok := tombstone.As[*v1.Node](obj); ok {
 				views.forget(node.Name)
 			}
 		},
