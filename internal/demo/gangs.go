@@ -17,6 +17,7 @@ import (
 
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/internal/kwok"
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/why"
@@ -360,7 +361,7 @@ func (d *demo) freeOn(ctx context.Context, nodes []string) (map[string]v1.Resour
 	for _, r := range noderoom.Of(ns, pods.Items, gpuResources) {
 		free[r.Node.Name] = v1.ResourceList{}
 		for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
-			free[r.Node.Name][name] = noderoom.Quantity(string(name), r.Free[string(name)])
+			free[r.Node.Name][name] = amount.Quantity(name, r.Free[name])
 		}
 	}
 	return free, nil

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
@@ -86,7 +87,7 @@ func (r *Gangs) addTopology(groups []*podgroup.Group, members, all []v1.Pod, nod
 	for _, n := range nodes {
 		labels[n.Name] = n.Labels
 	}
-	biggest := map[types.NamespacedName]noderoom.Amount{}
+	biggest := map[types.NamespacedName]amount.Amount{}
 	// tolerations are a waiting member's, which the scheduler's choice reads for the group too.
 	tolerations := map[types.NamespacedName][]v1.Toleration{}
 	for i := range members {
@@ -105,7 +106,7 @@ func (r *Gangs) addTopology(groups []*podgroup.Group, members, all []v1.Pod, nod
 		tolerations[key] = p.Spec.Tolerations
 		b := biggest[key]
 		if b == nil {
-			b = noderoom.Amount{}
+			b = amount.Amount{}
 			biggest[key] = b
 		}
 		for name, v := range noderoom.RequestOf(p) {

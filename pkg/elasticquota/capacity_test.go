@@ -11,7 +11,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
-	"github.com/berth-sched/berth/pkg/quota"
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 func nodeInfosOf(n int, allocatable v1.ResourceList) []fwk.NodeInfo {
@@ -28,7 +28,7 @@ func nodeInfosOf(n int, allocatable v1.ResourceList) []fwk.NodeInfo {
 func TestCapacityOf(t *testing.T) {
 	nodes := nodeInfosOf(3, v1.ResourceList{v1.ResourceCPU: resource.MustParse("1500m"), v1.ResourceMemory: resource.MustParse("2Ki"),
 		v1.ResourcePods: resource.MustParse("110"), "aliyun.com/gpu-mem": resource.MustParse("16")})
-	want := quota.Amount{v1.ResourceCPU: 4500, v1.ResourceMemory: 3 * 2048 * 1000, v1.ResourcePods: 330 * 1000, "aliyun.com/gpu-mem": 48 * 1000}
+	want := amount.Amount{v1.ResourceCPU: 4500, v1.ResourceMemory: 3 * 2048 * 1000, v1.ResourcePods: 330 * 1000, "aliyun.com/gpu-mem": 48 * 1000}
 	if got := capacityOf(nodes); !cmp.Equal(got, want) {
 		t.Errorf("capacityOf = %v, want %v", got, want)
 	}

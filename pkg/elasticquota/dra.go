@@ -18,12 +18,14 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
 	"github.com/berth-sched/berth/pkg/dra"
 	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/quota"
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 // One ledger for GPUs served both ways: a pod's DRA ResourceClaims count against its quota under
@@ -87,7 +89,7 @@ func (s *shared) draCounting() *draCounting {
 }
 
 // requestOf is what pod holds against its quota: quota.RequestOf plus what its DRA claims count.
-func (s *shared) requestOf(pod *v1.Pod) (quota.Amount, error) {
+func (s *shared) requestOf(pod *v1.Pod) (amount.Amount, error) {
 	return s.requestWith(pod, nil, "")
 }
 
@@ -100,7 +102,7 @@ type claimSeen struct {
 // requestWith is requestOf with seen standing for its claim as the DRA manager shows it (a claim
 // handler runs before or after the manager's own: see claimHandler), and departing, a pod on its
 // way out, not counted as holding the claims it shares.
-func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen, departing types.UID) (quota.Amount, error) {
+func (s *shared) requestWith(pod *v1.Pod, seen *claimSeen, departing types.UID) (amount.Amount, error) {
 	v, err := quota.RequestOf(pod, s.gpuMemory())
 	if err != nil || len(pod.Spec.ResourceClaims) == 0 {
 		return v, err
@@ -194,7 +196,7 @@ func (s *shared) recountReservers(claim *resourceapi.ResourceClaim, seen *claimS
 		if err != nil {
 			continue
 		}
-		s.logger.V(5).Info("Recounting a pod that shares a claim", "pod", klog.KObj(pod), "claim", klog.KObj(claim), "request", req.String())
+		s.logger.V(5).Info("Recounting a pod that shares a claim", "pod", klog.KObj(pod), "claim", klog.KObj(claim), "request", req.Listed())
 		s.wake(s.ledger.Recount(pod, groupOf(pod), req))
 	}
 }
@@ -205,8 +207,8 @@ func (s *shared) recountReservers(claim *resourceapi.ResourceClaim, seen *claimS
 // the default share of a shareable one), the least that any device the request matches takes.
 // Requests for monitoring (adminAccess) consume nothing and count nothing. What a claim asks and
 // what a device holds are read by package dra, as GPUShare's scores read them.
-func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObjects) quota.Amount {
-	v := quota.Amount{}
+func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObjects) amount.Amount {
+	v := amount.Amount{}
 	if a := claim.Status.Allocation; a != nil {
 		for _, r := range a.Devices.Results {
 			m := c.byDriver[r.Driver]
@@ -233,7 +235,7 @@ func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObj
 		}
 		// A list of alternatives counts the least that any of them asks, resource by resource:
 		// admission must not refuse a claim that one of its choices would let in.
-		var least quota.Amount
+		var least amount.Amount
 		for j := range choices {
 			w := c.requestCharge(&choices[j], objs)
 			if j == 0 {
@@ -251,8 +253,8 @@ func (c *draCounting) claimCharge(claim *resourceapi.ResourceClaim, objs *draObj
 
 // requestCharge is what one request (or choice of a prioritized list) of a claim not yet
 // allocated asks for.
-func (c *draCounting) requestCharge(r *dra.DeviceRequest, objs *draObjects) quota.Amount {
-	v := quota.Amount{}
+func (c *draCounting) requestCharge(r *dra.DeviceRequest, objs *draObjects) amount.Amount {
+	v := amount.Amount{}
 	m := c.byClass[r.Class]
 	if m == nil || r.AdminAccess {
 		return v
@@ -368,10 +370,7 @@ func (s *shared) claimHandler() cache.ResourceEventHandler {
 			recount(old, cur)
 		},
 		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+			if claim, ok := tombstone.As[*resourceapi.ResourceClaim](obj); ok {
 				recount(claim, nil)
 			}
 		},

@@ -15,8 +15,8 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/apis/config"
-	"github.com/berth-sched/berth/pkg/quota"
 )
 
 // sliceLister serves fixed slices.
@@ -82,35 +82,35 @@ func TestClaimCharge(t *testing.T) {
 		name  string
 		objs  *draObjects // default: slices and classes
 		claim resourceapi.ResourceClaim
-		want  quota.Amount
+		want  amount.Amount
 	}{
 		{name: "pending share of memory", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
-			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "10Gi")}}}}, want: quota.Amount{mem: 10000, count: 1000}},
+			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "10Gi")}}}}, want: amount.Amount{mem: 10000, count: 1000}},
 		{name: "pending two devices of 512Mi: half a GiB each, rounded up in thousandths", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
-			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 2, "512Mi")}}}}, want: quota.Amount{mem: 1000, count: 2000}},
+			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 2, "512Mi")}}}}, want: amount.Amount{mem: 1000, count: 2000}},
 		{name: "pending whole device: the smallest device of its class", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
-			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "")}}}}, want: quota.Amount{mem: 40000, count: 1000}},
+			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "")}}}}, want: amount.Amount{mem: 40000, count: 1000}},
 		{name: "pending whole device: the smallest device its selectors match", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
-			Requests: []resourceapi.DeviceRequest{bigOnly}}}}, want: quota.Amount{mem: 80000, count: 1000}},
+			Requests: []resourceapi.DeviceRequest{bigOnly}}}}, want: amount.Amount{mem: 80000, count: 1000}},
 		{name: "pending whole device of no device published: its memory unknown until allocated", objs: &draObjects{classes: classes}, claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
-			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "")}}}}, want: quota.Amount{count: 1000}},
+			Requests: []resourceapi.DeviceRequest{gpuRequest("g", 1, "")}}}}, want: amount.Amount{count: 1000}},
 		{name: "monitoring access counts nothing", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
-			Requests: []resourceapi.DeviceRequest{admin}}}}, want: quota.Amount{}},
+			Requests: []resourceapi.DeviceRequest{admin}}}}, want: amount.Amount{}},
 		{name: "a share named with the driver's domain", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
 			Requests: []resourceapi.DeviceRequest{{Name: "g", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "gpu.nvidia.com", Count: 1,
-				Capacity: &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{"gpu.nvidia.com/memory": resource.MustParse("12Gi")}}}}}}}}, want: quota.Amount{mem: 12000, count: 1000}},
+				Capacity: &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{"gpu.nvidia.com/memory": resource.MustParse("12Gi")}}}}}}}}, want: amount.Amount{mem: 12000, count: 1000}},
 		{name: "another class counts nothing", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
-			Requests: []resourceapi.DeviceRequest{{Name: "n", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "nic.example.com", Count: 1}}}}}}, want: quota.Amount{}},
+			Requests: []resourceapi.DeviceRequest{{Name: "n", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "nic.example.com", Count: 1}}}}}}, want: amount.Amount{}},
 		{name: "first available: the least of the choices", claim: resourceapi.ResourceClaim{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
 			Requests: []resourceapi.DeviceRequest{{Name: "g", FirstAvailable: []resourceapi.DeviceSubRequest{
 				{Name: "big", DeviceClassName: "gpu.nvidia.com", Count: 1, Capacity: &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{"memory": resource.MustParse("40Gi")}}},
 				{Name: "small", DeviceClassName: "gpu.nvidia.com", Count: 1, Capacity: &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{"memory": resource.MustParse("20Gi")}}},
-			}}}}}}, want: quota.Amount{mem: 20000, count: 1000}},
+			}}}}}}, want: amount.Amount{mem: 20000, count: 1000}},
 		{name: "allocated with consumed capacity", claim: resourceapi.ResourceClaim{Status: resourceapi.ResourceClaimStatus{Allocation: &resourceapi.AllocationResult{
 			Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Driver: "gpu.nvidia.com", Pool: "n1", Device: "gpu-0",
-				ConsumedCapacity: map[resourceapi.QualifiedName]resource.Quantity{"memory": resource.MustParse("16Gi")}}}}}}}, want: quota.Amount{mem: 16000, count: 1000}},
+				ConsumedCapacity: map[resourceapi.QualifiedName]resource.Quantity{"memory": resource.MustParse("16Gi")}}}}}}}, want: amount.Amount{mem: 16000, count: 1000}},
 		{name: "allocated whole: the device's memory from its slice", claim: resourceapi.ResourceClaim{Status: resourceapi.ResourceClaimStatus{Allocation: &resourceapi.AllocationResult{
-			Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Driver: "gpu.nvidia.com", Pool: "n1", Device: "gpu-0"}}}}}}, want: quota.Amount{mem: 80000, count: 1000}},
+			Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Driver: "gpu.nvidia.com", Pool: "n1", Device: "gpu-0"}}}}}}, want: amount.Amount{mem: 80000, count: 1000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := tc.objs

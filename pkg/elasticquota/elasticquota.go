@@ -26,6 +26,7 @@ import (
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
 	"github.com/berth-sched/berth/pkg/victims"
@@ -78,8 +79,8 @@ func (*ElasticQuota) Name() string { return Name }
 // first members of a group), and its quota as the ledger had it. Preemption's dry run changes the
 // view's use as it removes and adds pods of the same namespace.
 type preFilterState struct {
-	request quota.Amount
-	need    quota.Amount
+	request amount.Amount
+	need    amount.Amount
 	group   string
 	view    *quota.View
 	// exceeded is check() of the view as it is: Filter runs on every node, and the answer
@@ -187,7 +188,7 @@ func (pl *ElasticQuota) PreFilter(ctx context.Context, state fwk.CycleState, pod
 // limit, or capacity a quota below its fair share waits for while the pod's quota is at its own.
 // Either way the pod is parked until a pod ends or binds or the tree changes; preemption cannot
 // help it (its quota's side is not short), so it is UnschedulableAndUnresolvable.
-func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *quota.View, need quota.Amount, nodes []fwk.NodeInfo) *fwk.Status {
+func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *quota.View, need amount.Amount, nodes []fwk.NodeInfo) *fwk.Status {
 	lending, fair := pl.ledger.LendingLimits(), view.FairBorrows(need)
 	if !lending && !fair {
 		return nil
@@ -218,7 +219,7 @@ func (pl *ElasticQuota) admitFromPool(ctx context.Context, pod *v1.Pod, view *qu
 // needOf is what admitting pod, asking request, takes from its quota (view): the request, or for
 // a member of a group that does not yet hold minMember members, the group's share (groupNeed).
 // Admission checks it against max, and reclaim against min.
-func (s *shared) needOf(pod *v1.Pod, group string, request quota.Amount, view *quota.View) quota.Amount {
+func (s *shared) needOf(pod *v1.Pod, group string, request amount.Amount, view *quota.View) amount.Amount {
 	if missing := s.missingMembers(pod, group, view.GroupHeld); missing > 1 {
 		return s.groupNeed(pod, group, request, missing-1)
 	}
@@ -243,8 +244,8 @@ func (s *shared) missingMembers(pod *v1.Pod, group string, held int) int {
 // of the group's waiting pods ask together. That is the least any way of completing the group can
 // take, so a group is refused only when no choice of its members fits. Members not created yet
 // are counted as asking what pod asks.
-func (s *shared) groupNeed(pod *v1.Pod, group string, request quota.Amount, others int) quota.Amount {
-	var waiting []quota.Amount
+func (s *shared) groupNeed(pod *v1.Pod, group string, request amount.Amount, others int) amount.Amount {
+	var waiting []amount.Amount
 	for _, p := range podgroup.Pods(s.groups.Pods, types.NamespacedName{Namespace: pod.Namespace, Name: group}) {
 		if p.UID == pod.UID || !podgroup.Live(p) {
 			continue
@@ -421,12 +422,12 @@ func (pl *ElasticQuota) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragm
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable, err.Error())
 	}
-	return []fwk.SignFragment{{Key: signerKey, Value: pod.Namespace + request.String() + groupOf(pod)}}, nil
+	return []fwk.SignFragment{{Key: signerKey, Value: pod.Namespace + request.Listed() + groupOf(pod)}}, nil
 }
 
 // capacity is the allocatable of the nodes in this cycle's snapshot: less what pods hold, plus
 // what quotas borrow, the pool fair shares divide.
-func (s *shared) capacity() quota.Amount {
+func (s *shared) capacity() amount.Amount {
 	lister := s.handle.SnapshotSharedLister()
 	if lister == nil {
 		return nil
@@ -441,8 +442,8 @@ func (s *shared) capacity() quota.Amount {
 // capacityOf sums the nodes' allocatable. It runs for every pod that borrows in fair sharing, over
 // every node: cpu, memory and pods are summed in locals, since adding each node to the map cost
 // 0.29 to 0.69 ms a pod over 5,000 nodes against 0.10 to 0.20 now (BenchmarkCapacityOf).
-func capacityOf(nodes []fwk.NodeInfo) quota.Amount {
-	capacity := quota.Amount{}
+func capacityOf(nodes []fwk.NodeInfo) amount.Amount {
+	capacity := amount.Amount{}
 	var cpu, memory, pods int64
 	for _, ni := range nodes {
 		a := ni.GetAllocatable()

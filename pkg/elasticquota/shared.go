@@ -27,6 +27,7 @@ import (
 	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/process"
 	"github.com/berth-sched/berth/pkg/quota"
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 // syncTimeout bounds how long PreFilter waits, once, for the ledger to take in every existing
@@ -197,10 +198,7 @@ func (s *shared) podHandler() cache.ResourceEventHandler {
 			observe(pod)
 		},
 		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if pod, ok := obj.(*v1.Pod); ok {
+			if pod, ok := tombstone.As[*v1.Pod](obj); ok {
 				s.recountSharers(pod, pod.UID)
 				s.wake(s.ledger.Forget(pod.UID))
 			}
@@ -237,10 +235,7 @@ func withoutGPU(pod *v1.Pod, gpuMemory v1.ResourceName) *v1.Pod {
 // (an update of status alone changes nothing), and reports what is wrong with them: see retree.
 func (s *shared) quotaHandler() cache.ResourceEventHandler {
 	update := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		if eq, ok := obj.(*v1alpha1.ElasticQuota); ok {
+		if eq, ok := tombstone.As[*v1alpha1.ElasticQuota](obj); ok {
 			s.retree(eq)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/quota"
 )
 
@@ -56,10 +57,10 @@ func (w *statusWriter) write(ctx context.Context, u quota.Usage) {
 	}
 	used := v1.ResourceList{}
 	for res := range eq.Spec.Max {
-		used[res] = quota.Quantity(res, u.Used[res])
+		used[res] = amount.Quantity(res, u.Used[res])
 	}
 	for res := range eq.Spec.Min {
-		used[res] = quota.Quantity(res, u.Used[res])
+		used[res] = amount.Quantity(res, u.Used[res])
 	}
 	if apiequality.Semantic.DeepEqual(used, eq.Status.Used) {
 		return

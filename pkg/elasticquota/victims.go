@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/quota"
 	"github.com/berth-sched/berth/pkg/victims"
 )
@@ -59,7 +60,7 @@ type quotaRule struct {
 	r         *quota.Reclaim
 	ledger    *quota.Ledger
 	preemptor *v1.Pod
-	need      quota.Amount
+	need      amount.Amount
 }
 
 // Verdict lets a victim that holds what its quota borrowed go whatever its priority (Allowed), and

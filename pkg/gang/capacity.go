@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/noderoom"
 )
 
@@ -24,22 +25,22 @@ func capacityShortfall(nodes []fwk.NodeInfo, want v1.ResourceList, placed []*v1.
 			continue
 		}
 		for name := range want {
-			free[name] += noderoom.FreeOn(n, string(name))
+			free[name] = amount.Sum(free[name], noderoom.FreeOn(n, name))
 		}
 	}
 	for _, pod := range placed {
 		need := noderoom.NeedOf(pod)
 		for name := range want {
-			free[name] += need[string(name)]
+			free[name] = amount.Sum(free[name], need[name])
 		}
 	}
 
 	var short []string
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		q := want[name]
-		needed, have := q.Value(), resource.NewQuantity(free[name], q.Format)
+		needed, have := amount.Whole(name, q), resource.NewQuantity(free[name]/amount.One, q.Format)
 		if name == v1.ResourceCPU {
-			needed, have = q.MilliValue(), resource.NewMilliQuantity(free[name], q.Format)
+			have = resource.NewMilliQuantity(free[name], q.Format)
 		}
 		if needed > free[name] {
 			short = append(short, fmt.Sprintf("%s: %s wanted, %s free", name, q.String(), have.String()))

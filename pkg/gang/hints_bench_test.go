@@ -11,6 +11,8 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // waitingGroups builds a Gang whose manager holds n groups of 4 members that wait for room, as
@@ -34,7 +36,7 @@ func waitingGroups(n int) (*Gang, [][]*v1.Pod) {
 			return 0, true
 		})
 		m.MemberFailed(key, groups[g][0], 4, nil, "could not place member "+groups[g][0].Name)
-		m.NoteNeed(key, roomNeed{all: map[string]int64{"cpu": 4000, "pods": 4}, one: map[string]int64{"cpu": 1000, "pods": 1}})
+		m.NoteNeed(key, roomNeed{all: amount.Amount{"cpu": 4000, "pods": 4 * amount.One}, one: amount.Amount{"cpu": 1000, "pods": amount.One}})
 		for _, p := range groups[g][1:] {
 			m.Park(key, p, parkedNoRoom)
 		}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/noderoom"
 )
 
@@ -51,7 +52,7 @@ type roomState struct {
 // roomNeed is the least a group that holds nothing needs: in all, and on some one node for any
 // one member.
 type roomNeed struct {
-	all, one noderoom.Amount
+	all, one amount.Amount
 }
 
 func (s *roomState) Clone() fwk.StateData { return s }
@@ -120,7 +121,7 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 	if len(older) == 0 {
 		return ""
 	}
-	all := noderoom.Amount{}
+	all := amount.Amount{}
 	for _, w := range older {
 		for name := range w.need.all {
 			all[name] = 1
@@ -128,7 +129,7 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 	}
 	// Older groups mostly ask alike: whether some node holds one member is asked once per shape.
 	holdsOne := map[string]bool{}
-	oneFits := func(one noderoom.Amount) bool {
+	oneFits := func(one amount.Amount) bool {
 		shape := one.String()
 		held, asked := holdsOne[shape]
 		if !asked {
@@ -171,8 +172,8 @@ func usableByAny(candidates []*v1.Pod) func(*v1.Node) bool {
 
 // leastOne is the least any one of candidates asks, resource by resource, and a pod slot: no
 // member fits a node whose free room does not cover it.
-func leastOne(candidates []*v1.Pod) noderoom.Amount {
-	one := noderoom.Amount{noderoom.Pods: 1}
+func leastOne(candidates []*v1.Pod) amount.Amount {
+	one := amount.Amount{amount.Pods: amount.One}
 	for i, p := range candidates {
 		r := noderoom.RequestOf(p)
 		if i == 0 {
@@ -180,7 +181,7 @@ func leastOne(candidates []*v1.Pod) noderoom.Amount {
 			continue
 		}
 		for name, v := range one {
-			if name != noderoom.Pods {
+			if name != amount.Pods {
 				one[name] = min(v, r[name])
 			}
 		}
@@ -196,7 +197,7 @@ func leastOne(candidates []*v1.Pod) noderoom.Amount {
 // nodeHolds reports whether some node that usable passes (any, if nil) has free room that covers
 // one; with preemptor, counting as free what the pods of lower priority than it hold. It stops at
 // the first such node.
-func nodeHolds(nodes []fwk.NodeInfo, one noderoom.Amount, preemptor *v1.Pod, usable func(*v1.Node) bool) bool {
+func nodeHolds(nodes []fwk.NodeInfo, one amount.Amount, preemptor *v1.Pod, usable func(*v1.Node) bool) bool {
 	t := newTally(one)
 	for _, n := range nodes {
 		if usable != nil && n.Node() != nil && !usable(n.Node()) {
@@ -213,19 +214,19 @@ func nodeHolds(nodes []fwk.NodeInfo, one noderoom.Amount, preemptor *v1.Pod, usa
 // leastNeed is the least the group can need to place n of candidates: for each resource the n
 // smallest requests, and n pod slots. It is nil when fewer than n candidates exist, which Gang
 // holds back for its own reason.
-func leastNeed(candidates []*v1.Pod, n int) noderoom.Amount {
+func leastNeed(candidates []*v1.Pod, n int) amount.Amount {
 	if n <= 0 || len(candidates) < n {
 		return nil
 	}
-	requests := make([]noderoom.Amount, len(candidates))
-	names := map[string]bool{}
+	requests := make([]amount.Amount, len(candidates))
+	names := map[v1.ResourceName]bool{}
 	for i, p := range candidates {
 		requests[i] = noderoom.RequestOf(p)
 		for name := range requests[i] {
 			names[name] = true
 		}
 	}
-	need := noderoom.Amount{noderoom.Pods: int64(n)}
+	need := amount.Amount{amount.Pods: int64(n) * amount.One}
 	values := make([]int64, len(candidates))
 	for name := range names {
 		for i, r := range requests {
@@ -248,7 +249,7 @@ func leastNeed(candidates []*v1.Pod, n int) noderoom.Amount {
 // priority than it hold. It stops at the node where the sum covers need: on a cluster that is not
 // full, after a few nodes. Summing
 // every node was a millisecond at 5,000 nodes, on the scheduling goroutine, for every group.
-func roomShortOf(nodes []fwk.NodeInfo, need noderoom.Amount, preemptor *v1.Pod, usable func(*v1.Node) bool) []string {
+func roomShortOf(nodes []fwk.NodeInfo, need amount.Amount, preemptor *v1.Pod, usable func(*v1.Node) bool) []string {
 	t := newTally(need)
 	for _, n := range nodes {
 		if usable != nil && n.Node() != nil && !usable(n.Node()) {
@@ -261,7 +262,7 @@ func roomShortOf(nodes []fwk.NodeInfo, need noderoom.Amount, preemptor *v1.Pod, 
 	var short []string
 	for i, name := range t.names {
 		if need[name] > t.free[i] {
-			short = append(short, name)
+			short = append(short, string(name))
 		}
 	}
 	return short
@@ -270,13 +271,13 @@ func roomShortOf(nodes []fwk.NodeInfo, need noderoom.Amount, preemptor *v1.Pod, 
 // tally sums the free room of a few resources over nodes. A node short of a resource
 // (overcommitted) adds nothing rather than take from the others.
 type tally struct {
-	need  noderoom.Amount
-	names []string
+	need  amount.Amount
+	names []v1.ResourceName
 	free  []int64
 }
 
 // newTally counts the resources named in need, in order.
-func newTally(need noderoom.Amount) *tally {
+func newTally(need amount.Amount) *tally {
 	names := slices.Sorted(maps.Keys(need))
 	return &tally{need: need, names: names, free: make([]int64, len(names))}
 }
@@ -290,17 +291,17 @@ func (t *tally) add(n fwk.NodeInfo, preemptor *v1.Pod) {
 	if preemptor != nil {
 		free := noderoom.FreeFor(n, t.need, preemptor)
 		for i, name := range t.names {
-			t.free[i] += max(free[name], 0)
+			t.free[i] = amount.Sum(t.free[i], max(free[name], 0))
 		}
 		return
 	}
 	for i, name := range t.names {
-		t.free[i] += max(noderoom.FreeOn(n, name), 0)
+		t.free[i] = amount.Sum(t.free[i], max(noderoom.FreeOn(n, name), 0))
 	}
 }
 
 // covers reports whether the sum so far covers need, whose resources the tally counts.
-func (t *tally) covers(need noderoom.Amount) bool {
+func (t *tally) covers(need amount.Amount) bool {
 	for i, name := range t.names {
 		if need[name] > t.free[i] {
 			return false

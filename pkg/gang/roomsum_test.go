@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
-	"github.com/berth-sched/berth/pkg/noderoom"
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 func TestLeastNeed(t *testing.T) {
@@ -27,19 +27,19 @@ func TestLeastNeed(t *testing.T) {
 		name       string
 		candidates []*v1.Pod
 		n          int
-		want       noderoom.Amount
+		want       amount.Amount
 	}{
 		{
 			name:       "the smallest requests of each resource, each on its own",
 			candidates: []*v1.Pod{pod("4", "1"), pod("1", "8"), pod("2", "2")},
 			n:          2,
-			want:       noderoom.Amount{"cpu": 3000, "memory": 3, noderoom.Pods: 2},
+			want:       amount.Amount{"cpu": 3000, "memory": 3 * amount.One, amount.Pods: 2 * amount.One},
 		},
 		{
 			name:       "all of them",
 			candidates: []*v1.Pod{pod("1", "1"), pod("1", "1")},
 			n:          2,
-			want:       noderoom.Amount{"cpu": 2000, "memory": 2, noderoom.Pods: 2},
+			want:       amount.Amount{"cpu": 2000, "memory": 2 * amount.One, amount.Pods: 2 * amount.One},
 		},
 		{name: "too few to reach minMember", candidates: []*v1.Pod{pod("1", "1")}, n: 2},
 		{name: "nothing to place", candidates: []*v1.Pod{pod("1", "1")}, n: 0},
@@ -68,34 +68,34 @@ func TestRoomSum(t *testing.T) {
 		// Overcommitted: it gives nothing, and takes nothing from the others either.
 		nodeInfo(node("n3", "1"), filler("big", "2", 10)),
 	}
-	need := noderoom.Amount{"cpu": 4000, noderoom.Pods: 4}
+	need := amount.Amount{"cpu": 4000, amount.Pods: 4 * amount.One}
 
-	sum := func(preemptor *v1.Pod) noderoom.Amount {
+	sum := func(preemptor *v1.Pod) amount.Amount {
 		t := newTally(need)
 		for _, n := range nodes {
 			t.add(n, preemptor)
 		}
-		free := noderoom.Amount{}
+		free := amount.Amount{}
 		for i, name := range t.names {
 			free[name] = t.free[i]
 		}
 		return free
 	}
-	if diff := cmp.Diff(noderoom.Amount{"cpu": 1000, noderoom.Pods: 27}, sum(nil)); diff != "" {
+	if diff := cmp.Diff(amount.Amount{"cpu": 1000, amount.Pods: 27 * amount.One}, sum(nil)); diff != "" {
 		t.Errorf("free (-want +got):\n%s", diff)
 	}
 	if got := roomShortOf(nodes, need, nil, nil); !cmp.Equal(got, []string{"cpu"}) {
 		t.Errorf("short of %v: %v, want [cpu]", need, got)
 	}
 	// What pods of lower priority hold counts as free; what equal priority holds does not.
-	if diff := cmp.Diff(noderoom.Amount{"cpu": 4000, noderoom.Pods: 28}, sum(preemptor)); diff != "" {
+	if diff := cmp.Diff(amount.Amount{"cpu": 4000, amount.Pods: 28 * amount.One}, sum(preemptor)); diff != "" {
 		t.Errorf("free for a preemptor (-want +got):\n%s", diff)
 	}
 	if got := roomShortOf(nodes, need, preemptor, nil); len(got) != 0 {
 		t.Errorf("short of %v for a preemptor: %v, want none", need, got)
 	}
 	// The walk stops where the room covers the need: a need the first node holds is met.
-	if got := roomShortOf(nodes, noderoom.Amount{"cpu": 1000, noderoom.Pods: 1}, nil, nil); len(got) != 0 {
+	if got := roomShortOf(nodes, amount.Amount{"cpu": 1000, amount.Pods: amount.One}, nil, nil); len(got) != 0 {
 		t.Errorf("short of one CPU: %v, want none", got)
 	}
 	if mayPreempt(never) {
@@ -108,12 +108,12 @@ func TestLeastOne(t *testing.T) {
 		return st.MakePod().Req(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourceMemory: mem}).Obj()
 	}
 	got := leastOne([]*v1.Pod{pod("4", "1"), pod("1", "8"), pod("2", "2")})
-	if diff := cmp.Diff(noderoom.Amount{"cpu": 1000, "memory": 1, noderoom.Pods: 1}, got); diff != "" {
+	if diff := cmp.Diff(amount.Amount{"cpu": 1000, "memory": 1 * amount.One, amount.Pods: amount.One}, got); diff != "" {
 		t.Errorf("leastOne (-want +got):\n%s", diff)
 	}
 	// A resource one candidate does not ask for is not needed by the least of them.
 	got = leastOne([]*v1.Pod{pod("4", "1"), st.MakePod().Req(map[v1.ResourceName]string{v1.ResourceCPU: "2"}).Obj()})
-	if diff := cmp.Diff(noderoom.Amount{"cpu": 2000, noderoom.Pods: 1}, got); diff != "" {
+	if diff := cmp.Diff(amount.Amount{"cpu": 2000, amount.Pods: amount.One}, got); diff != "" {
 		t.Errorf("leastOne without memory on one (-want +got):\n%s", diff)
 	}
 }
@@ -179,8 +179,8 @@ func TestRoomSumSkipsNodesTheGroupCannotUse(t *testing.T) {
 	cordoned.Spec.Unschedulable = true
 	full := st.MakePod().Name("filler").UID("filler").Req(map[v1.ResourceName]string{v1.ResourceCPU: "4"}).Obj()
 	nodes := []fwk.NodeInfo{nodeInfo(node("full"), full), nodeInfo(notReady), nodeInfo(cordoned)}
-	need := noderoom.Amount{"cpu": 2000, noderoom.Pods: 2}
-	one := noderoom.Amount{"cpu": 1000, noderoom.Pods: 1}
+	need := amount.Amount{"cpu": 2000, amount.Pods: 2 * amount.One}
+	one := amount.Amount{"cpu": 1000, amount.Pods: amount.One}
 	member := st.MakePod().Name("m").Req(map[v1.ResourceName]string{v1.ResourceCPU: "1"}).Obj()
 	members := []*v1.Pod{member, member.DeepCopy()}
 

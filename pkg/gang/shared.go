@@ -20,6 +20,7 @@ import (
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/process"
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 // core is Gang's state for one scheduler process: the group state machine, the PodGroup
@@ -188,10 +189,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if pod, ok := obj.(*v1.Pod); ok {
+			if pod, ok := tombstone.As[*v1.Pod](obj); ok {
 				// A pod that finished gave its room back then (the scheduler forgets it).
 				if pod.Spec.NodeName != "" && podroom.Holds(pod) {
 					c.groups.PodFreed(pod.UID, pod.Spec.NodeName)

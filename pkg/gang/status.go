@@ -25,6 +25,7 @@ import (
 	"github.com/berth-sched/berth/pkg/leader"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/podroom"
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 // computeStatus is the status a PodGroup should show, given all its pods (finished ones
@@ -182,10 +183,7 @@ func newStatusWriter(client versioned.Interface, podGroups schedlisters.PodGroup
 		scheduled: map[types.NamespacedName]int32{},
 	}
 	enqueuePod := func(obj any) {
-		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = tomb.Obj
-		}
-		if pod, ok := obj.(*v1.Pod); ok {
+		if pod, ok := tombstone.As[*v1.Pod](obj); ok {
 			if key, ok := podgroup.KeyOf(pod); ok {
 				w.enqueue(key)
 			}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
@@ -177,7 +178,7 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *podgroup.Group, g gr
 		placedNodes.Insert(p.Spec.NodeName)
 		placed.Insert(p.UID)
 	}
-	member := noderoom.Amount{}
+	member := amount.Amount{}
 	pending := 0
 	add := func(p *v1.Pod) {
 		pending++
@@ -200,7 +201,7 @@ func (pl *Gang) topologyGroup(key types.NamespacedName, pg *podgroup.Group, g gr
 // group's members share pod's tolerations); with preempt, also how many more would once the pods
 // of lower priority than pod go, which preemption could give it. It runs for every node of the
 // cluster, so the usual case counts without a map per node (noderoom.FitsOn).
-func topologyNodes(nodes []fwk.NodeInfo, member noderoom.Amount, pod *v1.Pod, preempt bool) []topology.Node {
+func topologyNodes(nodes []fwk.NodeInfo, member amount.Amount, pod *v1.Pod, preempt bool) []topology.Node {
 	comparisonOperators := noderoom.ComparisonOperators()
 	out := make([]topology.Node, 0, len(nodes))
 	for _, n := range nodes {
@@ -214,7 +215,7 @@ func topologyNodes(nodes []fwk.NodeInfo, member noderoom.Amount, pod *v1.Pod, pr
 		}
 		tn.Room = noderoom.FitsOn(n, member)
 		if preempt {
-			tn.Evictable = max(0, noderoom.Fits(noderoom.FreeFor(n, member, pod), member)-tn.Room)
+			tn.Evictable = max(0, amount.Fits(noderoom.FreeFor(n, member, pod), member)-tn.Room)
 		}
 		out = append(out, tn)
 	}

@@ -8,6 +8,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 // AddEventHandlers keeps the cache in step with a pod and a node informer over the whole cluster
@@ -83,10 +85,7 @@ func (c *Cache) podHandler(logger klog.Logger, onError func(runtime.Object, erro
 			}
 		},
 		func(obj any) {
-			if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
-			}
-			if pod, ok := as[*v1.Pod](logger, obj); ok {
+			if pod, ok := as[*v1.Pod](logger, tombstone.Unwrap(obj)); ok {
 				c.DeletePod(pod.UID)
 			}
 		})

@@ -15,7 +15,7 @@ import (
 const maxDevicesPerNode = 256
 
 // ResourceNames names the extended resources that carry GPUs on nodes and pods: names, not amounts
-// (an amount of resources is noderoom.Amount, or quota.Amount for a quota).
+// (an amount of resources is amount.Amount).
 type ResourceNames struct {
 	// Memory is the node's GPU memory in total and what containers put in their limits.
 	Memory v1.ResourceName

@@ -16,12 +16,14 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/normalize"
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 const (
@@ -74,10 +76,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	views := newNodeViews(res, devices, strategy)
 	if _, err := h.SharedInformerFactory().Core().V1().Nodes().Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		DeleteFunc: func(obj any) {
-			if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
-			}
-			if node, ok := obj.(*v1.Node); ok {
+			if node, ok := tombstone.As[*v1.Node](obj); ok {
 				views.forget(node.Name)
 			}
 		},
@@ -348,12 +347,13 @@ func (pl *GPUShare) NormalizeScore(_ context.Context, state fwk.CycleState, _ *v
 }
 
 // nodeShape is what the node has left for the fragmentation measure: its devices, its cpu and
-// memory as the scheduler counts them (allocatable less requested), and its GPU model.
+// memory as the scheduler counts them (allocatable less requested: millicores and bytes), and its
+// GPU model.
 func nodeShape(nodeInfo fwk.NodeInfo, devs []gpu.Device) gpu.NodeShape {
 	return gpu.NodeShape{
 		Devices:  devs,
-		MilliCPU: noderoom.FreeOn(nodeInfo, string(v1.ResourceCPU)),
-		Memory:   noderoom.FreeOn(nodeInfo, string(v1.ResourceMemory)),
+		MilliCPU: noderoom.FreeOn(nodeInfo, v1.ResourceCPU),
+		Memory:   noderoom.FreeOn(nodeInfo, v1.ResourceMemory) / amount.One,
 		Model:    nodeInfo.Node().Labels[gpu.ModelLabel],
 	}
 }

@@ -2,90 +2,77 @@
 // still hold room there request (podroom.Holds), what its GPUs hold (pkg/gpu), and whether a pod
 // may use it at all (a cordon or a taint it does not tolerate). It is the one model of a node's
 // room: the plugins read it from the scheduler's snapshot (FreeOn), the wait-reason publisher and
-// kubectl berth from API objects (Of), and both count in Amount, so that the scheduler process and
+// kubectl berth from API objects (Of), and both count in amount.Amount, so that the scheduler process and
 // the CLI answer the same about one node.
 package noderoom
 
 import (
-	"maps"
 	"slices"
 	"sort"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/podroom"
 )
 
-// Amount is an amount of resources by the resource's name, in the units the scheduler counts them:
-// millicores for cpu, a count for pods, the value for anything else (bytes, GPU memory units).
-type Amount map[string]int64
-
-// Pods names the pod slots in an Amount.
-const Pods = string(v1.ResourcePods)
-
 // RequestOf is what pod asks of a node, as the scheduler counts it (containers, init containers,
-// overhead), without its pod slot.
-func RequestOf(pod *v1.Pod) Amount {
-	out := Amount{}
+// overhead; each resource rounded as amount.Whole), without its pod slot.
+func RequestOf(pod *v1.Pod) amount.Amount {
+	out := amount.Amount{}
 	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
-		out[string(name)] = valueOf(name, q)
+		out[name] = amount.Whole(name, q)
 	}
 	return out
 }
 
 // NeedOf is what pod needs of a node's room: its request and one pod slot.
-func NeedOf(pod *v1.Pod) Amount {
+func NeedOf(pod *v1.Pod) amount.Amount {
 	need := RequestOf(pod)
-	need[Pods] = 1
+	need[amount.Pods] = amount.One
 	return need
 }
 
-// AllocatableOf is what node offers pods in all, pod slots included.
-func AllocatableOf(node *v1.Node) Amount {
-	out := make(Amount, len(node.Status.Allocatable))
+// AllocatableOf is what node offers pods in all, pod slots included, as the scheduler counts it.
+func AllocatableOf(node *v1.Node) amount.Amount {
+	out := make(amount.Amount, len(node.Status.Allocatable))
 	for name, q := range node.Status.Allocatable {
-		out[string(name)] = valueOf(name, q)
+		out[name] = amount.Whole(name, q)
 	}
 	return out
 }
 
-func valueOf(name v1.ResourceName, q resource.Quantity) int64 {
-	if name == v1.ResourceCPU {
-		return q.MilliValue()
-	}
-	return q.Value()
-}
-
-// FreeOn is how much of name node n has free in the scheduler's snapshot: its allocatable less what
-// its pods request. The scheduler's cache holds the pods that still hold room, so this is Of's Free
-// for the node, read where the plugins read a node.
-func FreeOn(n fwk.NodeInfo, name string) int64 {
+// FreeOn is how much of name node n has free in the scheduler's snapshot, in thousandths (the
+// scheduler's own count, amount.FromScheduler): its allocatable less what its pods request. The
+// scheduler's cache holds the pods that still hold room, so this is Of's Free for the node, read
+// where the plugins read a node.
+func FreeOn(n fwk.NodeInfo, name v1.ResourceName) int64 {
 	alloc, used := n.GetAllocatable(), n.GetRequested()
-	switch v1.ResourceName(name) {
+	var free int64
+	switch name {
 	case v1.ResourceCPU:
-		return alloc.GetMilliCPU() - used.GetMilliCPU()
+		free = alloc.GetMilliCPU() - used.GetMilliCPU()
 	case v1.ResourceMemory:
-		return alloc.GetMemory() - used.GetMemory()
+		free = alloc.GetMemory() - used.GetMemory()
 	case v1.ResourceEphemeralStorage:
-		return alloc.GetEphemeralStorage() - used.GetEphemeralStorage()
+		free = alloc.GetEphemeralStorage() - used.GetEphemeralStorage()
 	case v1.ResourcePods:
-		return int64(alloc.GetAllowedPodNumber() - len(n.GetPods()))
+		free = int64(alloc.GetAllowedPodNumber() - len(n.GetPods()))
 	default:
-		return alloc.GetScalarResources()[v1.ResourceName(name)] - used.GetScalarResources()[v1.ResourceName(name)]
+		free = alloc.GetScalarResources()[name] - used.GetScalarResources()[name]
 	}
+	return amount.FromScheduler(name, free)
 }
 
 // FreeFor is what node n has free of the resources member names, and pod slots, in the scheduler's
 // snapshot; with preemptor, counting as free what the pods of lower priority than it hold, which
 // preemption could give it.
-func FreeFor(n fwk.NodeInfo, member Amount, preemptor *v1.Pod) Amount {
-	free := Amount{Pods: FreeOn(n, Pods)}
+func FreeFor(n fwk.NodeInfo, member amount.Amount, preemptor *v1.Pod) amount.Amount {
+	free := amount.Amount{amount.Pods: FreeOn(n, amount.Pods)}
 	for name := range member {
 		free[name] = FreeOn(n, name)
 	}
@@ -94,7 +81,7 @@ func FreeFor(n fwk.NodeInfo, member Amount, preemptor *v1.Pod) Amount {
 	}
 	for _, pi := range n.GetPods() {
 		if p := pi.GetPod(); corev1helpers.PodPriority(p) < corev1helpers.PodPriority(preemptor) {
-			free[Pods]++
+			free[amount.Pods] += amount.One
 			for name, v := range RequestOf(p) {
 				if _, asked := free[name]; asked {
 					free[name] += v
@@ -105,66 +92,10 @@ func FreeFor(n fwk.NodeInfo, member Amount, preemptor *v1.Pod) Amount {
 	return free
 }
 
-// FitsOn is Fits of what node n has free in the scheduler's snapshot, without an Amount for the
-// node: Gang asks it of every node of the cluster.
-func FitsOn(n fwk.NodeInfo, member Amount) int {
-	return fits(member, func(name string) int64 { return FreeOn(n, name) })
-}
-
-// Add adds b to a, n times.
-func (a Amount) Add(b Amount, n int64) {
-	for name, v := range b {
-		a[name] += v * n
-	}
-}
-
-// Clone returns a copy of a.
-func (a Amount) Clone() Amount { return maps.Clone(a) }
-
-// Fits is how many members asking member fit into free: the least, over one pod slot each and
-// the resources member asks for, of free over asked.
-func Fits(free, member Amount) int {
-	return fits(member, func(name string) int64 { return free[name] })
-}
-
-func fits(member Amount, free func(name string) int64) int {
-	n := free(Pods)
-	for name, want := range member {
-		if want > 0 && name != Pods {
-			n = min(n, free(name)/want)
-		}
-	}
-	return int(max(n, 0))
-}
-
-// Quantity is v of resource name as the API writes it: cpu in millicores, memory, storage and huge
-// pages in binary units.
-func Quantity(name string, v int64) resource.Quantity {
-	switch {
-	case name == string(v1.ResourceCPU):
-		return *resource.NewMilliQuantity(v, resource.DecimalSI)
-	case name == string(v1.ResourceMemory), name == string(v1.ResourceEphemeralStorage), strings.HasPrefix(name, v1.ResourceHugePagesPrefix):
-		return *resource.NewQuantity(v, resource.BinarySI)
-	}
-	return *resource.NewQuantity(v, resource.DecimalSI)
-}
-
-// Text is v of resource name as a person reads it: "1500m", "4Gi".
-func Text(name string, v int64) string {
-	q := Quantity(name, v)
-	return q.String()
-}
-
-// String is a as a person reads it, by name, in the units of the API (cpu 1500m, memory 1Gi),
-// leaving out pod slots and what is zero.
-func (a Amount) String() string {
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(a)) {
-		if v := a[name]; v != 0 && name != Pods {
-			parts = append(parts, name+" "+Text(name, v))
-		}
-	}
-	return strings.Join(parts, ", ")
+// FitsOn is amount.Fits of what node n has free in the scheduler's snapshot, without an Amount
+// for the node: Gang asks it of every node of the cluster.
+func FitsOn(n fwk.NodeInfo, member amount.Amount) int {
+	return amount.FitsIn(member, func(name v1.ResourceName) int64 { return FreeOn(n, name) })
 }
 
 // Node is one node's room as the API shows it.
@@ -172,7 +103,7 @@ type Node struct {
 	Node *v1.Node
 	// Free is the node's allocatable less what Pods request, pod slots included; negative where
 	// the node is overcommitted.
-	Free Amount
+	Free amount.Amount
 	// GPUs are the node's GPUs, by index, as pkg/gpu reads them; none on a node without.
 	GPUs []GPU
 	// Pods are the pods bound to the node that still hold room, in the order given.
@@ -182,7 +113,7 @@ type Node struct {
 // Pod is a pod that holds room on a node, and what it asks.
 type Pod struct {
 	Pod     *v1.Pod
-	Request Amount
+	Request amount.Amount
 }
 
 // GPU is one GPU of a node: its memory, what is free of it, and the pods that hold shares of it.
@@ -220,7 +151,7 @@ func Of(nodes []v1.Node, pods []v1.Pod, res gpu.ResourceNames) []*Node {
 		req := RequestOf(p)
 		r.Pods = append(r.Pods, Pod{Pod: p, Request: req})
 		r.Free.Add(req, -1)
-		r.Free[Pods]--
+		r.Free[amount.Pods] -= amount.One
 	}
 	for _, r := range out {
 		r.GPUs = gpusOf(r, res)
@@ -274,7 +205,7 @@ func (n *Node) Clone() *Node {
 // Release gives back what pod p holds on the node: its request, its pod slot and its GPU shares.
 func (n *Node) Release(p Pod) {
 	n.Free.Add(p.Request, 1)
-	n.Free[Pods]++
+	n.Free[amount.Pods] += amount.One
 	if a, ok, err := gpu.AssignmentOf(p.Pod); ok && err == nil {
 		for _, s := range a {
 			if s.Index < len(n.GPUs) {

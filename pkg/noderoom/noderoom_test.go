@@ -16,6 +16,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
 )
 
@@ -63,7 +64,7 @@ func TestOf(t *testing.T) {
 		t.Fatalf("%d rooms, want 1", len(rooms))
 	}
 	r := rooms[0]
-	want := Amount{"cpu": 1000, "memory": 6 << 30, "pods": 6, string(res.Count): 2, string(res.Memory): 12}
+	want := amount.Amount{"cpu": 1000, "memory": 6 << 30 * amount.One, "pods": 6 * amount.One, res.Count: 2 * amount.One, res.Memory: 12 * amount.One}
 	if diff := cmp.Diff(want, r.Free); diff != "" {
 		t.Errorf("free (-want +got):\n%s", diff)
 	}
@@ -79,7 +80,7 @@ func TestOf(t *testing.T) {
 	}
 	room := r.Clone()
 	room.Release(r.Pods[2])
-	if room.Free["cpu"] != 1500 || room.Free["pods"] != 7 || room.GPUs[0].Free != 16 || r.GPUs[0].Free != 6 || r.Free["cpu"] != 1000 {
+	if room.Free["cpu"] != 1500 || room.Free["pods"] != 7*amount.One || room.GPUs[0].Free != 16 || r.GPUs[0].Free != 6 || r.Free["cpu"] != 1000 {
 		t.Errorf("after releasing share-0: free %v, GPU 0 %d; the original %v, GPU 0 %d", room.Free, room.GPUs[0].Free, r.Free, r.GPUs[0].Free)
 	}
 }
@@ -116,7 +117,7 @@ func TestOfAgreesWithTheScheduler(t *testing.T) {
 		t.Fatal("the scheduler's cache has no node n")
 	}
 	r := Of([]v1.Node{*n}, all, res)[0]
-	for _, name := range []string{"cpu", "memory", "pods", "ephemeral-storage", string(res.Count), string(res.Memory)} {
+	for _, name := range []v1.ResourceName{"cpu", "memory", "pods", "ephemeral-storage", res.Count, res.Memory} {
 		if got, want := FreeOn(ni, name), r.Free[name]; got != want {
 			t.Errorf("%s: the scheduler's snapshot has %d free, Of %d", name, got, want)
 		}
@@ -194,24 +195,6 @@ func TestUsableAgreesWithTheSchedulersFilters(t *testing.T) {
 					t.Errorf("Usable = %v, the scheduler's filters %v", got, scheduler)
 				}
 			})
-		}
-	}
-}
-
-func TestFits(t *testing.T) {
-	free := Amount{"cpu": 8000, "memory": 10, Pods: 3}
-	for _, tt := range []struct {
-		member Amount
-		want   int
-	}{
-		{Amount{"cpu": 2000}, 3},              // pod slots bound it
-		{Amount{"cpu": 3000}, 2},              // cpu does
-		{Amount{"cpu": 1000, "memory": 6}, 1}, // memory does
-		{Amount{"nvidia.com/gpu": 1}, 0},      // none of it free
-		{Amount{}, 3},
-	} {
-		if got := Fits(free, tt.member); got != tt.want {
-			t.Errorf("Fits(%v) = %d, want %d", tt.member, got, tt.want)
 		}
 	}
 }

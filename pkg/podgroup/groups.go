@@ -21,6 +21,7 @@ import (
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/process"
+	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
 // The scheduler-plugins client has a rate limit of its own, so that PodGroup and ElasticQuota
@@ -217,11 +218,8 @@ func (g *Groups) List(namespace string) ([]*Group, error) {
 
 // forget drops a deleted PodGroup, of either API, from adapted.
 func (g *Groups) forget(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
 	var uid types.UID
-	switch pg := obj.(type) {
+	switch pg := tombstone.Unwrap(obj).(type) {
 	case *v1alpha1.PodGroup:
 		uid = pg.UID
 	case *schedulingv1beta1.PodGroup:
@@ -253,10 +251,7 @@ type adapterHandler struct{ to cache.ResourceEventHandler }
 
 // groupOf is the Group of an informer's PodGroup of either API.
 func groupOf(obj any) (*Group, bool) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	switch pg := obj.(type) {
+	switch pg := tombstone.Unwrap(obj).(type) {
 	case *v1alpha1.PodGroup:
 		return FromPlugins(pg), true
 	case *schedulingv1beta1.PodGroup:

@@ -7,6 +7,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // Fair admission (docs/quota-fair-sharing.md): capacity that frees up is not handed to whichever
@@ -24,7 +26,7 @@ const pendingTimeout = 6 * time.Minute
 // Waiting records that pod, asking request, waits to be scheduled: its quota's demand in fair
 // sharing, until it holds resources, is forgotten, or is not tried again for pendingTimeout. A pod
 // of a namespace whose quotas take no part in fair sharing is not recorded.
-func (l *Ledger) Waiting(pod *v1.Pod, request Amount) {
+func (l *Ledger) Waiting(pod *v1.Pod, request amount.Amount) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.fairShared(pod.Namespace) {
@@ -64,7 +66,7 @@ func (l *Ledger) unpend(uid types.UID) bool {
 // demand is what the waiting pods of the namespaces n counts ask, except s's own and its group's,
 // preemptors already counted as arriving, and the members of a group that a preemptor of the group
 // on its way in asks for already. Callers hold mu.
-func (l *Ledger) demand(n *node, s self) Amount {
+func (l *Ledger) demand(n *node, s self) amount.Amount {
 	var coming map[string]bool
 	for _, a := range l.incoming {
 		if a.group != "" {
@@ -84,16 +86,16 @@ func (l *Ledger) demand(n *node, s self) Amount {
 // quota, or the tops of every tree) that take part, the pool they divide, and each one's use and
 // fair share.
 type fairLevel struct {
-	pool  Amount
+	pool  amount.Amount
 	peers []*node
 	// keeps is what each peer's staying pods and its preemptors on their way in hold, borrowed
 	// the part of it above min, and fair its fair share of pool.
-	keeps    map[*node]Amount
-	borrowed map[*node]Amount
-	fair     map[string]Amount
+	keeps    map[*node]amount.Amount
+	borrowed map[*node]amount.Amount
+	fair     map[string]amount.Amount
 	// free is the capacity no pod holds, and reserved the part of it that preemptors on their way
 	// in will take: what they ask beyond what their victims, still leaving, hold.
-	free, reserved Amount
+	free, reserved amount.Amount
 }
 
 func (lv *fairLevel) fairDS(p *node) float64 {
@@ -103,7 +105,7 @@ func (lv *fairLevel) fairDS(p *node) float64 {
 // fairLevel computes the fair shares of level of path (see Reclaim): wants says what each peer,
 // keeping keeps, claims. s is the pod weighed, whose own and whose group's arrivals are not
 // counted. Callers hold mu.
-func (l *Ledger) fairLevel(path []*node, level int, capacity Amount, s self, wants func(p *node, keeps Amount) Amount) *fairLevel {
+func (l *Ledger) fairLevel(path []*node, level int, capacity amount.Amount, s self, wants func(p *node, keeps amount.Amount) amount.Amount) *fairLevel {
 	// The quotas that share at this level: the children of the quota where the paths meet, or
 	// the tops of every tree.
 	var peers []*node
@@ -125,14 +127,14 @@ func (l *Ledger) fairLevel(path []*node, level int, capacity Amount, s self, wan
 	// The peers' shares are of what they keep: their staying pods and their preemptors already on
 	// their way in (all peers alike: counted on one side only, what one peer's preemptor was given
 	// would look free to the others).
-	lv := &fairLevel{pool: capacity.Clone(), keeps: map[*node]Amount{}, borrowed: map[*node]Amount{}}
+	lv := &fairLevel{pool: capacity.Clone(), keeps: map[*node]amount.Amount{}, borrowed: map[*node]amount.Amount{}}
 	if lv.pool == nil {
-		lv.pool = Amount{}
+		lv.pool = amount.Amount{}
 	}
 	for _, a := range l.namespaces {
 		lv.pool.Add(a.used, -1)
 	}
-	lv.free = Amount{}
+	lv.free = amount.Amount{}
 	for name, x := range lv.pool {
 		lv.free[name] = max(x, 0)
 	}
@@ -201,12 +203,12 @@ func (u *Unfair) Error() string {
 		u.Quota, u.Share, u.FairShare)
 	if u.Peer != "" {
 		msg += fmt.Sprintf("while quota %s, below its own, waits for %s (%s free, %s of it kept for quotas below their fair share",
-			u.Peer, u.Resource, Text(u.Resource, u.Free), Text(u.Resource, u.Kept))
+			u.Peer, u.Resource, amount.Text(u.Resource, u.Free), amount.Text(u.Resource, u.Kept))
 	} else {
-		msg += fmt.Sprintf("and the free %s is not its (%s free", u.Resource, Text(u.Resource, u.Free))
+		msg += fmt.Sprintf("and the free %s is not its (%s free", u.Resource, amount.Text(u.Resource, u.Free))
 	}
 	if u.Reserved > 0 {
-		msg += fmt.Sprintf(", %s of it freed for preemptors on their way in", Text(u.Resource, u.Reserved))
+		msg += fmt.Sprintf(", %s of it freed for preemptors on their way in", amount.Text(u.Resource, u.Reserved))
 	}
 	return msg + ")"
 }
@@ -222,7 +224,7 @@ func (u *Unfair) Error() string {
 // Where its side would rise above its fair share, the pod never takes the room that preemptors on
 // their way in freed, its own excepted, whether or not their victims have left yet. capacity is the
 // nodes' allocatable; nil admits (no pool to divide).
-func (l *Ledger) FairAdmits(pod *v1.Pod, request Amount, capacity Amount) (*Unfair, uint64) {
+func (l *Ledger) FairAdmits(pod *v1.Pod, request amount.Amount, capacity amount.Amount) (*Unfair, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	own := l.nodeOf(pod.Namespace)
@@ -237,10 +239,10 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Amount, capacity Amount) (*Unfa
 		if !side.spec.Fair || side.spec.WithinMin(side.used, request) {
 			continue
 		}
-		demands := map[*node]Amount{}
+		demands := map[*node]amount.Amount{}
 		// A preemptor's own arrival is its request, added below: counted twice, a preemptor
 		// whose victims are gone looked above its share with its own room. So is its group's.
-		lv := l.fairLevel(path, level, capacity, me, func(p *node, keeps Amount) Amount {
+		lv := l.fairLevel(path, level, capacity, me, func(p *node, keeps amount.Amount) amount.Amount {
 			d := l.demand(p, me)
 			demands[p] = d
 			if p == side {
@@ -265,7 +267,7 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request Amount, capacity Amount) (*Unfa
 		// cpu short), each would otherwise be refused for the other, and the unit stay idle. The
 		// one admitted is then above the other, which by FairToTake cannot take it back.
 		before := DominantShare(lv.borrowed[side], lv.pool, side.spec.weight())
-		kept, short := Amount{}, ""
+		kept, short := amount.Amount{}, ""
 		for _, p := range lv.peers {
 			if p == side || len(demands[p]) == 0 {
 				continue
@@ -344,7 +346,7 @@ func (l *Ledger) drainFair() []*v1.Pod {
 
 // FairBorrows reports whether need, admitted, takes some fair-sharing quota on the view's path
 // above its min: only then can fair sharing refuse it (FairAdmits).
-func (v *View) FairBorrows(need Amount) bool {
+func (v *View) FairBorrows(need amount.Amount) bool {
 	if v.Spec.Fair && !v.Spec.WithinMin(v.Used, need) {
 		return true
 	}
@@ -390,7 +392,7 @@ func (l *Ledger) fairWake(ns string) []*v1.Pod {
 		if !side.spec.Fair || len(borrowing(side, side.used, nil)) == 0 {
 			continue
 		}
-		lv := l.fairLevel(path, level, l.capacity, self{}, func(p *node, keeps Amount) Amount {
+		lv := l.fairLevel(path, level, l.capacity, self{}, func(p *node, keeps amount.Amount) amount.Amount {
 			return borrowing(p, keeps, l.demand(p, self{}))
 		})
 		if DominantShare(lv.borrowed[side], lv.pool, side.spec.weight()) <= lv.fairDS(side) {
@@ -412,8 +414,8 @@ func (l *Ledger) fairWake(ns string) []*v1.Pod {
 }
 
 // withinMin is the part of v that quota n's min covers, in the resources n names.
-func withinMin(n *node, v Amount) Amount {
-	w := Amount{}
+func withinMin(n *node, v amount.Amount) amount.Amount {
+	w := amount.Amount{}
 	for res, x := range v {
 		if n.spec.names(res) && x > 0 {
 			w[res] = min(x, n.spec.Min[res])

@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // Fair sharing of borrowed capacity (docs/quota-fair-sharing.md): pure functions, not yet asked
@@ -16,14 +18,14 @@ type Claim struct {
 	// Weight is in thousandths, as Spec.Weight; 0 stands for 1.
 	Weight int64
 	// Wants is what the quota would borrow if it could: its demand above its min.
-	Wants Amount
+	Wants amount.Amount
 }
 
 // DominantShare is a borrowing's dominant resource share of pool: the largest, over the
 // resources of the pool, of borrowed / pool, divided by weight (thousandths; 0 stands for 1).
 // Borrowing a resource the pool does not hold counts as a share of +Inf: the pool cannot give it.
 // GPU memory is a resource like any other.
-func DominantShare(borrowed, pool Amount, weight int64) float64 {
+func DominantShare(borrowed, pool amount.Amount, weight int64) float64 {
 	if weight <= 0 {
 		weight = 1000
 	}
@@ -49,11 +51,11 @@ func DominantShare(borrowed, pool Amount, weight int64) float64 {
 // want goes to the others. A claim that wants a resource the pool does not hold gets nothing
 // (its demand cannot grow along its own direction). The result is per claim name, in the
 // pool's units, rounded down.
-func FairShares(pool Amount, claims []Claim) map[string]Amount {
+func FairShares(pool amount.Amount, claims []Claim) map[string]amount.Amount {
 	type claimant struct {
 		name   string
 		weight float64
-		wants  Amount
+		wants  amount.Amount
 		// dominant is the dominant share of the whole demand: max over r of wants[r] / pool[r].
 		dominant float64
 		t        float64 // fraction of its demand granted
@@ -65,7 +67,7 @@ func FairShares(pool Amount, claims []Claim) map[string]Amount {
 		if c.Weight <= 0 {
 			w = 1000
 		}
-		cl := &claimant{name: c.Name, weight: w / 1000, wants: Amount{}}
+		cl := &claimant{name: c.Name, weight: w / 1000, wants: amount.Amount{}}
 		for name, x := range c.Wants {
 			if x > 0 {
 				cl.wants[name] = x
@@ -127,9 +129,9 @@ func FairShares(pool Amount, claims []Claim) map[string]Amount {
 			}
 		}
 	}
-	out := make(map[string]Amount, len(cs))
+	out := make(map[string]amount.Amount, len(cs))
 	for _, c := range cs {
-		got := Amount{}
+		got := amount.Amount{}
 		for name, x := range c.wants {
 			if g := int64(math.Floor(c.t*float64(x) + 1e-6)); g > 0 {
 				got[name] = min(g, x)

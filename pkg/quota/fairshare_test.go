@@ -5,17 +5,19 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 func TestDominantShare(t *testing.T) {
 	pool := vec("cpu", "10", string(gpuMem), "32")
 	tests := []struct {
 		name     string
-		borrowed Amount
+		borrowed amount.Amount
 		weight   int64
 		want     float64
 	}{
-		{name: "nothing borrowed", borrowed: Amount{}, want: 0},
+		{name: "nothing borrowed", borrowed: amount.Amount{}, want: 0},
 		{name: "GPU memory dominates", borrowed: vec("cpu", "2", string(gpuMem), "16"), want: 0.5},
 		{name: "weight 2 halves it", borrowed: vec("cpu", "2", string(gpuMem), "16"), weight: 2000, want: 0.25},
 		{name: "weight 0 counts as 1", borrowed: vec("cpu", "5"), weight: 0, want: 0.5},
@@ -34,49 +36,49 @@ func TestFairShares(t *testing.T) {
 	g := string(gpuMem)
 	tests := []struct {
 		name   string
-		pool   Amount
+		pool   amount.Amount
 		claims []Claim
-		want   map[string]Amount
+		want   map[string]amount.Amount
 	}{{
 		name:   "two alike that both want more than the pool: halves",
 		pool:   vec("cpu", "12"),
 		claims: []Claim{{Name: "a", Wants: vec("cpu", "100")}, {Name: "b", Wants: vec("cpu", "100")}},
-		want:   map[string]Amount{"a": vec("cpu", "6"), "b": vec("cpu", "6")},
+		want:   map[string]amount.Amount{"a": vec("cpu", "6"), "b": vec("cpu", "6")},
 	}, {
 		name: "weights 1:1:2 on GPU memory: 25/25/50",
 		pool: vec(g, "64"),
 		claims: []Claim{
 			{Name: "a", Weight: 1000, Wants: vec(g, "100")}, {Name: "b", Wants: vec(g, "100")}, {Name: "c", Weight: 2000, Wants: vec(g, "100")},
 		},
-		want: map[string]Amount{"a": vec(g, "16"), "b": vec(g, "16"), "c": vec(g, "32")},
+		want: map[string]amount.Amount{"a": vec(g, "16"), "b": vec(g, "16"), "c": vec(g, "32")},
 	}, {
 		name:   "what one does not want goes to the other",
 		pool:   vec("cpu", "12"),
 		claims: []Claim{{Name: "small", Wants: vec("cpu", "2")}, {Name: "big", Wants: vec("cpu", "100")}},
-		want:   map[string]Amount{"small": vec("cpu", "2"), "big": vec("cpu", "10")},
+		want:   map[string]amount.Amount{"small": vec("cpu", "2"), "big": vec("cpu", "10")},
 	}, {
 		// The DRF paper's example: 9 cpu, 18 memory; A's tasks ask 1 cpu and 4 memory, B's 3 cpu
 		// and 1 memory. Equal dominant shares, 2/3 each, when cpu runs out.
 		name:   "several resources: each by its dominant one",
 		pool:   vec("cpu", "9", "memory", "18"),
 		claims: []Claim{{Name: "a", Wants: vec("cpu", "30", "memory", "120")}, {Name: "b", Wants: vec("cpu", "90", "memory", "30")}},
-		want:   map[string]Amount{"a": vec("cpu", "3", "memory", "12"), "b": vec("cpu", "6", "memory", "2")},
+		want:   map[string]amount.Amount{"a": vec("cpu", "3", "memory", "12"), "b": vec("cpu", "6", "memory", "2")},
 	}, {
 		name:   "a claim that needs what the pool lacks gets nothing",
 		pool:   vec("cpu", "8"),
 		claims: []Claim{{Name: "gpu", Wants: vec("cpu", "1", g, "8")}, {Name: "cpu", Wants: vec("cpu", "20")}},
-		want:   map[string]Amount{"gpu": {}, "cpu": vec("cpu", "8")},
+		want:   map[string]amount.Amount{"gpu": {}, "cpu": vec("cpu", "8")},
 	}, {
 		name:   "a resource that is not the claim's dominant one can be what stops it",
 		pool:   vec("cpu", "4", g, "32"),
 		claims: []Claim{{Name: "mixed", Wants: vec("cpu", "8", g, "8")}, {Name: "gpu", Wants: vec(g, "100")}},
 		// At dominant share s, mixed holds 4s cpu and 4s GPU memory, gpu 32s GPU memory: GPU
 		// memory runs out at s = 8/9, before cpu would (s = 1).
-		want: map[string]Amount{"mixed": {"cpu": 3555, gpuMem: 3555}, "gpu": {gpuMem: 28444}},
+		want: map[string]amount.Amount{"mixed": {"cpu": 3555, gpuMem: 3555}, "gpu": {gpuMem: 28444}},
 	}, {
 		name: "nothing to share",
-		pool: Amount{},
-		want: map[string]Amount{},
+		pool: amount.Amount{},
+		want: map[string]amount.Amount{},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,7 +86,7 @@ func TestFairShares(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("FairShares (-want +got):\n%s", diff)
 			}
-			used := Amount{}
+			used := amount.Amount{}
 			for _, v := range got {
 				used.Add(v, 1)
 			}

@@ -11,6 +11,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // Ledger is the scheduler's one account of quota use: every pod that holds resources (reserved by
@@ -42,7 +44,7 @@ type Ledger struct {
 	lendingLimits bool
 	// capacity is the nodes' allocatable as the last admission or preemption that weighed fair
 	// shares saw it: the pool a bind is weighed against outside a scheduling cycle (fairWake).
-	capacity Amount
+	capacity amount.Amount
 	// gone are the pods forgotten in the last goneFor, which Reserve refuses (see Forget), swept
 	// of older ones when it reaches goneSweep.
 	gone      map[types.UID]time.Time
@@ -63,7 +65,7 @@ type arrival struct {
 	namespace string
 	// group is the pod's pod group, "" for none.
 	group   string
-	request Amount
+	request amount.Amount
 	at      time.Time
 	victims []types.UID
 }
@@ -79,8 +81,8 @@ type node struct {
 	parent *node
 	// counts are the namespaces whose pods its use counts: its own and its descendants'.
 	counts  map[string]bool
-	used    Amount
-	leaving Amount
+	used    amount.Amount
+	leaving amount.Amount
 	// stamp is the ledger's clock when something below it last gave resources back or it
 	// changed; a view of a namespace is stale once any quota on its path has a newer stamp.
 	stamp   uint64
@@ -91,7 +93,7 @@ type node struct {
 type holding struct {
 	namespace string
 	group     string
-	request   Amount
+	request   amount.Amount
 	// bound is set once the pod is seen bound; a reservation not yet bound can be undone.
 	bound bool
 	// terminating is set once the pod is being deleted: it still holds its resources, but they
@@ -102,9 +104,9 @@ type holding struct {
 // account is one namespace's use. Its quota is the tree's (see nodeOf), and the pods waiting for
 // quota are parked at the quotas on its path.
 type account struct {
-	used Amount
+	used amount.Amount
 	// leaving is what terminating pods hold, and leavers those pods.
-	leaving Amount
+	leaving amount.Amount
 	leavers map[types.UID]bool
 	holds   int
 	// groups counts, per pod group, the members that hold resources.
@@ -123,7 +125,7 @@ func NewLedger() *Ledger {
 // sharing counts it as holding them, so that the next preemptor of the same quota does not take
 // for it again. Victims are counted as leaving (Leaving); this is the other side of the same
 // exchange.
-func (l *Ledger) Incoming(pod *v1.Pod, request Amount, victims []types.UID) {
+func (l *Ledger) Incoming(pod *v1.Pod, request amount.Amount, victims []types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.record(l.incoming, pod, request, victims)
@@ -162,7 +164,7 @@ func (l *Ledger) EndLostArrival(preemptor types.UID, placed iter.Seq[*v1.Pod]) b
 // record notes in m that pod, which holds nothing yet, asks request (a preemptor: evicting
 // victims). A pod already forgotten is not recorded: a cycle that took it before its deletion
 // records it after Forget, and nothing would remove the record but its timeout. Callers hold mu.
-func (l *Ledger) record(m arrivals, pod *v1.Pod, request Amount, victims []types.UID) {
+func (l *Ledger) record(m arrivals, pod *v1.Pod, request amount.Amount, victims []types.UID) {
 	if _, held := l.pods[pod.UID]; held {
 		return
 	}
@@ -210,7 +212,7 @@ func (s self) is(uid types.UID, a arrival) bool {
 
 // arriving is what preemptors on their way in, other than s's, will hold in the namespaces n
 // counts. Callers hold mu.
-func (l *Ledger) arriving(n *node, s self) Amount {
+func (l *Ledger) arriving(n *node, s self) amount.Amount {
 	return l.incoming.need(arrivalTimeout, func(uid types.UID, a arrival) bool { return n.counts[a.namespace] && !s.is(uid, a) })
 }
 
@@ -219,8 +221,8 @@ type arrivals map[types.UID]arrival
 
 // sum is what the arrivals that counts names ask; it forgets those recorded longer than timeout
 // ago. Callers hold the ledger's mu.
-func (m arrivals) sum(timeout time.Duration, counts func(uid types.UID, a arrival) bool) Amount {
-	v := Amount{}
+func (m arrivals) sum(timeout time.Duration, counts func(uid types.UID, a arrival) bool) amount.Amount {
+	v := amount.Amount{}
 	for uid, a := range m {
 		if time.Since(a.at) > timeout {
 			delete(m, uid)
@@ -236,8 +238,8 @@ func (m arrivals) sum(timeout time.Duration, counts func(uid types.UID, a arriva
 // need is what the arrivals that counts names ask, a pod group's once: each member of a group
 // that misses members asks for the group's need (see SetGroupOf), so a group counts the most any
 // of its members asks, resource by resource. Callers hold the ledger's mu.
-func (m arrivals) need(timeout time.Duration, counts func(uid types.UID, a arrival) bool) Amount {
-	groups := map[string]Amount{}
+func (m arrivals) need(timeout time.Duration, counts func(uid types.UID, a arrival) bool) amount.Amount {
+	groups := map[string]amount.Amount{}
 	v := m.sum(timeout, func(uid types.UID, a arrival) bool {
 		if !counts(uid, a) {
 			return false
@@ -247,7 +249,7 @@ func (m arrivals) need(timeout time.Duration, counts func(uid types.UID, a arriv
 		}
 		g := groups[a.namespace+"/"+a.group]
 		if g == nil {
-			g = Amount{}
+			g = amount.Amount{}
 			groups[a.namespace+"/"+a.group] = g
 		}
 		for name, x := range a.request {
@@ -282,7 +284,7 @@ func (l *Ledger) ShareATree(a, b string) bool {
 func (l *Ledger) account(ns string) *account {
 	a, ok := l.namespaces[ns]
 	if !ok {
-		a = &account{used: Amount{}, leaving: Amount{}, leavers: map[types.UID]bool{}, groups: map[string]int{}}
+		a = &account{used: amount.Amount{}, leaving: amount.Amount{}, leavers: map[types.UID]bool{}, groups: map[string]int{}}
 		l.namespaces[ns] = a
 	}
 	return a
@@ -357,7 +359,7 @@ func (l *Ledger) setTree(tree *Tree) []*v1.Pod {
 	for name, n := range nodes {
 		q := tree.quotas[name]
 		n.parent = nodes[q.Spec.Parent]
-		n.used, n.leaving = Amount{}, Amount{}
+		n.used, n.leaving = amount.Amount{}, amount.Amount{}
 		n.counts = map[string]bool{}
 		for _, ns := range tree.Subtree(name) {
 			n.counts[ns] = true
@@ -430,7 +432,7 @@ type View struct {
 	// Spec is the quota that covers the namespace, and Used what it counts: its namespaces' pods
 	// and, for a quota with children, theirs.
 	Spec Spec
-	Used Amount
+	Used amount.Amount
 	// Above are the quotas above it, nearest first, each with its whole subtree's use; empty for
 	// a quota at the top (every flat quota).
 	Above []Level
@@ -445,7 +447,7 @@ type View struct {
 // Level is one quota above a namespace's, and its subtree's use.
 type Level struct {
 	Spec   Spec
-	Used   Amount
+	Used   amount.Amount
 	counts map[string]bool
 }
 
@@ -476,7 +478,7 @@ func (v *View) Counts(ns string) bool {
 
 // Count adds request, scaled by sign, to the use of every quota of the view that counts pods of
 // namespace ns.
-func (v *View) Count(ns string, request Amount, sign int64) {
+func (v *View) Count(ns string, request amount.Amount, sign int64) {
 	if v.counts[ns] {
 		v.Used.Add(request, sign)
 	}
@@ -489,7 +491,7 @@ func (v *View) Count(ns string, request Amount, sign int64) {
 
 // Fits returns nil if need fits every quota on the path (see Spec.admits), or why not: the
 // nearest quota it does not fit.
-func (v *View) Fits(need Amount) *Exceeded {
+func (v *View) Fits(need amount.Amount) *Exceeded {
 	if e := v.Spec.admits(v.Used, need); e != nil {
 		return e
 	}
@@ -504,10 +506,10 @@ func (v *View) Fits(need Amount) *Exceeded {
 
 // FitsAlone is Fits with nothing used anywhere: nil unless need is more than some quota on the
 // path admits on its own, which preemption cannot help.
-func (v *View) FitsAlone(need Amount) *Exceeded {
-	empty := &View{Spec: v.Spec, Used: Amount{}, Above: make([]Level, len(v.Above))}
+func (v *View) FitsAlone(need amount.Amount) *Exceeded {
+	empty := &View{Spec: v.Spec, Used: amount.Amount{}, Above: make([]Level, len(v.Above))}
 	for i, lv := range v.Above {
-		empty.Above[i] = Level{Spec: lv.Spec, Used: Amount{}}
+		empty.Above[i] = Level{Spec: lv.Spec, Used: amount.Amount{}}
 	}
 	return empty.Fits(need)
 }
@@ -582,21 +584,21 @@ func (e *Exceeded) Error() string {
 	if e.Below != "" {
 		quota += ", above " + e.Below + " in its tree"
 	}
-	limit := "max " + Text(e.Resource, e.Limit)
+	limit := "max " + amount.Text(e.Resource, e.Limit)
 	if e.Borrowing {
-		limit = fmt.Sprintf("min %s + borrowing limit %s", Text(e.Resource, e.Min), Text(e.Resource, e.Limit-e.Min))
+		limit = fmt.Sprintf("min %s + borrowing limit %s", amount.Text(e.Resource, e.Min), amount.Text(e.Resource, e.Limit-e.Min))
 	}
 	msg := fmt.Sprintf("quota %s: %s used %s, %s %s, %s", quota, e.Resource,
-		Text(e.Resource, e.Used), what, Text(e.Resource, e.Requested), limit)
+		amount.Text(e.Resource, e.Used), what, amount.Text(e.Resource, e.Requested), limit)
 	if e.Below != "" || e.Borrowing {
-		msg += fmt.Sprintf(" (%s over)", Text(e.Resource, e.Used+e.Requested-e.Limit))
+		msg += fmt.Sprintf(" (%s over)", amount.Text(e.Resource, e.Used+e.Requested-e.Limit))
 	}
 	return msg
 }
 
 // admits returns nil if used + request stays within max (Fits) and within min plus the borrowing
 // limit for every resource the borrowing limit names, or why not.
-func (s *Spec) admits(used, request Amount) *Exceeded {
+func (s *Spec) admits(used, request amount.Amount) *Exceeded {
 	if e := s.Fits(used, request); e != nil {
 		return e
 	}
@@ -616,7 +618,7 @@ func (s *Spec) admits(used, request Amount) *Exceeded {
 
 // Fits returns nil if used + request stays within max for every resource max names, or the first
 // resource (in name order) that it would exceed.
-func (s *Spec) Fits(used, request Amount) *Exceeded {
+func (s *Spec) Fits(used, request amount.Amount) *Exceeded {
 	var worst *Exceeded
 	for name, limit := range s.Max {
 		r := request[name]
@@ -632,7 +634,7 @@ func (s *Spec) Fits(used, request Amount) *Exceeded {
 
 // WithinMin reports whether used + request stays within min for every resource the quota names
 // that request asks for: the request is guaranteed, and may reclaim what others borrowed.
-func (s *Spec) WithinMin(used, request Amount) bool {
+func (s *Spec) WithinMin(used, request amount.Amount) bool {
 	for name, r := range request {
 		if r > 0 && s.names(name) && used[name]+r > s.Min[name] {
 			return false
@@ -643,7 +645,7 @@ func (s *Spec) WithinMin(used, request Amount) bool {
 
 // Reserve makes pod hold request in its namespace, if its quota admits it: the check and the
 // hold are one step under the lock. A pod that already holds resources keeps them unchanged.
-func (l *Ledger) Reserve(pod *v1.Pod, group string, request Amount) error {
+func (l *Ledger) Reserve(pod *v1.Pod, group string, request amount.Amount) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, ok := l.pods[pod.UID]; ok {
@@ -679,7 +681,7 @@ func (l *Ledger) Unreserve(uid types.UID) []*v1.Pod {
 
 // Bound records that pod is bound and holds request (its current request: a resize changes it).
 // It returns the waiters of its namespace when that gave resources back.
-func (l *Ledger) Bound(pod *v1.Pod, group string, request Amount) []*v1.Pod {
+func (l *Ledger) Bound(pod *v1.Pod, group string, request amount.Amount) []*v1.Pod {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.bound(pod, group, request)
@@ -688,7 +690,7 @@ func (l *Ledger) Bound(pod *v1.Pod, group string, request Amount) []*v1.Pod {
 // Recount is Bound for a pod the ledger holds bound, and does nothing for one it does not: a
 // recount (another pod's claim changed) that races the pod's departure must not bring back a
 // pod already forgotten, whose quota would then stay held for good.
-func (l *Ledger) Recount(pod *v1.Pod, group string, request Amount) []*v1.Pod {
+func (l *Ledger) Recount(pod *v1.Pod, group string, request amount.Amount) []*v1.Pod {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if h, ok := l.pods[pod.UID]; !ok || !h.bound {
@@ -697,7 +699,7 @@ func (l *Ledger) Recount(pod *v1.Pod, group string, request Amount) []*v1.Pod {
 	return l.bound(pod, group, request)
 }
 
-func (l *Ledger) bound(pod *v1.Pod, group string, request Amount) []*v1.Pod {
+func (l *Ledger) bound(pod *v1.Pod, group string, request amount.Amount) []*v1.Pod {
 	h, ok := l.pods[pod.UID]
 	if !ok {
 		h = &holding{namespace: pod.Namespace, group: group, request: request, bound: true}
@@ -791,8 +793,8 @@ func (l *Ledger) leave(uid types.UID, h *holding) {
 
 // count adds request, scaled by sign, to what namespace ns (account a) uses, or, leaving set, to
 // what its leaving pods hold, and likewise to every quota on its path. Callers hold mu.
-func (l *Ledger) count(ns string, a *account, request Amount, sign int64, leaving bool) {
-	pick := func(used, left Amount) Amount {
+func (l *Ledger) count(ns string, a *account, request amount.Amount, sign int64, leaving bool) {
+	pick := func(used, left amount.Amount) amount.Amount {
 		if leaving {
 			return left
 		}
@@ -808,7 +810,7 @@ func (l *Ledger) count(ns string, a *account, request Amount, sign int64, leavin
 	}
 }
 
-func dropZeros(v Amount) {
+func dropZeros(v amount.Amount) {
 	for name, x := range v {
 		if x == 0 {
 			delete(v, name)
@@ -862,7 +864,7 @@ type Usage struct {
 	Namespace string
 	Spec      Spec
 	// Used is what the quota counts: its namespaces' pods and its children's.
-	Used Amount
+	Used amount.Amount
 	// Namespaces are the namespaces it covers itself, and Children the quotas below it.
 	Namespaces []string
 	Children   []string

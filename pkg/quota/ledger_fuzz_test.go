@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // FuzzLedger drives the ledger with any sequence of reserve, unreserve, bind, delete and quota
@@ -19,7 +21,7 @@ func FuzzLedger(f *testing.F) {
 		namespaces := []string{"a", "b"}
 		type held struct {
 			ns    string
-			req   Amount
+			req   amount.Amount
 			bound bool
 		}
 		model := map[types.UID]held{}
@@ -27,8 +29,8 @@ func FuzzLedger(f *testing.F) {
 		for i := range pods {
 			pods[i] = pod(namespaces[i%2], fmt.Sprint(i))
 		}
-		requestOf := func(i int) Amount {
-			return Amount{v1.ResourceCPU: int64(1+i%3) * 1000, PodsResource: 1000, "aliyun.com/gpu-mem": int64(i%2) * 4000}
+		requestOf := func(i int) amount.Amount {
+			return amount.Amount{v1.ResourceCPU: int64(1+i%3) * 1000, amount.Pods: 1000, "aliyun.com/gpu-mem": int64(i%2) * 4000}
 		}
 		for _, op := range ops {
 			i := int(op>>3) % len(pods)
@@ -61,20 +63,20 @@ func FuzzLedger(f *testing.F) {
 				l.Forget(p.UID)
 				delete(model, p.UID)
 			case 5: // edit a quota's max
-				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Max: Amount{v1.ResourceCPU: int64(i) * 1000, "aliyun.com/gpu-mem": 8000}})
+				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Max: amount.Amount{v1.ResourceCPU: int64(i) * 1000, "aliyun.com/gpu-mem": 8000}})
 			case 6: // remove a quota
 				l.SetQuota(p.Namespace, nil)
 			case 7: // a quota that names only GPU memory
-				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Min: Amount{"aliyun.com/gpu-mem": 4000}, Max: Amount{"aliyun.com/gpu-mem": int64(i) * 2000}})
+				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Min: amount.Amount{"aliyun.com/gpu-mem": 4000}, Max: amount.Amount{"aliyun.com/gpu-mem": int64(i) * 2000}})
 			}
 			for _, ns := range namespaces {
-				want := Amount{}
+				want := amount.Amount{}
 				for _, h := range model {
 					if h.ns == ns {
 						want.Add(h.req, 1)
 					}
 				}
-				got := Amount{}
+				got := amount.Amount{}
 				l.mu.Lock()
 				if a, ok := l.namespaces[ns]; ok {
 					got = a.used.Clone()

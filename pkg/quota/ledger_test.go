@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 const gpuMem v1.ResourceName = "aliyun.com/gpu-mem"
@@ -23,8 +25,8 @@ func list(kv ...string) v1.ResourceList {
 	return l
 }
 
-func vec(kv ...string) Amount {
-	v, problems := AmountOf(list(kv...))
+func vec(kv ...string) amount.Amount {
+	v, problems := amount.Of(list(kv...))
 	if len(problems) > 0 {
 		panic(problems)
 	}
@@ -60,7 +62,7 @@ func TestFitsAndMin(t *testing.T) {
 	spec := Spec{Name: "a/q", Min: vec("cpu", "2", "aliyun.com/gpu-mem", "16"), Max: vec("cpu", "4", "aliyun.com/gpu-mem", "32")}
 	tests := []struct {
 		name       string
-		used, req  Amount
+		used, req  amount.Amount
 		wantExceed string
 		wantMin    bool
 	}{
@@ -92,11 +94,11 @@ func TestFitsAndMin(t *testing.T) {
 
 func TestMaxNamingSomeResourcesLeavesOthersUnlimited(t *testing.T) {
 	spec := Spec{Name: "a/q", Max: vec(string(gpuMem), "8")}
-	if e := spec.Fits(Amount{}, vec("cpu", "64", "memory", "1Ti", "pods", "1")); e != nil {
+	if e := spec.Fits(amount.Amount{}, vec("cpu", "64", "memory", "1Ti", "pods", "1")); e != nil {
 		t.Errorf("cpu and memory are not named in max, want them unlimited: %v", e)
 	}
 	// Named in max but not in min: guaranteed 0, so any use is borrowed.
-	if spec.WithinMin(Amount{}, vec(string(gpuMem), "1")) {
+	if spec.WithinMin(amount.Amount{}, vec(string(gpuMem), "1")) {
 		t.Error("gpu-mem has no min: want it borrowed")
 	}
 }
@@ -119,13 +121,13 @@ func TestSpecOfBadInput(t *testing.T) {
 		{
 			name:         "oldest of two wins, the other is reported",
 			quotas:       []*v1alpha1.ElasticQuota{eq("young", 20, nil, list("cpu", "1")), eq("old", 10, nil, list("cpu", "2"))},
-			want:         &Spec{Name: "ns/old", Min: Amount{}, Max: vec("cpu", "2")},
+			want:         &Spec{Name: "ns/old", Min: amount.Amount{}, Max: vec("cpu", "2")},
 			wantProblems: []string{"young: namespace ns has 2 ElasticQuotas; berth enforces only the oldest, old, and ignores this one"},
 		},
 		{
 			name:         "same age: by name",
 			quotas:       []*v1alpha1.ElasticQuota{eq("b", 10, nil, nil), eq("a", 10, nil, nil)},
-			want:         &Spec{Name: "ns/a", Min: Amount{}, Max: Amount{}},
+			want:         &Spec{Name: "ns/a", Min: amount.Amount{}, Max: amount.Amount{}},
 			wantProblems: []string{"b: namespace ns has 2 ElasticQuotas; berth enforces only the oldest, a, and ignores this one"},
 		},
 		{

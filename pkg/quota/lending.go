@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // The lending limit (berth.dev/lending-limit, Kueue's lendingLimit): a quota lends at most that
@@ -25,7 +27,7 @@ type Unlendable struct {
 }
 
 func (u *Unlendable) Error() string {
-	f := func(x int64) string { return Text(u.Resource, x) }
+	f := func(x int64) string { return amount.Text(u.Resource, x) }
 	return fmt.Sprintf("quota %s borrows: %s requested %s, free %s, of which %s is kept by lending limits "+
 		"(%s: min %s, used %s, lending limit %s) (%s over)", u.Quota, u.Resource, f(u.Requested), f(u.Free), f(u.Kept),
 		u.Lender, f(u.Min), f(u.Used), f(u.Lending), f(u.Requested-(u.Free-u.Kept)))
@@ -43,7 +45,7 @@ func (u *Unlendable) Error() string {
 // lender's pod that ended, next to a ledger that still counted the pod and so kept nothing for
 // the limit, let a borrower past it (the lowered lending limit replayed, 1 run in 13). Free
 // capacity stays the ledger's: the view that keeps more is the one that holds.
-func (l *Ledger) LendingAdmits(pod *v1.Pod, request Amount, capacity Amount, placed iter.Seq[*v1.Pod]) (*Unlendable, uint64) {
+func (l *Ledger) LendingAdmits(pod *v1.Pod, request amount.Amount, capacity amount.Amount, placed iter.Seq[*v1.Pod]) (*Unlendable, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	own := l.nodeOf(pod.Namespace)
@@ -60,20 +62,20 @@ func (l *Ledger) LendingAdmits(pod *v1.Pod, request Amount, capacity Amount, pla
 		return nil, l.fairClock
 	}
 	onNodes := l.heldOnNodes(placed)
-	lenderUse := func(n *node) Amount {
+	lenderUse := func(n *node) amount.Amount {
 		if onNodes == nil {
 			return n.used
 		}
 		return leastOf(n.used, onNodes.of(n))
 	}
-	kept := Amount{}
+	kept := amount.Amount{}
 	keeper := map[v1.ResourceName]*node{}
 	// keeps is what the subtree of n keeps from pod: its own unlent min, or its children's
 	// together, whichever is more (a child's min is carved out of its parent's). A quota on the
 	// pod's path keeps nothing from it: the pod uses its own min there.
-	var keeps func(n *node) Amount
-	keeps = func(n *node) Amount {
-		v := Amount{}
+	var keeps func(n *node) amount.Amount
+	keeps = func(n *node) amount.Amount {
+		v := amount.Amount{}
 		for _, c := range l.tree.quotas[n.spec.Name].Children {
 			v.Add(keeps(l.quotas[c]), 1)
 		}
@@ -138,7 +140,7 @@ func (l *Ledger) heldOnNodes(placed iter.Seq[*v1.Pod]) nsUse {
 	for p := range placed {
 		if h, ok := l.pods[p.UID]; ok {
 			if use[h.namespace] == nil {
-				use[h.namespace] = Amount{}
+				use[h.namespace] = amount.Amount{}
 			}
 			use[h.namespace].Add(h.request, 1)
 		}
@@ -147,11 +149,11 @@ func (l *Ledger) heldOnNodes(placed iter.Seq[*v1.Pod]) nsUse {
 }
 
 // nsUse is a use by namespace.
-type nsUse map[string]Amount
+type nsUse map[string]amount.Amount
 
 // of is the use of the namespaces quota n counts.
-func (u nsUse) of(n *node) Amount {
-	v := Amount{}
+func (u nsUse) of(n *node) amount.Amount {
+	v := amount.Amount{}
 	for ns := range n.counts {
 		v.Add(u[ns], 1)
 	}
@@ -159,8 +161,8 @@ func (u nsUse) of(n *node) Amount {
 }
 
 // leastOf is, per resource of a, the lesser of a and b.
-func leastOf(a, b Amount) Amount {
-	v := Amount{}
+func leastOf(a, b amount.Amount) amount.Amount {
+	v := amount.Amount{}
 	for res, x := range a {
 		v[res] = min(x, b[res])
 	}

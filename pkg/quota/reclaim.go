@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // Reclaim is one preemption attempt's quota rule, for a preemptor of a namespace with a quota:
@@ -34,9 +36,9 @@ type Reclaim struct {
 	quota     string
 	gpuMemory v1.ResourceName
 	// requestOf reads a victim's request; nil: RequestOf (see UseRequests).
-	requestOf func(*v1.Pod) (Amount, error)
+	requestOf func(*v1.Pod) (amount.Amount, error)
 	// asks is what the preemptor asks for.
-	asks Amount
+	asks amount.Amount
 	// named is, per namespace of a quota that may lend, that quota, and quotaOf its name in the tree.
 	named   map[string]*Spec
 	quotaOf map[string]string
@@ -56,9 +58,9 @@ type Reclaim struct {
 // share stays at most the target's, and the target's at least its fair share.
 type fairBound struct {
 	target         string
-	pool           Amount
+	pool           amount.Amount
 	weight         int64
-	borrowed       Amount
+	borrowed       amount.Amount
 	fair           float64
 	preemptorAfter float64
 }
@@ -71,18 +73,18 @@ type lender struct {
 	// left is, for each resource in over, what the quota may still give before it is at its min:
 	// what its staying pods use above min. What leaving pods hold is on its way back already, and
 	// lending it again would let two preemptors take the same borrowed share.
-	left Amount
+	left amount.Amount
 }
 
 // ReclaimFor is PreemptionFor without the nodes' capacity: reclaim only, no fair sharing.
-func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request Amount, gpuMemory v1.ResourceName) *Reclaim {
+func (l *Ledger) ReclaimFor(preemptor *v1.Pod, request amount.Amount, gpuMemory v1.ResourceName) *Reclaim {
 	return l.PreemptionFor(preemptor, request, gpuMemory, nil)
 }
 
 // PreemptionFor returns the quota rule for preemptor, asking request, or nil when preemptor's
 // namespace has no quota (then no quota rule applies to it). capacity is the nodes' allocatable:
 // less what the ledger's pods hold, plus what quotas borrow, it is the pool fair shares divide.
-func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Amount, gpuMemory v1.ResourceName, capacity Amount) *Reclaim {
+func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request amount.Amount, gpuMemory v1.ResourceName, capacity amount.Amount) *Reclaim {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	own := l.nodeOf(preemptor.Namespace)
@@ -193,7 +195,7 @@ func (l *Ledger) PreemptionFor(preemptor *v1.Pod, request Amount, gpuMemory v1.R
 // does (Kueue's "Admits workloads respecting fair share": c's pod takes from a, which borrows 2,
 // not from b, which borrows 1, whichever's pods are the youngest). Otherwise, or without the
 // nodes' capacity to weigh shares by, every lender may give. Callers hold the ledger's lock.
-func (l *Ledger) furthestAbove(r *Reclaim, lends []string, capacity Amount) []string {
+func (l *Ledger) furthestAbove(r *Reclaim, lends []string, capacity amount.Amount) []string {
 	if len(lends) < 2 || capacity == nil {
 		return lends
 	}
@@ -206,7 +208,7 @@ func (l *Ledger) furthestAbove(r *Reclaim, lends []string, capacity Amount) []st
 		top = max(top, shares[i])
 	}
 	var first []string
-	left := Amount{}
+	left := amount.Amount{}
 	for i, name := range lends {
 		if shares[i] == top {
 			first = append(first, name)
@@ -245,14 +247,14 @@ func (r *Reclaim) chainOver(name string, res v1.ResourceName) bool {
 // above its fair share, when side (the preemptor's side of that level, which borrows) is below
 // its own, and allows r to take from it for fairness. It reports whether it chose one. Callers
 // hold the ledger's lock.
-func (l *Ledger) fairTarget(r *Reclaim, preemptor self, side *node, path []*node, level int, lends []string, capacity Amount) bool {
+func (l *Ledger) fairTarget(r *Reclaim, preemptor self, side *node, path []*node, level int, lends []string, capacity amount.Amount) bool {
 	if !side.spec.Fair {
 		return false
 	}
 	// Every peer claims what it keeps and what its waiting pods ask (Waiting), as fair admission
 	// counts them: claims of what is held alone would put each peer's fair share next to what it
 	// holds, and a quota far below its share of what everyone wants could take next to nothing.
-	lv := l.fairLevel(path, level, capacity, preemptor, func(p *node, keeps Amount) Amount {
+	lv := l.fairLevel(path, level, capacity, preemptor, func(p *node, keeps amount.Amount) amount.Amount {
 		d := l.demand(p, preemptor)
 		if p == side {
 			d.Add(r.asks, 1)
@@ -296,7 +298,7 @@ func (l *Ledger) fairTarget(r *Reclaim, preemptor self, side *node, path []*node
 }
 
 // staying is what quota n's pods that are not being evicted use.
-func staying(n *node) Amount {
+func staying(n *node) amount.Amount {
 	s := n.used.Clone()
 	s.Add(n.leaving, -1)
 	return s
@@ -304,8 +306,8 @@ func staying(n *node) Amount {
 
 // borrowing is what quota n, using used and with more admitted, uses above its min in the
 // resources it names.
-func borrowing(n *node, used, more Amount) Amount {
-	b := Amount{}
+func borrowing(n *node, used, more amount.Amount) amount.Amount {
+	b := amount.Amount{}
 	for res, u := range used {
 		if x := u + more[res] - n.spec.Min[res]; x > 0 && n.spec.names(res) {
 			b[res] = x
@@ -323,7 +325,7 @@ func borrowing(n *node, used, more Amount) Amount {
 // that is its whole subtree's use.) Callers hold the ledger's lock.
 func lenderOf(n *node) *lender {
 	stay := staying(n)
-	ld := &lender{over: map[v1.ResourceName]bool{}, left: Amount{}}
+	ld := &lender{over: map[v1.ResourceName]bool{}, left: amount.Amount{}}
 	for name, u := range n.used {
 		if n.spec.names(name) && u > n.spec.Min[name] {
 			ld.over[name] = true
@@ -367,7 +369,7 @@ func (r *Reclaim) Judge(pods []*v1.Pod) Decision {
 
 // lendsTo reports whether a victim of ns, whose pods ask reqs, holds some of a resource ns's quota
 // lends the preemptor: one the preemptor asks for and every quota of its chain uses above its min.
-func (r *Reclaim) lendsTo(ns string, reqs []Amount) bool {
+func (r *Reclaim) lendsTo(ns string, reqs []amount.Amount) bool {
 	name := r.quotaOf[ns]
 	return holdsAny(reqs, func(res v1.ResourceName) bool { return r.asks[res] > 0 && r.chainOver(name, res) })
 }
@@ -391,8 +393,8 @@ func (r *Reclaim) InProgress(victims []*v1.Pod) string {
 }
 
 // requestsOf is RequestOf of each pod, nil for a pod whose request cannot be read.
-func requestsOf(pods []*v1.Pod, gpuMemory v1.ResourceName) []Amount {
-	reqs := make([]Amount, len(pods))
+func requestsOf(pods []*v1.Pod, gpuMemory v1.ResourceName) []amount.Amount {
+	reqs := make([]amount.Amount, len(pods))
 	for i, p := range pods {
 		if req, err := RequestOf(p, gpuMemory); err == nil {
 			reqs[i] = req
@@ -402,7 +404,7 @@ func requestsOf(pods []*v1.Pod, gpuMemory v1.ResourceName) []Amount {
 }
 
 // holdsAny reports whether some request holds some of a resource that which accepts.
-func holdsAny(reqs []Amount, which func(v1.ResourceName) bool) bool {
+func holdsAny(reqs []amount.Amount, which func(v1.ResourceName) bool) bool {
 	for _, req := range reqs {
 		for name, x := range req {
 			if x > 0 && which(name) {
@@ -417,14 +419,14 @@ func holdsAny(reqs []Amount, which func(v1.ResourceName) bool) bool {
 // lender still has to give.
 type Lenders struct {
 	r    *Reclaim
-	left map[string]Amount
+	left map[string]amount.Amount
 	// borrowed is what the fair-sharing target still borrows.
-	borrowed Amount
+	borrowed amount.Amount
 }
 
 // Lenders starts a count for one candidate.
 func (r *Reclaim) Lenders() *Lenders {
-	t := &Lenders{r: r, left: map[string]Amount{}}
+	t := &Lenders{r: r, left: map[string]amount.Amount{}}
 	if r.fair != nil {
 		t.borrowed = r.fair.borrowed.Clone()
 	}
@@ -450,7 +452,7 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 	if !t.r.allowed[quota] || !t.r.lendsTo(ns, reqs) {
 		return false
 	}
-	need := Amount{}
+	need := amount.Amount{}
 	for i, p := range pods {
 		if t.r.leaving[p.UID] {
 			continue
@@ -461,7 +463,7 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 		need.Add(reqs[i], 1)
 	}
 	chain := t.r.chains[quota]
-	lefts := make([]Amount, len(chain))
+	lefts := make([]amount.Amount, len(chain))
 	for i, c := range chain {
 		left, ok := t.left[c]
 		if !ok {
@@ -474,7 +476,7 @@ func (t *Lenders) Take(pods []*v1.Pod) bool {
 			}
 		}
 	}
-	var borrowed Amount
+	var borrowed amount.Amount
 	if f := t.r.fair; f != nil {
 		borrowed = t.borrowed.Clone()
 		for name, x := range need {

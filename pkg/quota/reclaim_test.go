@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // podOf is a pod of ns that requests kv (and GPU memory from limits, as GPUShare reads it).
@@ -42,7 +44,7 @@ func TestLendersOverMinInOneResource(t *testing.T) {
 		bound    []*v1.Pod
 		leaving  []string
 		own      *Spec
-		asks     Amount
+		asks     amount.Amount
 		verdicts map[string]Decision
 		steps    []step
 	}{{

@@ -7,6 +7,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // Spec is one namespace's quota as berth enforces it.
@@ -14,9 +16,9 @@ type Spec struct {
 	// Name is the ElasticQuota's namespace/name, as messages show it.
 	Name string
 	// Min is what the quota is guaranteed; a resource it leaves out (and max names) is guaranteed 0.
-	Min Amount
+	Min amount.Amount
 	// Max bounds what the quota's pods hold; a resource it leaves out is not limited.
-	Max Amount
+	Max amount.Amount
 
 	// The fields below are set by a quota tree's annotations (tree.go); a flat quota leaves them
 	// zero.
@@ -26,9 +28,9 @@ type Spec struct {
 	// Weight is the quota's weight in fair sharing, in thousandths; 0 stands for the default, 1.
 	Weight int64
 	// LendingLimit caps what of its idle min the quota lends, for the resources it names; nil: no cap.
-	LendingLimit Amount
+	LendingLimit amount.Amount
 	// BorrowingLimit caps what the quota uses above its min, for the resources it names; nil: no cap.
-	BorrowingLimit Amount
+	BorrowingLimit amount.Amount
 	// Fair is set for a quota that takes part in fair sharing: one in a tree (it names a parent or
 	// its namespaces, or is a parent) or with a weight. Flat quotas without berth's annotations
 	// keep scheduler-plugins' behaviour: they never preempt or are preempted for fairness.
@@ -97,8 +99,8 @@ func oldest(quotas []*v1alpha1.ElasticQuota) (*v1alpha1.ElasticQuota, []Problem)
 // specOf reads one ElasticQuota's min and max, repairing what it must (see SpecOf).
 func specOf(eq *v1alpha1.ElasticQuota) (*Spec, []Problem) {
 	var problems []Problem
-	minV, minProblems := AmountOf(eq.Spec.Min)
-	maxV, maxProblems := AmountOf(eq.Spec.Max)
+	minV, minProblems := amount.Of(eq.Spec.Min)
+	maxV, maxProblems := amount.Of(eq.Spec.Max)
 	var notes []string
 	for _, p := range minProblems {
 		notes = append(notes, "min: "+p)
@@ -108,7 +110,7 @@ func specOf(eq *v1alpha1.ElasticQuota) (*Spec, []Problem) {
 	}
 	for name, lo := range minV {
 		if hi, ok := maxV[name]; ok && lo > hi {
-			notes = append(notes, fmt.Sprintf("min %s %s is above max %s, lowered to max", name, Text(name, lo), Text(name, hi)))
+			notes = append(notes, fmt.Sprintf("min %s %s is above max %s, lowered to max", name, amount.Text(name, lo), amount.Text(name, hi)))
 			minV[name] = hi
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // The annotations that put an ElasticQuota in a tree (docs/quota-trees.md).
@@ -178,7 +180,7 @@ func TreeOf(quotas []*v1alpha1.ElasticQuota) (tree *Tree, repairs, invalid []Pro
 			var notes []string
 			for res, x := range spec.LendingLimit {
 				if x > spec.Min[res] {
-					notes = append(notes, fmt.Sprintf("lending limit %s %s is above min %s, lowered to min", res, Text(res, x), Text(res, spec.Min[res])))
+					notes = append(notes, fmt.Sprintf("lending limit %s %s is above min %s, lowered to min", res, amount.Text(res, x), amount.Text(res, spec.Min[res])))
 					spec.LendingLimit[res] = spec.Min[res]
 				}
 			}
@@ -235,7 +237,7 @@ func TreeOf(quotas []*v1alpha1.ElasticQuota) (tree *Tree, repairs, invalid []Pro
 		if len(q.Children) == 0 {
 			continue
 		}
-		sum := Amount{}
+		sum := amount.Amount{}
 		for _, c := range q.Children {
 			sum.Add(t.quotas[c].Spec.Min, 1)
 		}
@@ -245,11 +247,11 @@ func TreeOf(quotas []*v1alpha1.ElasticQuota) (tree *Tree, repairs, invalid []Pro
 				var parts []string
 				for _, c := range q.Children {
 					if m := t.quotas[c].Spec.Min[res]; m > 0 {
-						parts = append(parts, c+" "+Text(res, m))
+						parts = append(parts, c+" "+amount.Text(res, m))
 					}
 				}
 				notes = append(notes, fmt.Sprintf("its children's min %s adds up to %s (%s), above its own min %s",
-					res, Text(res, x), strings.Join(parts, ", "), Text(res, q.Spec.Min[res])))
+					res, amount.Text(res, x), strings.Join(parts, ", "), amount.Text(res, q.Spec.Min[res])))
 			}
 		}
 		sort.Strings(notes)
@@ -339,7 +341,7 @@ func readTree(eq *v1alpha1.ElasticQuota, spec *Spec) ([]string, error) {
 	}
 	for _, l := range []struct {
 		annotation string
-		into       *Amount
+		into       *amount.Amount
 	}{{LendingLimitAnnotation, &spec.LendingLimit}, {BorrowingLimitAnnotation, &spec.BorrowingLimit}} {
 		text, ok := a[l.annotation]
 		if !ok {
@@ -357,7 +359,7 @@ func readTree(eq *v1alpha1.ElasticQuota, spec *Spec) ([]string, error) {
 // ParseResourceList reads a resource list written as min is in YAML or JSON, as a map:
 // `{cpu: 4, memory: 8Gi}` or `{"cpu": "4"}`. A negative amount is an error here: an annotation
 // has no schema to refuse it earlier.
-func ParseResourceList(text string) (Amount, error) {
+func ParseResourceList(text string) (amount.Amount, error) {
 	var list v1.ResourceList
 	if err := yaml.UnmarshalStrict([]byte(text), &list); err != nil {
 		return nil, fmt.Errorf("%q is not a resource list such as {cpu: 4, memory: 8Gi}: %v", text, err)
@@ -367,7 +369,7 @@ func ParseResourceList(text string) (Amount, error) {
 			return nil, fmt.Errorf("%s %s is negative", name, q.String())
 		}
 	}
-	v, problems := AmountOf(list)
+	v, problems := amount.Of(list)
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(problems, "; "))
 	}

@@ -8,6 +8,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // tq is an ElasticQuota ns/name with min and max cpu and annotations kv.
@@ -168,7 +170,7 @@ func TestTreeOfInvalid(t *testing.T) {
 	}
 }
 
-func cpuReq(cpu string) Amount { return vec("cpu", cpu, "pods", "1") }
+func cpuReq(cpu string) amount.Amount { return vec("cpu", cpu, "pods", "1") }
 
 // treeLedger is a ledger with org()'s tree in force.
 func treeLedger(t *testing.T) *Ledger {
@@ -227,7 +229,7 @@ func TestTreeAdmission(t *testing.T) {
 		t.Errorf("13 cpu alone: %v, want the department's max", e)
 	}
 	// Status: a quota counts its subtree.
-	used := map[string]Amount{}
+	used := map[string]amount.Amount{}
 	for _, u := range l.Quotas() {
 		used[u.Spec.Name] = u.Used
 	}

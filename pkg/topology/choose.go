@@ -7,11 +7,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/berth-sched/berth/pkg/noderoom"
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // Node is what the choice reads of a node: the node, for its domains, and Room, how many of the
-// group's members fit on it (noderoom.Fits of what is free there and what a member asks). The caller counts
+// group's members fit on it (amount.Fits of what is free there and what a member asks). The caller counts
 // Room from what it knows of the node, without a map per node: the choice reads every node of the
 // cluster.
 type Node struct {
@@ -27,7 +27,7 @@ type Node struct {
 // the nodes its members already hold a place on, which fix the domain.
 type Group struct {
 	Count  int
-	Member noderoom.Amount
+	Member amount.Amount
 	Placed []string
 }
 

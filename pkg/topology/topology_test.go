@@ -10,7 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/berth-sched/berth/pkg/noderoom"
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 var levels = Levels(DefaultLevels())
@@ -24,7 +24,7 @@ func node(name, zone, block, rack string, cpu, pods int64) Node {
 		}
 	}
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	return Node{Node: n, Room: noderoom.Fits(noderoom.Amount{"cpu": cpu, noderoom.Pods: pods}, noderoom.Amount{"cpu": 1000})}
+	return Node{Node: n, Room: amount.Fits(amount.Amount{"cpu": cpu, amount.Pods: pods * amount.One}, amount.Amount{"cpu": 1000})}
 }
 
 // A domain is the tuple of values down to its level: same-named racks in two blocks differ; a node

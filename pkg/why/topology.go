@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -29,9 +30,9 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 	if err != nil || !ok || !con.Required {
 		return false
 	}
-	member := noderoom.Amount{}
+	member := amount.Amount{}
 	var largest *v1.Pod
-	var largestReq noderoom.Amount
+	var largestReq amount.Amount
 	waiting := 0
 	for _, m := range g.waiting {
 		if len(m.Spec.SchedulingGates) > 0 {
@@ -128,8 +129,8 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 }
 
 // biggerRequest orders members for naming the largest: more cpu, then more memory.
-func biggerRequest(a, b noderoom.Amount) bool {
-	const cpu, memory = string(v1.ResourceCPU), string(v1.ResourceMemory)
+func biggerRequest(a, b amount.Amount) bool {
+	const cpu, memory = v1.ResourceCPU, v1.ResourceMemory
 	if a[cpu] != b[cpu] {
 		return a[cpu] > b[cpu]
 	}
@@ -151,12 +152,12 @@ func roomList(domains []topology.Domain, rooms map[topology.Domain]int, n int) s
 
 // DomainRooms is how many members asking member each domain of level has room for, counting only
 // the nodes a member with tolerations may use, as Gang's choice counts them.
-func DomainRooms(nodes []*noderoom.Node, levels topology.Levels, level int, tolerations []v1.Toleration, member noderoom.Amount) map[topology.Domain]int {
+func DomainRooms(nodes []*noderoom.Node, levels topology.Levels, level int, tolerations []v1.Toleration, member amount.Amount) map[topology.Domain]int {
 	room := map[topology.Domain]int{}
 	comparisonOperators := noderoom.ComparisonOperators()
 	for _, n := range nodes {
 		if d, ok := levels.DomainOf(n.Node.Labels, level); ok && noderoom.Usable(n.Node, tolerations, comparisonOperators) {
-			room[d] += noderoom.Fits(n.Free, member)
+			room[d] += amount.Fits(n.Free, member)
 		}
 	}
 	return room

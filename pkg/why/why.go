@@ -19,6 +19,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
@@ -248,11 +249,11 @@ type cluster struct {
 	// pods are the pods bound to a node that hold room there, for the quotas' use.
 	pods []*v1.Pod
 	// requests are the bound pods' quota requests, read once (nil: unreadable, counted as nothing).
-	requests map[*v1.Pod]quota.Amount
+	requests map[*v1.Pod]amount.Amount
 }
 
 // requestOf is a bound pod's quota request, as newCluster read it; callers must not change it.
-func (c *cluster) requestOf(p *v1.Pod) (quota.Amount, bool) {
+func (c *cluster) requestOf(p *v1.Pod) (amount.Amount, bool) {
 	if v, ok := c.requests[p]; ok {
 		return v, v != nil
 	}
@@ -261,7 +262,7 @@ func (c *cluster) requestOf(p *v1.Pod) (quota.Amount, bool) {
 }
 
 func newCluster(in Input) *cluster {
-	c := &cluster{in: in, nodes: noderoom.Of(in.Nodes, in.Pods, in.Resources), requests: map[*v1.Pod]quota.Amount{}}
+	c := &cluster{in: in, nodes: noderoom.Of(in.Nodes, in.Pods, in.Resources), requests: map[*v1.Pod]amount.Amount{}}
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		if p.Spec.NodeName == "" || !podroom.Holds(p) {
@@ -279,7 +280,7 @@ func newCluster(in Input) *cluster {
 
 // take subtracts a pod's request from the room, its GPU shares from the fullest GPUs that hold
 // them, as Binpack places them.
-func take(r *noderoom.Node, need noderoom.Amount, g gpu.Request) {
+func take(r *noderoom.Node, need amount.Amount, g gpu.Request) {
 	r.Free.Add(need, -1)
 	for range g.Count {
 		best := -1
@@ -296,10 +297,10 @@ func take(r *noderoom.Node, need noderoom.Amount, g gpu.Request) {
 
 // short lists what the node lacks for need, "cpu (asks 4, 2 free)"; fragmented is set when its
 // GPUs have the memory in total but not enough of it on few enough GPUs.
-func short(r *noderoom.Node, need noderoom.Amount, g gpu.Request) (short []string, fragmented bool) {
+func short(r *noderoom.Node, need amount.Amount, g gpu.Request) (short []string, fragmented bool) {
 	for _, name := range slices.Sorted(maps.Keys(need)) {
 		if need[name] > 0 && need[name] > r.Free[name] {
-			short = append(short, fmt.Sprintf("%s (asks %s, %s free)", name, noderoom.Text(name, need[name]), noderoom.Text(name, max(r.Free[name], 0))))
+			short = append(short, fmt.Sprintf("%s (asks %s, %s free)", name, amount.Text(name, need[name]), amount.Text(name, max(r.Free[name], 0))))
 		}
 	}
 	if len(short) == 0 && g.Total > 0 && fittingGPUs(r, g.PerDevice) < g.Count {
@@ -372,7 +373,7 @@ type fit struct {
 	usable     []*noderoom.Node
 }
 
-func (c *cluster) judge(p *v1.Pod, need noderoom.Amount, g gpu.Request) fit {
+func (c *cluster) judge(p *v1.Pod, need amount.Amount, g gpu.Request) fit {
 	f := fit{excluded: map[string]int{}, short: map[string][]string{}}
 	comparisonOperators := noderoom.ComparisonOperators()
 	for _, r := range c.nodes {
@@ -415,7 +416,7 @@ func (f fit) excludedText() string {
 
 // quotaBlocks fills w and reports true if a quota on the pod's path has no room for it (with its
 // waiting siblings, for a gang member: Gang and ElasticQuota admit a group whole).
-func (c *cluster) quotaBlocks(w *Answer, req quota.Amount, gang *gangState) bool {
+func (c *cluster) quotaBlocks(w *Answer, req amount.Amount, gang *gangState) bool {
 	p := c.in.Pod
 	ptrs := make([]*v1alpha1.ElasticQuota, len(c.in.Quotas))
 	for i := range c.in.Quotas {
@@ -434,7 +435,7 @@ func (c *cluster) quotaBlocks(w *Answer, req quota.Amount, gang *gangState) bool
 	}
 	ask, who := req.Clone(), "the pod asks"
 	if gang != nil && len(gang.waiting) > 1 {
-		ask = quota.Amount{}
+		ask = amount.Amount{}
 		for _, m := range gang.waiting {
 			if v, err := quota.RequestOf(m, c.in.Resources.Memory); err == nil {
 				ask.Add(v, 1)
@@ -444,7 +445,7 @@ func (c *cluster) quotaBlocks(w *Answer, req quota.Amount, gang *gangState) bool
 	}
 	for _, q := range path {
 		names := tree.Subtree(q.Spec.Name)
-		used := quota.Amount{}
+		used := amount.Amount{}
 		var holders []*v1.Pod
 		for _, o := range c.pods {
 			if containsString(names, o.Namespace) {
@@ -462,12 +463,12 @@ func (c *cluster) quotaBlocks(w *Answer, req quota.Amount, gang *gangState) bool
 			over := used[name] + ask[name] - limit
 			w.Cause, w.Berth = CauseQuota, true
 			w.Summary = fmt.Sprintf("ElasticQuota %s is full in %s: %s used of max %s, and %s %s; %s over",
-				q.Spec.Name, name, quota.Text(name, used[name]), quota.Text(name, limit), who, quota.Text(name, ask[name]), quota.Text(name, over))
+				q.Spec.Name, name, amount.Text(name, used[name]), amount.Text(name, limit), who, amount.Text(name, ask[name]), amount.Text(name, over))
 			if len(path) > 1 {
 				w.Details = append(w.Details, "quota path: "+pathText(path))
 			}
 			if ask[name] > limit {
-				w.Unblock = []string{fmt.Sprintf("nothing that ends makes room: it asks more than the max; raise %s's max %s to at least %s", q.Spec.Name, name, quota.Text(name, ask[name]))}
+				w.Unblock = []string{fmt.Sprintf("nothing that ends makes room: it asks more than the max; raise %s's max %s to at least %s", q.Spec.Name, name, amount.Text(name, ask[name]))}
 				return true
 			}
 			sort.SliceStable(holders, func(i, j int) bool {
@@ -481,12 +482,12 @@ func (c *cluster) quotaBlocks(w *Answer, req quota.Amount, gang *gangState) bool
 				}
 				if x := requestOf(h, name, c.in.Resources); x > 0 {
 					freed += x
-					ending = append(ending, fmt.Sprintf("%s/%s (%s)", h.Namespace, h.Name, quota.Text(name, x)))
+					ending = append(ending, fmt.Sprintf("%s/%s (%s)", h.Namespace, h.Name, amount.Text(name, x)))
 				}
 			}
 			w.Unblock = []string{
-				fmt.Sprintf("pods of quota %s end, freeing %s: %s", q.Spec.Name, quota.Text(name, over), strings.Join(ending, ", ")),
-				fmt.Sprintf("or %s's max %s is raised to %s", q.Spec.Name, name, quota.Text(name, used[name]+ask[name])),
+				fmt.Sprintf("pods of quota %s end, freeing %s: %s", q.Spec.Name, amount.Text(name, over), strings.Join(ending, ", ")),
+				fmt.Sprintf("or %s's max %s is raised to %s", q.Spec.Name, name, amount.Text(name, used[name]+ask[name])),
 			}
 			w.Preemption = "would not help: the quota's own pods fill its max, and berth reclaims only what other quotas borrowed, for a pod within its min"
 			return true
@@ -511,7 +512,7 @@ func requestOf(p *v1.Pod, name v1.ResourceName, res gpu.ResourceNames) int64 {
 	return v[name]
 }
 
-func sortedNames(v quota.Amount) []v1.ResourceName {
+func sortedNames(v amount.Amount) []v1.ResourceName {
 	names := make([]v1.ResourceName, 0, len(v))
 	for n := range v {
 		names = append(names, n)
@@ -531,7 +532,7 @@ func containsString(list []string, s string) bool {
 
 // explainNoRoom: no node it may use has room. Fragmentation first (the most specific and the one a
 // user can least see), then constraints that leave no node at all, then room.
-func (c *cluster) explainNoRoom(w *Answer, p *v1.Pod, need noderoom.Amount, g gpu.Request, f fit) {
+func (c *cluster) explainNoRoom(w *Answer, p *v1.Pod, need amount.Amount, g gpu.Request, f fit) {
 	w.Berth = true
 	if ex := f.excludedText(); ex != "" {
 		w.Details = append(w.Details, fmt.Sprintf("of %s, %s", plural(len(c.nodes), "node"), ex))
@@ -580,12 +581,12 @@ func nearest(short map[string][]string) string {
 
 // roomIfEnded names the pods on node whose end would give the pod room, largest first in the
 // first resource the node lacks; "" if ending every pod there is not enough.
-func (c *cluster) roomIfEnded(node string, need noderoom.Amount) string {
+func (c *cluster) roomIfEnded(node string, need amount.Amount) string {
 	for _, r := range c.nodes {
 		if r.Node.Name != node {
 			continue
 		}
-		var lacking string
+		var lacking v1.ResourceName
 		for _, name := range slices.Sorted(maps.Keys(need)) {
 			if need[name] > r.Free[name] {
 				lacking = name
@@ -597,8 +598,8 @@ func (c *cluster) roomIfEnded(node string, need noderoom.Amount) string {
 		}
 		// held is what a pod holds of the lacking resource: a pod slot each, if that is it.
 		held := func(p noderoom.Pod) int64 {
-			if lacking == noderoom.Pods {
-				return 1
+			if lacking == amount.Pods {
+				return amount.One
 			}
 			return p.Request[lacking]
 		}
@@ -611,7 +612,7 @@ func (c *cluster) roomIfEnded(node string, need noderoom.Amount) string {
 				continue
 			}
 			room.Release(p)
-			names = append(names, fmt.Sprintf("%s/%s (%s %s)", p.Pod.Namespace, p.Pod.Name, noderoom.Text(lacking, held(p)), lacking))
+			names = append(names, fmt.Sprintf("%s/%s (%s %s)", p.Pod.Namespace, p.Pod.Name, amount.Text(lacking, held(p)), lacking))
 			if lacks, _ := short(room, need, gpu.Request{}); len(lacks) == 0 {
 				return fmt.Sprintf("it fits on node %s if these pods end: %s", node, strings.Join(names, ", "))
 			}
@@ -685,7 +686,7 @@ func (c *cluster) explainFragmented(w *Answer, g gpu.Request, nodes []*noderoom.
 }
 
 // preemption says what evicting lower-priority pods would do on the nodes the pod may use.
-func preemption(p *v1.Pod, need noderoom.Amount, g gpu.Request, usable []*noderoom.Node) string {
+func preemption(p *v1.Pod, need amount.Amount, g gpu.Request, usable []*noderoom.Node) string {
 	if p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever {
 		return "off for this pod (preemptionPolicy: Never): it waits for room to be freed"
 	}

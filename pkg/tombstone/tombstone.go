@@ -1,0 +1,21 @@
+// Package tombstone reads what an informer's delete handler receives: the deleted object, or,
+// when the watch missed the deletion, a cache.DeletedFinalStateUnknown holding the last state the
+// informer knew of it (or nothing).
+package tombstone
+
+import "k8s.io/client-go/tools/cache"
+
+// Unwrap is obj, or the object obj's tombstone holds (nil if none).
+func Unwrap(obj any) any {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Obj
+	}
+	return obj
+}
+
+// As is obj, or the object its tombstone holds, as a T; ok is false for anything else, a
+// tombstone without its object among them.
+func As[T any](obj any) (T, bool) {
+	v, ok := Unwrap(obj).(T)
+	return v, ok
+}
