@@ -142,16 +142,6 @@ func FitsIn(member Amount, free func(name v1.ResourceName) int64) int {
 	return int(max(n, 0))
 }
 
-// Covers reports whether v holds at least w of every resource w names.
-func (v Amount) Covers(w Amount) bool {
-	for name, x := range w {
-		if x > v[name] {
-			return false
-		}
-	}
-	return true
-}
-
 // ResourceList converts v back into quantities.
 func (v Amount) ResourceList() v1.ResourceList {
 	list := make(v1.ResourceList, len(v))

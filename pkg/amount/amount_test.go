@@ -40,9 +40,6 @@ func TestFitsAndText(t *testing.T) {
 	if n := Fits(free, member); n != 3 {
 		t.Errorf("Fits = %d, want 3 (pod slots)", n)
 	}
-	if !free.Covers(member) || member.Covers(free) {
-		t.Errorf("Covers is wrong")
-	}
 	if got, want := (Amount{v1.ResourceCPU: 3000, v1.ResourceMemory: 192 << 20 * One, Pods: One}).String(), "cpu 3, memory 192Mi"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}

@@ -225,10 +225,7 @@ func (c *core) nodeHandler() cache.ResourceEventHandler {
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if n, ok := obj.(*v1.Node); ok {
+			if n, ok := tombstone.As[*v1.Node](obj); ok {
 				c.groups.NodeChanged(n.Name, "")
 			}
 		},
