@@ -129,27 +129,24 @@ func (f *freedRoom) missedBy(view snapshotView) bool {
 // PodFreed records that a bound pod that held room was deleted or finished, and frees room
 // (RoomFreed).
 func (m *manager) PodFreed(uid types.UID, node string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if f := m.freed; f != nil {
-		now := m.clock.Now()
-		f.mu.Lock()
-		f.pods[uid] = freedPod{node: node, at: now}
-		f.prune(now)
-		f.mu.Unlock()
-	}
-	m.roomFreedLocked()
+	m.recordFreed(func(f *freedRoom, now time.Time) { f.pods[uid] = freedPod{node: node, at: now} })
 }
 
 // NodeGrew records that a node joined, grew or became usable, at version, and frees room
 // (RoomFreed).
 func (m *manager) NodeGrew(name, version string) {
+	m.recordFreed(func(f *freedRoom, now time.Time) { f.nodes[name] = freedNode{version: version, at: now} })
+}
+
+// recordFreed lets record note a freeing, when native groups are served, and frees room
+// (RoomFreed), both under the manager's lock: a group's decision to wait sees both or neither.
+func (m *manager) recordFreed(record func(f *freedRoom, now time.Time)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if f := m.freed; f != nil {
 		now := m.clock.Now()
 		f.mu.Lock()
-		f.nodes[name] = freedNode{version: version, at: now}
+		record(f, now)
 		f.prune(now)
 		f.mu.Unlock()
 	}
