@@ -105,13 +105,6 @@ func (v Amount) Clone() Amount {
 	return c
 }
 
-// Scaled returns v times n.
-func (v Amount) Scaled(n int64) Amount {
-	c := make(Amount, len(v))
-	c.Add(v, n)
-	return c
-}
-
 // Sum is a + b, held at the largest or least int64 instead of overflowing: the room of many
 // nodes, each up to Max, summed.
 func Sum(a, b int64) int64 {
