@@ -765,7 +765,7 @@ func TestTraceStream(t *testing.T) {
 // room. The part: every 30th node of the trace (each model among them), one node without GPUs,
 // which the trace's GPU node list lacks, and the first 400 pods.
 func TestTraceFixture(t *testing.T) {
-	all, pods, err := trace.Load(trace.Shared(), trace.DefaultWorkload)
+	all, pods, err := trace.LoadShared(trace.DefaultWorkload)
 	if err != nil {
 		t.Fatal(err)
 	}

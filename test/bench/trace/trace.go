@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,6 +103,16 @@ func Dir() string { return os.Getenv(DirEnv) }
 // Dir turns on take minutes.
 func Shared() string {
 	return filepath.Join(bins.RepoRoot(), "..", "shared", "data", "openb")
+}
+
+// LoadShared is Load from Shared, with an error that says where the trace must be when it is not
+// there (a clone of berth made away from the shared folder beside it, say).
+func LoadShared(workload string) ([]Node, []Pod, error) {
+	nodes, pods, err := Load(Shared(), workload)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("the trace is read from ../shared/data/openb beside the repository (never copied into it): clone berth next to the shared folder: %w", err)
+	}
+	return nodes, pods, err
 }
 
 // Load reads the node list and a workload's pod list from dir.

@@ -46,7 +46,7 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("%d workloads, want the %d published", len(Workloads), len(want))
 	}
 	for _, w := range Workloads {
-		nodes, pods, err := Load(Shared(), w)
+		nodes, pods, err := LoadShared(w)
 		if err != nil {
 			t.Errorf("%s: %v", w, err)
 			continue
