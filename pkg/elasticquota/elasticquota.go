@@ -377,13 +377,47 @@ func (pl *ElasticQuota) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.P
 var _ fwk.EnqueueExtensions = &ElasticQuota{}
 
 // EventsToRegister: a pod turned away for quota can be let in when a pod of its namespace ends or
-// shrinks, or a claim of its namespace is freed or released. Those are the only cluster events that give quota back; a quota's own change reaches
-// parked pods through the ledger (see shared.wake), as do the releases these events stand for.
+// shrinks, or a claim of its namespace is freed or released. Those are the only cluster events that
+// give quota back; a quota's own change reaches parked pods through the ledger (see shared.wake),
+// as do the releases these events stand for. A pod turned away by fair admission or a lending
+// limit can also be let in when a node joins or grows: the pool they divide grows. That event is
+// the queue's, not the ledger's, so the pod is tried once the scheduler's snapshot holds the node.
 func (pl *ElasticQuota) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: pl.isSchedulableAfterPodChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Update | fwk.Delete}, QueueingHintFn: isSchedulableAfterClaimChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
 	}, nil
+}
+
+// isSchedulableAfterNodeChange queues a pod that waits for fair sharing when a node joins, or a
+// node's allocatable grows in some resource. A pod turned away for its quota's max gains nothing
+// from a node, and is left where it is.
+func (pl *ElasticQuota) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	old, cur, err := schedutil.As[*v1.Node](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if !pl.ledger.FairParked(pod.UID) {
+		return fwk.QueueSkip, nil
+	}
+	if old != nil && !grew(old.Status.Allocatable, cur.Status.Allocatable) {
+		return fwk.QueueSkip, nil
+	}
+	if v := logger.V(5); v.Enabled() {
+		v.Info("A node joined or grew: the pool fair shares divide grew", "pod", klog.KObj(pod), "node", klog.KObj(cur))
+	}
+	return fwk.Queue, nil
+}
+
+// grew reports whether cur holds more of some resource than old.
+func grew(old, cur v1.ResourceList) bool {
+	for name, q := range cur {
+		if was, ok := old[name]; !ok || q.Cmp(was) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // isSchedulableAfterPodChange queues the pod when the pod that ended or shrank is in its namespace,

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	eqfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/quota"
 	"github.com/berth-sched/berth/pkg/victims"
@@ -253,6 +254,46 @@ func TestQueueingHint(t *testing.T) {
 		if got, err := pl.isSchedulableAfterPodChange(logger, pod, tc.other, nil); err != nil || got != tc.want {
 			t.Errorf("pod %s/%s deleted: %v (%v), want %v", tc.other.Namespace, tc.other.Name, got, err, tc.want)
 		}
+	}
+}
+
+// TestNodeHint: a node that joins, or grows in some resource, moves a pod waiting for fair sharing,
+// and no other pod ElasticQuota turned away (one over its quota's max gains nothing from a node).
+func TestNodeHint(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	tree, _, invalid := quota.TreeOf([]*v1alpha1.ElasticQuota{elasticQuota("a", "q", nil, cpu("8"))})
+	if invalid != nil {
+		t.Fatalf("invalid tree: %v", invalid)
+	}
+	ledger := quota.NewLedger()
+	ledger.SetTree(tree)
+	pl := &ElasticQuota{shared: &shared{ledger: ledger}}
+	parked, overMax := podOf("a", "parked", "1").Obj(), podOf("a", "over-max", "1").Obj()
+	_, clock := ledger.FairAdmits(parked, amount.Amount{v1.ResourceCPU: 1000}, amount.Amount{v1.ResourceCPU: 4000})
+	if !ledger.ParkFair(parked, clock) {
+		t.Fatal("ParkFair refused with nothing changed")
+	}
+	node := func(cpuCount string) *v1.Node {
+		return st.MakeNode().Name("n").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: cpuCount, v1.ResourceMemory: "8Gi"}).Obj()
+	}
+	for _, tc := range []struct {
+		name     string
+		pod      *v1.Pod
+		old, cur *v1.Node
+		want     fwk.QueueingHint
+	}{
+		{"node added, pod waits for fair sharing", parked, nil, node("4"), fwk.Queue},
+		{"node grew, pod waits for fair sharing", parked, node("4"), node("8"), fwk.Queue},
+		{"node shrank, pod waits for fair sharing", parked, node("8"), node("4"), fwk.QueueSkip},
+		{"node added, pod over its max", overMax, nil, node("4"), fwk.QueueSkip},
+	} {
+		if got, err := pl.isSchedulableAfterNodeChange(logger, tc.pod, tc.old, tc.cur); err != nil || got != tc.want {
+			t.Errorf("%s: %v (%v), want %v", tc.name, got, err, tc.want)
+		}
+	}
+	ledger.Forget(parked.UID)
+	if got, _ := pl.isSchedulableAfterNodeChange(logger, parked, nil, node("4")); got != fwk.QueueSkip {
+		t.Errorf("node added after the parked pod went: %v, want QueueSkip", got)
 	}
 }
 

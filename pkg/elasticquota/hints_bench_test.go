@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/quota"
@@ -59,6 +60,7 @@ func BenchmarkQueueingHints(b *testing.B) {
 		{"claim released in own namespace", isSchedulableAfterClaimChange, claim("team-0-0", 1, true), claim("team-0-0", 0, true), fwk.Queue},
 		{"claim reserved in own namespace", isSchedulableAfterClaimChange, claim("team-0-0", 0, true), claim("team-0-0", 1, true), fwk.QueueSkip},
 		{"claim released in another namespace", isSchedulableAfterClaimChange, claim("team-7-5", 1, true), claim("team-7-5", 0, true), fwk.QueueSkip},
+		{"node added, pod not waiting for fair sharing", pl.isSchedulableAfterNodeChange, nil, st.MakeNode().Name("n").Obj(), fwk.QueueSkip},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			logger := klog.Background()

@@ -319,7 +319,8 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request amount.Amount, capacity amount.
 
 // ParkFair records pod as waiting for fair sharing, to be handed back when a pod ends or binds, a
 // waiting pod goes, or the tree changes. If one of those happened since FairAdmits returned clock,
-// it does not park the pod and returns false: the caller should retry it at once.
+// it does not park the pod and returns false: the caller should retry it at once. A node that
+// joins or grows is not the ledger's to see: the scheduler's queue moves such a pod (FairParked).
 func (l *Ledger) ParkFair(pod *v1.Pod, clock uint64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -328,6 +329,15 @@ func (l *Ledger) ParkFair(pod *v1.Pod, clock uint64) bool {
 	}
 	l.fairParked[pod.UID] = pod
 	return true
+}
+
+// FairParked reports whether the pod waits for fair sharing (or a lending limit): more capacity
+// raises every fair share and frees what a lending limit keeps, so it may admit the pod.
+func (l *Ledger) FairParked(uid types.UID) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.fairParked[uid]
+	return ok
 }
 
 // drainFair hands back the pods parked for fair sharing. Callers hold mu.

@@ -685,3 +685,50 @@ func TestQuotaLendingLimit(t *testing.T) {
 		t.Errorf("with the invalid change refused, y has %d pods bound, want 4: the last valid limit (2) in force", harness.Bound(pods))
 	}
 }
+
+// A node that joins raises every fair share: a pod that fair admission turned away is tried again
+// by that event. Teams a and b (weights 1, 1, no min) share one GPU of 8 units of GPU memory. a
+// holds 4, its fair share; b waits with a pod of 10, which no GPU holds, so b stays below its
+// share and a's third pod of 2 is turned away to keep the free 4 for b. A second GPU of 8 joins:
+// of 16, a's fair share is 8, so its pod of 2 (a at 6) is admitted and binds. b's pod still fits
+// nowhere, so no bind or deletion moves a's pod: only the node's arrival can. Before ElasticQuota
+// registered the node's arrival, a's pod waited for the queue's five-minute flush.
+func TestFairAdmissionRetriesWhenANodeJoins(t *testing.T) {
+	e := startQuotaEnv(t, harness.GPUNode("gpu-0", 1, 8))
+	e.ActAsKubelet(t)
+	a, b := e.Namespace(t, "a"), e.Namespace(t, "b")
+	e.gpuQuota(t, a, "1")
+	e.gpuQuota(t, b, "1")
+	e.StartScheduler(t, berthConfig(e.Cluster, ""))
+	ctx := context.Background()
+	for try := range harness.Tries(1, 10) {
+		for i := range 2 {
+			e.CreatePod(t, harness.GPUPod(a, fmt.Sprint("a-", try, "-", i), 2))
+		}
+		e.WaitForPods(t, a, time.Minute, "a's 2 pods bound", func(p []v1.Pod) bool { return harness.Bound(p) == 2 })
+		big, waiter := fmt.Sprint("b-big-", try), fmt.Sprint("a-", try, "-2")
+		e.CreatePod(t, harness.GPUPod(b, big, 10))
+		waitUnschedulable(t, e.Cluster, b, big)
+		e.CreatePod(t, harness.GPUPod(a, waiter, 2))
+		turnedAway := waitPod(t, e.Cluster, a, waiter, time.Minute, "turned away by fair admission", func(p *v1.Pod) bool {
+			if p.Spec.NodeName != "" {
+				t.Fatalf("try %d: %s bound to %s while b, below its fair share, waited for the free GPU memory", try, waiter, p.Spec.NodeName)
+			}
+			return strings.Contains(harness.Unschedulable(p), "above its fair share")
+		})
+		t.Logf("try %d: %s: %s", try, waiter, harness.Unschedulable(turnedAway))
+
+		start := time.Now()
+		joined := fmt.Sprint("gpu-1-", try)
+		e.CreateNode(t, harness.GPUNode(joined, 1, 8))
+		waitBound(t, e.Cluster, a, waiter, 30*time.Second)
+		t.Logf("try %d: %s bound %v after the node joined", try, waiter, time.Since(start).Round(time.Millisecond))
+		if p := waitPod(t, e.Cluster, b, big, time.Second, "still waiting", func(*v1.Pod) bool { return true }); p.Spec.NodeName != "" {
+			t.Errorf("try %d: %s, which no GPU holds, was bound to %s", try, big, p.Spec.NodeName)
+		}
+		e.emptyAll(t, a, b)
+		if err := e.Client.CoreV1().Nodes().Delete(ctx, joined, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
