@@ -26,7 +26,8 @@ import (
 //
 //   - seen by Gang before the group's cycle decides to wait (PodGroupPostFilter), it is recorded
 //     here until a snapshot shows it: a cycle whose snapshot still shows a freed pod on its node,
-//     or lacks a node that joined or grew (by resourceVersion), missed room; so did a cycle during
+//     or a pod scaled down in place, or a node that joined or grew, at another resourceVersion
+//     than the freeing's, missed room; so did a cycle during
 //     which RoomFreed's count changed. The group then waits for room with a backstop of
 //     roomRecheck rather than minutes.
 //   - seen by Gang after a group began to wait, it cuts every native group's backstop to
@@ -54,7 +55,7 @@ const freedHorizon = time.Minute
 // manager's, so that node updates, most of which free nothing, do not wait for the manager.
 type freedRoom struct {
 	mu sync.Mutex
-	// pods holds the pods deleted or finished while bound, with their node.
+	// pods holds the pods deleted, finished or scaled down while bound, with their node.
 	pods map[types.UID]freedPod
 	// nodes holds the nodes that joined, grew or became usable, with their latest resourceVersion.
 	nodes map[string]freedNode
@@ -64,7 +65,20 @@ type freedRoom struct {
 
 type freedPod struct {
 	node string
-	at   time.Time
+	// version is the pod's latest resourceVersion when it was scaled down (it holds less room), ""
+	// when it holds none (deleted or finished: the scheduler forgets it).
+	version string
+	at      time.Time
+}
+
+// shownBy reports whether a snapshot in which the pod is at version v (ok false: not on the node)
+// shows the freeing.
+func (p freedPod) shownBy(v string, ok bool) bool {
+	if p.version == "" {
+		return !ok
+	}
+	// On the node at another version: older, or newer than Gang's handler has seen yet.
+	return ok && v == p.version
 }
 
 type freedNode struct {
@@ -94,10 +108,10 @@ func (f *freedRoom) prune(now time.Time) {
 	}
 }
 
-// snapshotView is what a failed cycle's snapshot shows: whether pod uid is on node, and node's
-// resourceVersion (false: the snapshot has no such node).
+// snapshotView is what a failed cycle's snapshot shows: pod uid's resourceVersion on node, and
+// node's (false: the snapshot has no such pod there, or no such node).
 type snapshotView struct {
-	hasPod      func(uid types.UID, node string) bool
+	podVersion  func(uid types.UID, node string) (string, bool)
 	nodeVersion func(name string) (string, bool)
 }
 
@@ -108,10 +122,10 @@ func (f *freedRoom) missedBy(view snapshotView) bool {
 	defer f.mu.Unlock()
 	missed := false
 	for uid, p := range f.pods {
-		if view.hasPod(uid, p.node) {
-			missed = true
-		} else {
+		if p.shownBy(view.podVersion(uid, p.node)) {
 			delete(f.pods, uid)
+		} else {
+			missed = true
 		}
 	}
 	for name, n := range f.nodes {
@@ -126,10 +140,10 @@ func (f *freedRoom) missedBy(view snapshotView) bool {
 	return missed
 }
 
-// PodFreed records that a bound pod that held room was deleted or finished, and frees room
-// (RoomFreed).
-func (m *manager) PodFreed(uid types.UID, node string) {
-	m.recordFreed(func(f *freedRoom, now time.Time) { f.pods[uid] = freedPod{node: node, at: now} })
+// PodFreed records that a bound pod that held room was deleted or finished (version ""), or was
+// scaled down in place at version, and frees room (RoomFreed).
+func (m *manager) PodFreed(uid types.UID, node, version string) {
+	m.recordFreed(func(f *freedRoom, now time.Time) { f.pods[uid] = freedPod{node: node, version: version, at: now} })
 }
 
 // NodeGrew records that a node joined, grew or became usable, at version, and frees room
@@ -151,6 +165,22 @@ func (m *manager) recordFreed(record func(f *freedRoom, now time.Time)) {
 		f.mu.Unlock()
 	}
 	m.roomFreedLocked()
+}
+
+// BoundPodChanged follows a pod recorded as scaled down to its latest version, as NodeChanged
+// follows a node: a later update that frees nothing (its status, say) does not make every cycle
+// look as if it missed the scale-down. It takes only the record's lock.
+func (m *manager) BoundPodChanged(uid types.UID, version string) {
+	f := m.freed
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p, ok := f.pods[uid]; ok && p.version != "" {
+		p.version = version
+		f.pods[uid] = p
+	}
 }
 
 // NodeChanged follows a recorded node to its latest version; a node deleted (version "") is
