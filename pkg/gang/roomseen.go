@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -33,8 +34,12 @@ import (
 //   - seen by Gang after a group began to wait, it cuts every native group's backstop to
 //     roomRecheck: a group whose cycle was in flight when the queue was told is found by no hint.
 //
-// Both are under the manager's lock, with the decision to wait: a freeing is either before it
-// (and the wait is short) or after it (and shortens it). The backstop's timer wakes the members
+// A freeing is recorded, and then counted (RoomFreed, under the manager's lock); a cycle reads the
+// count when its first member is let on, and, when it fails, checks a copy of the record against
+// its snapshot with no lock held (a minute's deletions can be many), then decides to wait under the
+// manager's lock, reading the count again. A freeing is either in the copy, or counted after the
+// cycle's first reading and before the decision (the count moved: the wait is short), or counted
+// after the decision (and shortens it). The backstop's timer wakes the members
 // parked for room through the queue's Activate, which finds the group parked: PreEnqueue parks
 // them only until the backstop ends, and after it lets them go to the queue's backoff.
 // Scheduler-plugins groups need none of this: their waiter is a pod, whose cycle the queue keeps
@@ -51,8 +56,9 @@ const roomRecheck = time.Second
 const freedHorizon = time.Minute
 
 // freedRoom is the freeings Gang's handlers saw that no native group's cycle has yet seen in its
-// snapshot. Kept only while native groups are served. It has a lock of its own, taken after the
-// manager's, so that node updates, most of which free nothing, do not wait for the manager.
+// snapshot. Kept only while native groups are served. It has a lock of its own, never held with the
+// manager's, so that node and pod updates, most of which free nothing, do not wait for the manager,
+// nor the manager for a copy of the record.
 type freedRoom struct {
 	mu sync.Mutex
 	// pods holds the pods deleted, finished or scaled down while bound, with their node.
@@ -116,25 +122,49 @@ type snapshotView struct {
 }
 
 // missedBy reports whether view, a cycle's snapshot, misses a freeing recorded here, and forgets
-// those it shows: later snapshots show them too.
+// those it shows: later snapshots show them too. The record's lock is held only to copy it and to
+// forget; the snapshot is read with no lock held. A freeing recorded after the copy is counted
+// after it too (recordFreed), which the caller sees.
 func (f *freedRoom) missedBy(view snapshotView) bool {
 	f.mu.Lock()
-	defer f.mu.Unlock()
+	pods, nodes := maps.Clone(f.pods), maps.Clone(f.nodes)
+	f.mu.Unlock()
+
 	missed := false
-	for uid, p := range f.pods {
+	var shownPods []types.UID
+	var shownNodes []string
+	for uid, p := range pods {
 		if p.shownBy(view.podVersion(uid, p.node)) {
-			delete(f.pods, uid)
+			shownPods = append(shownPods, uid)
 		} else {
 			missed = true
 		}
 	}
-	for name, n := range f.nodes {
+	for name, n := range nodes {
 		if v, ok := view.nodeVersion(name); ok && v == n.version {
-			delete(f.nodes, name)
+			shownNodes = append(shownNodes, name)
 		} else {
 			// Not in the snapshot, or another version: older, or newer than Gang's handler has
 			// seen yet, in which case the next cycle finds them equal.
 			missed = true
+		}
+	}
+	if len(shownPods)+len(shownNodes) == 0 {
+		return missed
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// An entry recorded again since the copy is a later freeing, or a later version, that this
+	// snapshot was not checked against: kept.
+	for _, uid := range shownPods {
+		if f.pods[uid] == pods[uid] {
+			delete(f.pods, uid)
+		}
+	}
+	for _, name := range shownNodes {
+		if f.nodes[name] == nodes[name] {
+			delete(f.nodes, name)
 		}
 	}
 	return missed
@@ -152,19 +182,19 @@ func (m *manager) NodeGrew(name, version string) {
 	m.recordFreed(func(f *freedRoom, now time.Time) { f.nodes[name] = freedNode{version: version, at: now} })
 }
 
-// recordFreed lets record note a freeing, when native groups are served, and frees room
-// (RoomFreed), both under the manager's lock: a group's decision to wait sees both or neither.
+// recordFreed lets record note a freeing, when native groups are served, and then frees room
+// (RoomFreed): a cycle whose copy of the record (missedBy) lacks the freeing finds RoomFreed's
+// count moved since its first member was let on, or, if it decided to wait first, has its wait
+// cut short.
 func (m *manager) recordFreed(record func(f *freedRoom, now time.Time)) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if f := m.freed; f != nil {
-		now := m.clock.Now()
 		f.mu.Lock()
+		now := m.clock.Now()
 		record(f, now)
 		f.prune(now)
 		f.mu.Unlock()
 	}
-	m.roomFreedLocked()
+	m.RoomFreed()
 }
 
 // BoundPodChanged follows a pod recorded as scaled down to its latest version, as NodeChanged
@@ -236,13 +266,16 @@ func (m *manager) recheckRoomWait(key types.NamespacedName, g *group, now time.T
 // that holds nothing waits for room, with a backstop of roomRecheck if room was freed since or the
 // snapshot misses a freeing Gang has seen.
 func (m *manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string, since uint64, view snapshotView) memberOutcome {
+	// Before the lock, which every group's PreEnqueue, Permit and hints wait on: a freeing this
+	// misses is counted after since (recordFreed), which the check below sees.
+	missed := m.freed != nil && m.freed.missedBy(view)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
 	if len(g.waiting) == 0 && len(g.placed) < int(minMember) {
 		now := m.clock.Now()
 		m.waitForRoom(key, g, pod, why, now)
-		if m.roomFreed != since || (m.freed != nil && m.freed.missedBy(view)) {
+		if m.roomFreed != since || missed {
 			m.recheckRoomWait(key, g, now)
 		}
 		return memberOutcome{}
