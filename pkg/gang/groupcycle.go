@@ -111,17 +111,17 @@ var _ fwk.PodGroupPostFilterPlugin = &Gang{}
 func (pl *Gang) snapshotView() snapshotView {
 	nodes := pl.handle.SnapshotSharedLister().NodeInfos()
 	return snapshotView{
-		hasPod: func(uid types.UID, node string) bool {
+		podVersion: func(uid types.UID, node string) (string, bool) {
 			ni, err := nodes.Get(node)
 			if err != nil {
-				return false
+				return "", false
 			}
 			for _, p := range ni.GetPods() {
-				if p.GetPod().UID == uid {
-					return true
+				if pod := p.GetPod(); pod.UID == uid {
+					return pod.ResourceVersion, true
 				}
 			}
-			return false
+			return "", false
 		},
 		nodeVersion: func(name string) (string, bool) {
 			ni, err := nodes.Get(name)

@@ -133,23 +133,50 @@ func (c *cluster) nativeBound(group string) int {
 	return n
 }
 
-// assignedPodDeletes is how many deletions of bound pods the scheduler's event handler has
-// finished: the cache has dropped the pod and the queue has been told (AssignedPodDelete).
-func assignedPodDeletes(t *testing.T) uint64 {
+// handledEvents is how many events of kind the scheduler's event handler has finished: the cache
+// has been updated and the queue told.
+func handledEvents(t *testing.T, kind fwk.ClusterEvent) uint64 {
 	t.Helper()
-	n, err := testutil.GetHistogramMetricCount(metrics.EventHandlingLatency.WithLabelValues(framework.EventAssignedPodDelete.Label()))
+	n, err := testutil.GetHistogramMetricCount(metrics.EventHandlingLatency.WithLabelValues(kind.Label()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return n
 }
 
+// freeing is a way the holder pod gives its 1 CPU back, and the event the scheduler's queue
+// gets for it.
+type freeing struct {
+	name  string
+	event fwk.ClusterEvent
+	free  func(c *cluster) error
+}
+
+var freeings = []freeing{
+	{name: "deleted", event: framework.EventAssignedPodDelete, free: func(c *cluster) error {
+		return c.client.CoreV1().Pods("ns").Delete(c.ctx, "holder", metav1.DeleteOptions{})
+	}},
+	// An in-place resize that lowers the pod's requests (the kubelet has actuated it: spec and
+	// status agree).
+	{name: "scaled down", event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.UpdatePodScaleDown}, free: func(c *cluster) error {
+		pod, err := c.client.CoreV1().Pods("ns").Get(c.ctx, "holder", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		pod.Spec.Containers[0].Resources.Requests = v1.ResourceList{}
+		// The fake clientset keeps no resourceVersion of its own.
+		pod.ResourceVersion = "2"
+		_, err = c.client.CoreV1().Pods("ns").Update(c.ctx, pod, metav1.UpdateOptions{})
+		return err
+	}},
+}
+
 // A native group of three 1-CPU members on a node of 3 CPUs, one of which a pod holds: the sum of
-// room turns the group away, and it waits for room. The pod is deleted while the group's first
-// cycle is held at one point, and both the scheduler's and Gang's handlers of the deletion have run
-// before the cycle goes on: the queue's AssignedPodDelete came while the group's members were in
-// flight, and is lost to it, and the cycle's snapshot, taken before, still shows the pod. The group
-// must be tried again and bound, wherever the cycle was held:
+// room turns the group away, and it waits for room. The pod is deleted, or scaled down in place to
+// no requests, while the group's first cycle is held at one point, and both the scheduler's and
+// Gang's handlers of that have run before the cycle goes on: the queue's event came while the
+// group's members were in flight, and is lost to it, and the cycle's snapshot, taken before, still
+// shows the pod as it was. The group must be tried again and bound, wherever the cycle was held:
 //   - before Gang's PreFilter: Gang counts the freeing before its first look at the cycle, and only
 //     the snapshot can tell that the cycle did not see it;
 //   - after Gang's PreFilter: Gang counts the freeing during the cycle (its first guard);
@@ -159,45 +186,57 @@ func assignedPodDeletes(t *testing.T) uint64 {
 // deletions of the other group's members one by one, missed the last deletion in flight and waited
 // with the room free.
 func TestNativeGroupCycleThatMissedAFreeingIsTriedAgain(t *testing.T) {
-	for _, where := range []string{"before Gang's PreFilter", "after Gang's PreFilter", "after Gang's PodGroupPostFilter"} {
-		t.Run(where, func(t *testing.T) {
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
-			holder := st.MakePod().Namespace("ns").Name("holder").UID("uid-holder").Node("n1").
-				Req(map[v1.ResourceName]string{v1.ResourceCPU: "1"}).Obj()
-			objs := []runtime.Object{cpuNode("n1", "3"), holder, nativePodGroup("a", 3)}
-			for i := range 3 {
-				objs = append(objs, nativeCPUMember("a", fmt.Sprintf("a%d", i)))
-			}
-			gate := newCycleGate()
-			c := startSchedulerWith(t, testTimings, objs, nil, 3, nativeProfile(gate, where))
-
-			select {
-			case <-gate.entered:
-			case <-time.After(30 * time.Second):
-				t.Fatal("the group's cycle did not reach the gate")
-			}
-			freed, deletes := c.gang.groups.RoomFreedCount(), assignedPodDeletes(t)
-			if err := c.client.CoreV1().Pods("ns").Delete(c.ctx, "holder", metav1.DeleteOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := wait.PollUntilContextTimeout(c.ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-				return c.gang.groups.RoomFreedCount() > freed && assignedPodDeletes(t) > deletes, nil
-			}); err != nil {
-				t.Fatalf("waiting for both handlers to see the deletion: Gang's count of freeings %d (was %d), the scheduler's handled deletions of bound pods %d (was %d)",
-					c.gang.groups.RoomFreedCount(), freed, assignedPodDeletes(t), deletes)
-			}
-			close(gate.release)
-			released := time.Now()
-
-			// The queue's backoff is 1 s at first; Gang's backstop for a group waiting for room is
-			// five minutes, as is the queue's flush of its unschedulable entities.
-			if err := wait.PollUntilContextTimeout(c.ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-				return c.nativeBound("a") == 3, nil
-			}); err != nil {
-				_, queue := c.sched.SchedulingQueue.PendingPods()
-				t.Fatalf("the group was not bound within 10 s of the freeing its cycle missed (%d of 3 bound); queue: %s", c.nativeBound("a"), queue)
-			}
-			t.Logf("bound whole %v after the cycle went on", time.Since(released).Round(time.Millisecond))
-		})
+	for _, freeing := range freeings {
+		for _, where := range []string{"before Gang's PreFilter", "after Gang's PreFilter", "after Gang's PodGroupPostFilter"} {
+			t.Run(freeing.name+", "+where, func(t *testing.T) {
+				testNativeGroupCycleMissing(t, freeing, where)
+			})
+		}
 	}
+}
+
+func testNativeGroupCycleMissing(t *testing.T, freeing freeing, where string) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	holder := st.MakePod().Namespace("ns").Name("holder").UID("uid-holder").Node("n1").
+		Req(map[v1.ResourceName]string{v1.ResourceCPU: "1"}).Obj()
+	objs := []runtime.Object{cpuNode("n1", "3"), holder, nativePodGroup("a", 3)}
+	for i := range 3 {
+		objs = append(objs, nativeCPUMember("a", fmt.Sprintf("a%d", i)))
+	}
+	gate := newCycleGate()
+	c := startSchedulerWith(t, testTimings, objs, nil, 3, nativeProfile(gate, where))
+
+	select {
+	case <-gate.entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the group's cycle did not reach the gate")
+	}
+	freed, handled := c.gang.groups.RoomFreedCount(), handledEvents(t, freeing.event)
+	if err := freeing.free(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(c.ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return handledEvents(t, freeing.event) > handled, nil
+	}); err != nil {
+		t.Fatalf("the scheduler did not handle the freeing (%s)", freeing.event.Label())
+	}
+	// Gang's handler runs apart from the scheduler's; one that does not count the freeing fails
+	// here, and the cycle goes on regardless, to show what the group makes of it.
+	if err := wait.PollUntilContextTimeout(c.ctx, 20*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return c.gang.groups.RoomFreedCount() > freed, nil
+	}); err != nil {
+		t.Errorf("Gang did not count the pod %s as room freed", freeing.name)
+	}
+	close(gate.release)
+	released := time.Now()
+
+	// The queue's backoff is 1 s at first; Gang's backstop for a group waiting for room is
+	// five minutes, as is the queue's flush of its unschedulable entities.
+	if err := wait.PollUntilContextTimeout(c.ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return c.nativeBound("a") == 3, nil
+	}); err != nil {
+		_, queue := c.sched.SchedulingQueue.PendingPods()
+		t.Fatalf("the group was not bound within 10 s of the freeing its cycle missed (%d of 3 bound); queue: %s", c.nativeBound("a"), queue)
+	}
+	t.Logf("bound whole %v after the cycle went on", time.Since(released).Round(time.Millisecond))
 }

@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -26,14 +27,19 @@ import (
 //
 //   - seen by Gang before the group's cycle decides to wait (PodGroupPostFilter), it is recorded
 //     here until a snapshot shows it: a cycle whose snapshot still shows a freed pod on its node,
-//     or lacks a node that joined or grew (by resourceVersion), missed room; so did a cycle during
+//     or a pod scaled down in place, or a node that joined or grew, at another resourceVersion
+//     than the freeing's, missed room; so did a cycle during
 //     which RoomFreed's count changed. The group then waits for room with a backstop of
 //     roomRecheck rather than minutes.
 //   - seen by Gang after a group began to wait, it cuts every native group's backstop to
 //     roomRecheck: a group whose cycle was in flight when the queue was told is found by no hint.
 //
-// Both are under the manager's lock, with the decision to wait: a freeing is either before it
-// (and the wait is short) or after it (and shortens it). The backstop's timer wakes the members
+// A freeing is recorded, and then counted (RoomFreed, under the manager's lock); a cycle reads the
+// count when its first member is let on, and, when it fails, checks a copy of the record against
+// its snapshot with no lock held (a minute's deletions can be many), then decides to wait under the
+// manager's lock, reading the count again. A freeing is either in the copy, or counted after the
+// cycle's first reading and before the decision (the count moved: the wait is short), or counted
+// after the decision (and shortens it). The backstop's timer wakes the members
 // parked for room through the queue's Activate, which finds the group parked: PreEnqueue parks
 // them only until the backstop ends, and after it lets them go to the queue's backoff.
 // Scheduler-plugins groups need none of this: their waiter is a pod, whose cycle the queue keeps
@@ -50,11 +56,12 @@ const roomRecheck = time.Second
 const freedHorizon = time.Minute
 
 // freedRoom is the freeings Gang's handlers saw that no native group's cycle has yet seen in its
-// snapshot. Kept only while native groups are served. It has a lock of its own, taken after the
-// manager's, so that node updates, most of which free nothing, do not wait for the manager.
+// snapshot. Kept only while native groups are served. It has a lock of its own, never held with the
+// manager's, so that node and pod updates, most of which free nothing, do not wait for the manager,
+// nor the manager for a copy of the record.
 type freedRoom struct {
 	mu sync.Mutex
-	// pods holds the pods deleted or finished while bound, with their node.
+	// pods holds the pods deleted, finished or scaled down while bound, with their node.
 	pods map[types.UID]freedPod
 	// nodes holds the nodes that joined, grew or became usable, with their latest resourceVersion.
 	nodes map[string]freedNode
@@ -64,7 +71,20 @@ type freedRoom struct {
 
 type freedPod struct {
 	node string
-	at   time.Time
+	// version is the pod's latest resourceVersion when it was scaled down (it holds less room), ""
+	// when it holds none (deleted or finished: the scheduler forgets it).
+	version string
+	at      time.Time
+}
+
+// shownBy reports whether a snapshot in which the pod is at version v (ok false: not on the node)
+// shows the freeing.
+func (p freedPod) shownBy(v string, ok bool) bool {
+	if p.version == "" {
+		return !ok
+	}
+	// On the node at another version: older, or newer than Gang's handler has seen yet.
+	return ok && v == p.version
 }
 
 type freedNode struct {
@@ -94,42 +114,66 @@ func (f *freedRoom) prune(now time.Time) {
 	}
 }
 
-// snapshotView is what a failed cycle's snapshot shows: whether pod uid is on node, and node's
-// resourceVersion (false: the snapshot has no such node).
+// snapshotView is what a failed cycle's snapshot shows: pod uid's resourceVersion on node, and
+// node's (false: the snapshot has no such pod there, or no such node).
 type snapshotView struct {
-	hasPod      func(uid types.UID, node string) bool
+	podVersion  func(uid types.UID, node string) (string, bool)
 	nodeVersion func(name string) (string, bool)
 }
 
 // missedBy reports whether view, a cycle's snapshot, misses a freeing recorded here, and forgets
-// those it shows: later snapshots show them too.
+// those it shows: later snapshots show them too. The record's lock is held only to copy it and to
+// forget; the snapshot is read with no lock held. A freeing recorded after the copy is counted
+// after it too (recordFreed), which the caller sees.
 func (f *freedRoom) missedBy(view snapshotView) bool {
 	f.mu.Lock()
-	defer f.mu.Unlock()
+	pods, nodes := maps.Clone(f.pods), maps.Clone(f.nodes)
+	f.mu.Unlock()
+
 	missed := false
-	for uid, p := range f.pods {
-		if view.hasPod(uid, p.node) {
-			missed = true
+	var shownPods []types.UID
+	var shownNodes []string
+	for uid, p := range pods {
+		if p.shownBy(view.podVersion(uid, p.node)) {
+			shownPods = append(shownPods, uid)
 		} else {
-			delete(f.pods, uid)
+			missed = true
 		}
 	}
-	for name, n := range f.nodes {
+	for name, n := range nodes {
 		if v, ok := view.nodeVersion(name); ok && v == n.version {
-			delete(f.nodes, name)
+			shownNodes = append(shownNodes, name)
 		} else {
 			// Not in the snapshot, or another version: older, or newer than Gang's handler has
 			// seen yet, in which case the next cycle finds them equal.
 			missed = true
 		}
 	}
+	if len(shownPods)+len(shownNodes) == 0 {
+		return missed
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// An entry recorded again since the copy is a later freeing, or a later version, that this
+	// snapshot was not checked against: kept.
+	for _, uid := range shownPods {
+		if f.pods[uid] == pods[uid] {
+			delete(f.pods, uid)
+		}
+	}
+	for _, name := range shownNodes {
+		if f.nodes[name] == nodes[name] {
+			delete(f.nodes, name)
+		}
+	}
 	return missed
 }
 
-// PodFreed records that a bound pod that held room was deleted or finished, and frees room
-// (RoomFreed).
-func (m *manager) PodFreed(uid types.UID, node string) {
-	m.recordFreed(func(f *freedRoom, now time.Time) { f.pods[uid] = freedPod{node: node, at: now} })
+// PodFreed records that a bound pod that held room was deleted or finished (version ""), or was
+// scaled down in place at version, and frees room (RoomFreed).
+func (m *manager) PodFreed(uid types.UID, node, version string) {
+	m.recordFreed(func(f *freedRoom, now time.Time) { f.pods[uid] = freedPod{node: node, version: version, at: now} })
 }
 
 // NodeGrew records that a node joined, grew or became usable, at version, and frees room
@@ -138,19 +182,35 @@ func (m *manager) NodeGrew(name, version string) {
 	m.recordFreed(func(f *freedRoom, now time.Time) { f.nodes[name] = freedNode{version: version, at: now} })
 }
 
-// recordFreed lets record note a freeing, when native groups are served, and frees room
-// (RoomFreed), both under the manager's lock: a group's decision to wait sees both or neither.
+// recordFreed lets record note a freeing, when native groups are served, and then frees room
+// (RoomFreed): a cycle whose copy of the record (missedBy) lacks the freeing finds RoomFreed's
+// count moved since its first member was let on, or, if it decided to wait first, has its wait
+// cut short.
 func (m *manager) recordFreed(record func(f *freedRoom, now time.Time)) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if f := m.freed; f != nil {
-		now := m.clock.Now()
 		f.mu.Lock()
+		now := m.clock.Now()
 		record(f, now)
 		f.prune(now)
 		f.mu.Unlock()
 	}
-	m.roomFreedLocked()
+	m.RoomFreed()
+}
+
+// BoundPodChanged follows a pod recorded as scaled down to its latest version, as NodeChanged
+// follows a node: a later update that frees nothing (its status, say) does not make every cycle
+// look as if it missed the scale-down. It takes only the record's lock.
+func (m *manager) BoundPodChanged(uid types.UID, version string) {
+	f := m.freed
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p, ok := f.pods[uid]; ok && p.version != "" {
+		p.version = version
+		f.pods[uid] = p
+	}
 }
 
 // NodeChanged follows a recorded node to its latest version; a node deleted (version "") is
@@ -206,13 +266,16 @@ func (m *manager) recheckRoomWait(key types.NamespacedName, g *group, now time.T
 // that holds nothing waits for room, with a backstop of roomRecheck if room was freed since or the
 // snapshot misses a freeing Gang has seen.
 func (m *manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string, since uint64, view snapshotView) memberOutcome {
+	// Before the lock, which every group's PreEnqueue, Permit and hints wait on: a freeing this
+	// misses is counted after since (recordFreed), which the check below sees.
+	missed := m.freed != nil && m.freed.missedBy(view)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
 	if len(g.waiting) == 0 && len(g.placed) < int(minMember) {
 		now := m.clock.Now()
 		m.waitForRoom(key, g, pod, why, now)
-		if m.roomFreed != since || (m.freed != nil && m.freed.missedBy(view)) {
+		if m.roomFreed != since || missed {
 			m.recheckRoomWait(key, g, now)
 		}
 		return memberOutcome{}

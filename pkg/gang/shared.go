@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
@@ -172,8 +173,15 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			if !ok1 || !ok2 {
 				return
 			}
-			if cur.Spec.NodeName != "" && podroom.Holds(old) && !podroom.Holds(cur) {
-				c.groups.PodFreed(cur.UID, cur.Spec.NodeName)
+			if cur.Spec.NodeName != "" && podroom.Holds(old) {
+				switch {
+				case !podroom.Holds(cur):
+					c.groups.PodFreed(cur.UID, cur.Spec.NodeName, "")
+				case scaledDown(old, cur):
+					c.groups.PodFreed(cur.UID, cur.Spec.NodeName, cur.ResourceVersion)
+				default:
+					c.groups.BoundPodChanged(cur.UID, cur.ResourceVersion)
+				}
 			}
 			oldKey, wasMember := podgroup.KeyOf(old)
 			key, isMember := podgroup.KeyOf(cur)
@@ -192,7 +200,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			if pod, ok := tombstone.As[*v1.Pod](obj); ok {
 				// A pod that finished gave its room back then (the scheduler forgets it).
 				if pod.Spec.NodeName != "" && podroom.Holds(pod) {
-					c.groups.PodFreed(pod.UID, pod.Spec.NodeName)
+					c.groups.PodFreed(pod.UID, pod.Spec.NodeName, "")
 				}
 				if key, ok := podgroup.KeyOf(pod); ok {
 					c.groups.PodChanged(key, pod.UID, nil)
@@ -200,6 +208,17 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			}
 		},
 	}
+}
+
+// scaledDown reports whether a bound pod's update lowered its requests in place (a resize), by the
+// scheduler's own reading: the update for which the queue tells plugins UpdatePodScaleDown.
+func scaledDown(old, cur *v1.Pod) bool {
+	for _, e := range framework.PodSchedulingPropertiesChange(cur, old, false) {
+		if e.ActionType&fwk.UpdatePodScaleDown != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeHandler cuts short the backoffs of groups that stand aside (manager.RoomFreed) when a node

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -356,5 +357,77 @@ func TestNativeAndBerthGroupsShareRoomWhole(t *testing.T) {
 		e.WaitForPods(t, e.ns, time.Minute, fmt.Sprintf("try %d: %s bound whole once %s went", try, second, first), func(p []v1.Pod) bool { return boundOf(p, second) == 3 })
 		t.Logf("try %d: %s bound whole %v after %s's members were deleted", try, second, time.Since(start).Round(time.Millisecond), first)
 		e.clearTry(t)
+	}
+}
+
+// The words a native group's members carry when the group waits: for room (a group of 3 on room
+// for 2) and for quota (3 cpu asked of a max of 2). The scheduler tries the members in one cycle
+// and stops at the first that fails, which Gang (the sum of room) or ElasticQuota turned away: that
+// member's condition gives berth's reason. Upstream's GangScheduling, which the framework alone asks
+// whether the rest can still reach minCount (docs/gang-native.md), writes its count onto those it
+// did not try ("minCount (3) cannot be satisfied"); Gang's PreEnqueue then holds them, and its
+// GangWaiting event gives them berth's reason. Every member says berth's reason in its condition or
+// its event, and no member's condition says anything but berth's reason or that count.
+func TestNativeGroupMembersSayWhyInBerthsWords(t *testing.T) {
+	const upstreamCount = "minCount (3) cannot be satisfied"
+	for _, tc := range []struct {
+		name  string
+		quota bool
+		// want is berth's reason, %s the namespace.
+		want string
+	}{
+		{name: "waiting for room", want: "pod group %s/scheduling.k8s.io/g "},
+		{name: "turned away by quota", quota: true, want: "requested for pod group scheduling.k8s.io/g 3, max 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := startNativeGangEnv(t, "native-words")
+			cpu := "32"
+			if !tc.quota {
+				cpu = "2"
+			}
+			e.CreateNode(t, harness.Node("n1", cpu, "64Gi", nil))
+			if tc.quota {
+				q := &v1alpha1.ElasticQuota{
+					ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "quota"},
+					Spec:       v1alpha1.ElasticQuotaSpec{Max: cpuList("2")},
+				}
+				if _, err := e.pg.SchedulingV1alpha1().ElasticQuotas(e.ns).Create(context.Background(), q, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.StartScheduler(t, berthConfig(e.Cluster, ""))
+			e.nativeGroup(t, "g", 3)
+			for i := range 3 {
+				e.member(t, "", fmt.Sprint("g-", i), "1", inNativeGroup("g"))
+			}
+			if n := boundOf(e.Settled(t, e.ns, time.Minute), "g"); n != 0 {
+				t.Fatalf("%d members bound of a native group that cannot be placed whole", n)
+			}
+			want := tc.want
+			if strings.Contains(want, "%s") {
+				want = fmt.Sprintf(want, e.ns)
+			}
+			for i := range 3 {
+				memberSays(t, e.Cluster, e.ns, fmt.Sprint("g-", i), want)
+			}
+			pods, err := e.Client.CoreV1().Pods(e.ns).List(context.Background(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			berths := 0
+			for i := range pods.Items {
+				msg := harness.Unschedulable(&pods.Items[i])
+				t.Logf("%s: %q", pods.Items[i].Name, msg)
+				switch {
+				case strings.Contains(msg, want):
+					berths++
+				case !strings.HasPrefix(msg, upstreamCount):
+					t.Errorf("%s's condition gives neither berth's reason (%q) nor upstream's count: %q", pods.Items[i].Name, want, msg)
+				}
+			}
+			if berths == 0 {
+				t.Errorf("no member's condition gives berth's reason %q", want)
+			}
+		})
 	}
 }
