@@ -46,7 +46,7 @@ func (pl *Preemption) PodGroupPostFilter(ctx context.Context, _ fwk.PodGroupCycl
 		return nil, fwk.AsStatus(fmt.Errorf("pod group preemption: %w", err))
 	}
 	result, st, nominated := pl.preempt(ctx, state, preemptor, m, "pod group preemption: ")
-	if !st.IsSuccess() || result == nil || result.NominatedNodeName == "" {
+	if result == nil || result.NominatedNodeName == "" {
 		return nil, fwk.NewStatus(fwk.Unschedulable, st.Reasons()...)
 	}
 	infos := map[types.NamespacedName]*fwk.NominatingInfo{}
@@ -54,6 +54,17 @@ func (pl *Preemption) PodGroupPostFilter(ctx context.Context, _ fwk.PodGroupCycl
 		infos[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: node}
 	}
 	nominate(preemptor, result.NominatedNodeName)
+	if !st.IsSuccess() {
+		// The victims of the group's last preemption still go. As upstream's evaluator does then
+		// ("ongoing preemption"), the members keep the rooms it nominated them to: a failure
+		// would clear every member's nomination, and the room would go to whichever pod came next.
+		for _, p := range pods[1:] {
+			if node := pl.evictions.nominatedNode(p); node != "" {
+				nominate(p, node)
+			}
+		}
+		return &fwk.PodGroupPostFilterResult{NominatingInfos: infos}, fwk.NewStatus(fwk.Success, st.Message())
+	}
 	for p, node := range nominated {
 		nominate(p, node)
 	}
@@ -69,6 +80,9 @@ func (pl *Preemption) filterStatuses(ctx context.Context, state fwk.CycleState, 
 	}
 	m := framework.NewDefaultNodeToStatus()
 	for _, n := range nodes {
+		if n.Node() == nil {
+			continue
+		}
 		name := n.Node().Name
 		if pre != nil && !pre.AllNodes() && !pre.NodeNames.Has(name) {
 			continue
