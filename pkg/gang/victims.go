@@ -19,7 +19,9 @@ import (
 // at all (its members on every node go with any one of them, and its cost counts them all), and
 // a member never preempts its own group. That a group never preempts a group of equal or higher
 // priority follows from the priority rule: a group's priority is its highest member's. A member
-// of a group that still misses members preempts for all of them at once (Rule.Companions).
+// of a group that still misses members, of either API, preempts for all of them at once
+// (Rule.Companions): a native group's first member does so for its group (BerthPreemption's
+// PodGroupPostFilter).
 func VictimRule(_ context.Context, h fwk.Handle) (victims.RuleFor, error) {
 	return func(preemptor *v1.Pod, placed iter.Seq[*v1.Pod]) *victims.Rule {
 		// It indexes the placed pods by group on first use: most attempts meet no group.
@@ -76,7 +78,7 @@ func (g *groupRule) Companions() int {
 			return
 		}
 		pg, err := c.podGroups.Of(key)
-		if err != nil || pg.Native() {
+		if err != nil {
 			return
 		}
 		present := map[types.UID]bool{}

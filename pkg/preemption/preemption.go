@@ -62,8 +62,6 @@ type Preemption struct {
 	offset func(n int32) int32
 	// draMatcher judges DRA GPU claims in the dry run (dra.go).
 	draMatcher *dra.Matcher
-	// podGroups preempts for native pod groups (podgroup.go).
-	podGroups podGroupEvaluator
 }
 
 // Factory returns the plugin's factory: in each profile, every one of rules builds its victim rule
@@ -93,9 +91,6 @@ func New(obj runtime.Object, h fwk.Handle, fts feature.Features, rulesFor ...vic
 		draMatcher: dra.NewMatcher(dra.DefaultConfig())}
 	pl.executor = preemption.NewExecutor(h, fts)
 	pl.evaluator = preemption.NewEvaluator(Name, h, pl, pl.executor)
-	if fts.EnableGenericWorkload {
-		pl.podGroups = preemption.NewPodGroupEvaluator(h, pl.executor, fts)
-	}
 	if err := pl.retryOnClaimRelease(klog.LoggerWithName(klog.Background(), Name)); err != nil {
 		return nil, err
 	}
@@ -133,16 +128,28 @@ func (a *attempt) Clone() fwk.StateData { return a }
 // the Rules what it chose.
 func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	defer metrics.PreemptionAttempts.Inc()
+	result, status, _ := pl.preempt(ctx, state, pod, m, "preemption: ")
+	return result, status
+}
+
+// preempt is one preemption attempt for pod, in its cycle state: the Rules asked, upstream's
+// evaluator run, the Rules told what it chose. It returns the evaluator's result, its status (the
+// evaluator's message after prefix, or what a Rule's InProgress says of the victims), and the
+// companions it nominated with their nodes.
+func (pl *Preemption) preempt(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader, prefix string) (*fwk.PostFilterResult, *fwk.Status, map[*v1.Pod]string) {
 	a := pl.newAttempt(pod)
 	state.Write(attemptKey, a)
 	result, status := pl.evaluator.Preempt(ctx, state, pod, pl.withDRAResolvable(pod, m))
-	var victims []*v1.Pod
+	var (
+		victims   []*v1.Pod
+		nominated map[*v1.Pod]string
+	)
 	if status.IsSuccess() && result != nil && result.NominatedNodeName != "" {
 		if chosen, ok := a.chosen.Load(result.NominatedNodeName); ok {
 			victims = chosen.([]*v1.Pod)
 			pl.evictions.add(victims, func(uid types.UID) bool { return pl.fh.GetWaitingPod(uid) != nil })
 			pl.evictions.nominate(pod.UID, result.NominatedNodeName, victims)
-			pl.nominateCompanions(klog.FromContext(ctx), a, result.NominatedNodeName, victims)
+			nominated = pl.nominateCompanions(klog.FromContext(ctx), a, result.NominatedNodeName, victims)
 			for _, r := range a.rules {
 				if r.Evicting != nil {
 					r.Evicting(victims)
@@ -159,14 +166,14 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 	for _, r := range a.rules {
 		if r.InProgress != nil && len(victims) > 0 {
 			if msg := r.InProgress(victims); msg != "" {
-				return result, fwk.NewStatus(status.Code(), msg)
+				return result, fwk.NewStatus(status.Code(), msg), nominated
 			}
 		}
 	}
 	if msg := status.Message(); msg != "" {
-		return result, fwk.NewStatus(status.Code(), "preemption: "+msg)
+		status = fwk.NewStatus(status.Code(), prefix+msg)
 	}
-	return result, status
+	return result, status, nominated
 }
 
 // nominateCompanions nominates the preemptor's companions that exist (victims.Rule.CompanionPods)
@@ -175,11 +182,12 @@ func (pl *Preemption) PostFilter(ctx context.Context, state fwk.CycleState, pod 
 // priority or lower, and each, when tried before its victims are gone, waits for them
 // (PodEligibleToPreemptOthers) instead of preempting again. Nominated the preemptor alone, the
 // second member of team-g's gangs evicted one more pod elsewhere, and the room made for it went to
-// another gang of team-g (issue 42: two gangs of two evicted six pods).
-func (pl *Preemption) nominateCompanions(logger klog.Logger, a *attempt, node string, victims []*v1.Pod) {
+// another gang of team-g (issue 42: two gangs of two evicted six pods). It returns the companions
+// it nominated, with their nodes.
+func (pl *Preemption) nominateCompanions(logger klog.Logger, a *attempt, node string, victims []*v1.Pod) map[*v1.Pod]string {
 	placedOn, ok := a.companions.Load(node)
 	if !ok {
-		return
+		return nil
 	}
 	var pods []*v1.Pod
 	for _, r := range a.rules {
@@ -188,6 +196,7 @@ func (pl *Preemption) nominateCompanions(logger klog.Logger, a *attempt, node st
 			break
 		}
 	}
+	nominated := map[*v1.Pod]string{}
 	for i, name := range placedOn.([]string) {
 		if i == len(pods) {
 			break
@@ -204,8 +213,10 @@ func (pl *Preemption) nominateCompanions(logger klog.Logger, a *attempt, node st
 			}
 		}
 		pl.evictions.nominate(pods[i].UID, name, there)
+		nominated[pods[i]] = name
 		logger.V(4).Info("Companion nominated to the room its group's preemption made", "pod", klog.KObj(pods[i]), "node", name, "preemptor", klog.KObj(a.preemptor))
 	}
+	return nominated
 }
 
 // newAttempt asks every victim rule for its victims.Rule about preemptor.

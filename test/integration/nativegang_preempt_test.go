@@ -41,7 +41,7 @@ func withPriorityClass(name string) func(*schedulingv1beta1.PodGroup) {
 // A native group of higher priority that fits only once lower-priority pods go makes room for
 // itself and binds whole: the scheduler tries a native group's members in one cycle and runs
 // none of their PostFilters, so the group's preemption is BerthPreemption's PodGroupPostFilter
-// (upstream's workload-aware preemption). Each round: a node of 4 cpu full of four 1-cpu pods of
+// (its first member preempting for the group). Each round: a node of 4 cpu full of four 1-cpu pods of
 // no priority, and a high-priority group of three 1-cpu members.
 func TestNativeGroupPreemptsForItsMembers(t *testing.T) {
 	e := startNativeGangEnv(t, "native-preemptor")

@@ -1,0 +1,78 @@
+package preemption
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// nativeGroup is the scheduler's view of a native pod group in its cycle, as much of it as
+// PodGroupPostFilter reads.
+type nativeGroup struct {
+	fwk.PodGroupInfo
+	pods []*v1.Pod
+}
+
+func (g nativeGroup) GetUnscheduledPods() []*v1.Pod { return g.pods }
+
+// A native group's preemption is its first member's, with its missing members as companions: one
+// decision for the group, every member nominated to the room made for it. Tried again while the
+// victims still go, the group keeps those nominations (as upstream's evaluator keeps them for an
+// "ongoing preemption") and evicts nothing more: a failure would have cleared every member's
+// nomination. The cluster of TestAGangsPreemptionNominatesItsMembers: one victim on n1 holds room
+// for both members.
+func TestANativeGroupsPreemptionNominatesItsMembers(t *testing.T) {
+	started := func(p *v1.Pod, at int64) *v1.Pod {
+		p.Status.StartTime = &metav1.Time{Time: time.Unix(at, 0)}
+		return p
+	}
+	m0 := pod("m-0", "", 10, "1", map[string]string{"group": "m"})
+	m1 := pod("m-1", "", 10, "1", map[string]string{"group": "m"})
+	pods := []*v1.Pod{
+		started(pod("big-0", "n1", 0, "2", nil), 1000), started(pod("big-1", "n1", 0, "2", nil), 1000),
+		started(pod("s-0", "n2", 0, "1", nil), 2000), started(pod("s-1", "n2", 0, "1", nil), 2000),
+		started(pod("s-2", "n2", 0, "1", nil), 2000), started(pod("s-3", "n2", 0, "1", nil), 2000),
+		m0, m1,
+	}
+	var e *env
+	e = newEnv(t, []*v1.Node{node("n1"), node("n2")}, pods, gangLike(func() fwk.Handle { return e.fh }, m0, m1))
+	e.pl.offset = func(int32) int32 { return 0 }
+	group := nativeGroup{pods: []*v1.Pod{m0, m1}}
+	bound := func() int {
+		list, err := e.fh.ClientSet().CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range list.Items {
+			if p.Spec.NodeName != "" {
+				n++
+			}
+		}
+		return n
+	}
+	nominations := func(try string) {
+		t.Helper()
+		result, status := e.pl.PodGroupPostFilter(e.ctx, nil, group, nil)
+		if !status.IsSuccess() || result == nil {
+			t.Fatalf("%s: %v, want success", try, status)
+		}
+		for _, m := range []*v1.Pod{m0, m1} {
+			got := result.NominatingInfos[types.NamespacedName{Namespace: m.Namespace, Name: m.Name}]
+			if got == nil || got.NominatedNodeName != "n1" {
+				t.Errorf("%s: %s nominated %+v, want n1", try, m.Name, got)
+			}
+		}
+		if n := bound(); n != 5 {
+			t.Errorf("%s: %d pods left, want 5: one victim on n1", try, n)
+		}
+	}
+	nominations("the group's preemption")
+	// The victim is still going (the snapshot shows it) when the group is tried again.
+	nominations("the group tried again")
+}
