@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -33,6 +34,9 @@ func (pl *Preemption) PodGroupPostFilter(ctx context.Context, _ fwk.PodGroupCycl
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	defer func() { metrics.WorkloadPreemptionAttempts.WithLabelValues(status.Code().String()).Inc() }()
+	if pl.preemptsNever(pgInfo, pods) {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "pod group preemption: not eligible due to preemptionPolicy=Never")
+	}
 	preemptor := pods[0]
 	// A cycle state of the preemptor's own, as its PostFilter would get: the group's cycle state
 	// holds what Gang recorded of the failed cycle, which its PodGroupPostFilter reads next.
@@ -94,4 +98,20 @@ func (pl *Preemption) filterStatuses(ctx context.Context, state fwk.CycleState, 
 		}
 	}
 	return m, nil
+}
+
+// preemptsNever is the group's preemption policy as upstream's evaluator reads it: the PodGroup's
+// own with PodGroupPreemptionPolicy on, else Never if any member says Never. The member that
+// preempts for the group reads only its own.
+func (pl *Preemption) preemptsNever(pgInfo fwk.PodGroupInfo, pods []*v1.Pod) bool {
+	if pl.fts.EnablePodGroupPreemptionPolicy {
+		pg := pgInfo.GetPodGroup()
+		return pg != nil && pg.Spec.PreemptionPolicy != nil && *pg.Spec.PreemptionPolicy == schedulingv1beta1.PreemptNever
+	}
+	for _, p := range pods {
+		if p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever {
+			return true
+		}
+	}
+	return false
 }
