@@ -135,6 +135,8 @@ func TestReportGPUs(t *testing.T) {
 		return placed(p, node)
 	}
 	giant := gp("giant-32", "32", "", "", "", "")
+	failed := gp("failed-4", "4", "", "gpu-a", "", "")
+	failed.Status.Phase = v1.PodFailed
 	tests := []struct {
 		name string
 		pods []v1.Pod
@@ -154,6 +156,11 @@ func TestReportGPUs(t *testing.T) {
 		pods:    []v1.Pod{gp("infer-4", "4", "", "gpu-a", "", ""), gp("infer-8", "8", "", "gpu-a", "0:8", "0"), giant},
 		wantOK:  []bool{false, true, false, true},
 		wantGot: "pod infer-4 is bound to gpu-a without annotation berth.dev/gpu-devices",
+	}, {
+		// A pod that has run to its end holds no room (podroom.Holds), whatever its annotations say.
+		name:   "a failed pod is not judged",
+		pods:   []v1.Pod{failed, gp("infer-4", "4", "", "gpu-a", "0:4", "0"), gp("infer-8", "8", "", "gpu-a", "0:8", "0"), giant},
+		wantOK: []bool{true, true, true, true},
 	}, {
 		name:    "fewer GPUs than asked",
 		pods:    []v1.Pod{gp("train-2x8", "16", "2", "gpu-mixed", "0:16", "0"), giant},
