@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/internal/inspect"
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
 )
 
@@ -254,13 +255,17 @@ func TestReportGangs(t *testing.T) {
 		return pods
 	}
 	nativeWhole := natives(nativeNode, nativeNode)
-	left := map[string]v1.ResourceList{"gang-1": resources("cpu", "2", "memory", "14Gi"), "gang-2": resources("cpu", "3", "memory", "15Gi")}
-	roomy := map[string]v1.ResourceList{"gang-1": resources("cpu", "4", "memory", "16Gi"), "gang-2": resources("cpu", "4", "memory", "16Gi")}
+	room := func(kv ...string) amount.Amount {
+		a, _ := amount.Of(resources(append(kv, "pods", "110")...))
+		return a
+	}
+	left := map[string]amount.Amount{"gang-1": room("cpu", "2", "memory", "14Gi"), "gang-2": room("cpu", "3", "memory", "15Gi")}
+	roomy := map[string]amount.Amount{"gang-1": room("cpu", "4", "memory", "16Gi"), "gang-2": room("cpu", "4", "memory", "16Gi")}
 	tests := []struct {
 		name       string
 		fit, big   []v1.Pod
 		native     []v1.Pod
-		free       map[string]v1.ResourceList
+		free       map[string]amount.Amount
 		wantOK     []bool
 		wantExpect string // part of the second expectation
 	}{{
