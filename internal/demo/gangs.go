@@ -130,7 +130,7 @@ func runGangs(ctx context.Context, d *demo, s *Section) error {
 // reportGangs shows the PodGroups while the first gang runs, as `kubectl berth gangs` does, and
 // where their pods went, and judges whether each gang was placed or held back whole; free is what
 // the nodes had left when the second gang came.
-func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods, nativePods []v1.Pod, free map[string]v1.ResourceList) {
+func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods, nativePods []v1.Pod, free map[string]amount.Amount) {
 	s.Pods = append(append(append([]v1.Pod{}, fitPods...), bigPods...), nativePods...)
 	s.printf("Two gangs on nodes %s: PodGroups (%s), pods joined by label %s.\n", strings.Join(gangNodes, ", "), v1alpha1.SchemeGroupVersion, v1alpha1.PodGroupLabel)
 	s.printf("Beside them, on node %s, a group of Kubernetes' own API (%s PodGroup %s, minCount %d), pods joined by spec.schedulingGroup, placed by the same Gang.\n\n",
@@ -153,12 +153,11 @@ func reportGangs(s *Section, groups *inspect.Gangs, fitPods, bigPods, nativePods
 		fmt.Sprintf("%d of %d pods bound", len(fitBound), len(fitPods)))
 
 	bigBound, _ := split(bigPods)
-	need := podRequests(tooBig)
+	need, _ := amount.Of(podRequests(tooBig))
 	alone, left := 0, make([]string, 0, len(gangNodes))
 	for _, n := range gangNodes {
-		alone += fits(free[n], need)
-		cpu := free[n][v1.ResourceCPU]
-		left = append(left, fmt.Sprintf("%s %s", n, cpu.String()))
+		alone += amount.Fits(free[n], need)
+		left = append(left, fmt.Sprintf("%s %s", n, amount.Text(v1.ResourceCPU, free[n][v1.ResourceCPU])))
 	}
 	s.expect(fmt.Sprintf("gang %s (minMember %d, %d x %s cpu) cannot fit whole in the cpu left (%s), so it is held back whole, "+
 		"though %d of its pods would fit on their own", tooBig.name, tooBig.minMember, tooBig.minMember, tooBig.cpu, strings.Join(left, ", "), alone),
@@ -342,9 +341,9 @@ func podRequests(g gang) v1.ResourceList {
 	return resources("cpu", g.cpu, "memory", "1Gi")
 }
 
-// freeOn is what each node has left of its allocatable cpu and memory, after the requests of
-// the pods bound to it that still hold room, as noderoom counts it.
-func (d *demo) freeOn(ctx context.Context, nodes []string) (map[string]v1.ResourceList, error) {
+// freeOn is what each node has left, after the requests of the pods bound to it that still hold
+// room, as noderoom counts it.
+func (d *demo) freeOn(ctx context.Context, nodes []string) (map[string]amount.Amount, error) {
 	ns := make([]v1.Node, 0, len(nodes))
 	for _, name := range nodes {
 		n, err := d.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
@@ -357,28 +356,9 @@ func (d *demo) freeOn(ctx context.Context, nodes []string) (map[string]v1.Resour
 	if err != nil {
 		return nil, err
 	}
-	free := make(map[string]v1.ResourceList, len(nodes))
+	free := make(map[string]amount.Amount, len(nodes))
 	for _, r := range noderoom.Of(ns, pods.Items, gpuResources) {
-		free[r.Node.Name] = v1.ResourceList{}
-		for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory} {
-			free[r.Node.Name][name] = amount.Quantity(name, r.Free[name])
-		}
+		free[r.Node.Name] = r.Free
 	}
 	return free, nil
-}
-
-// fits counts how many pods requesting req fit into free.
-func fits(free, req v1.ResourceList) int {
-	n := -1
-	for name, q := range req {
-		if q.IsZero() {
-			continue
-		}
-		f := free[name]
-		k := int(max(f.MilliValue(), 0) / q.MilliValue())
-		if n < 0 || k < n {
-			n = k
-		}
-	}
-	return max(n, 0)
 }

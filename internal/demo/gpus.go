@@ -16,6 +16,7 @@ import (
 	"github.com/berth-sched/berth/internal/inspect"
 	"github.com/berth-sched/berth/internal/kwok"
 	"github.com/berth-sched/berth/pkg/gpu"
+	"github.com/berth-sched/berth/pkg/podroom"
 )
 
 // gpuResources are the gpushare resources, as GPUShare reads them by default. Nodes report memory
@@ -238,9 +239,10 @@ func podRows(pods []v1.Pod) [][]string {
 	return rows
 }
 
-// deviceFaults is what contradicts GPUShare's promise about each bound pod's annotations: the
-// devices recorded, as many as asked for, the gpushare index of single-GPU pods; and whatever the
-// report could not account for.
+// deviceFaults is what contradicts GPUShare's promise about the annotations of each bound pod
+// that still holds its room (podroom.Holds, as the report counts it): the devices recorded, as
+// many as asked for, the gpushare index of single-GPU pods; and whatever the report could not
+// account for.
 func deviceFaults(pods []v1.Pod, report *inspect.GPUs) []string {
 	faults := append([]string{}, report.Problems...)
 	for i := range pods {
@@ -249,7 +251,7 @@ func deviceFaults(pods []v1.Pod, report *inspect.GPUs) []string {
 		if err != nil {
 			faults = append(faults, fmt.Sprintf("pod %s: %v", p.Name, err))
 		}
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded {
+		if p.Spec.NodeName == "" || !podroom.Holds(p) {
 			continue
 		}
 		devices, ok := p.Annotations[gpu.PodGPUDevicesAnnotation]

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/internal/inspect"
+	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
 )
 
@@ -135,6 +136,8 @@ func TestReportGPUs(t *testing.T) {
 		return placed(p, node)
 	}
 	giant := gp("giant-32", "32", "", "", "", "")
+	failed := gp("failed-4", "4", "", "gpu-a", "", "")
+	failed.Status.Phase = v1.PodFailed
 	tests := []struct {
 		name string
 		pods []v1.Pod
@@ -154,6 +157,11 @@ func TestReportGPUs(t *testing.T) {
 		pods:    []v1.Pod{gp("infer-4", "4", "", "gpu-a", "", ""), gp("infer-8", "8", "", "gpu-a", "0:8", "0"), giant},
 		wantOK:  []bool{false, true, false, true},
 		wantGot: "pod infer-4 is bound to gpu-a without annotation berth.dev/gpu-devices",
+	}, {
+		// A pod that has run to its end holds no room (podroom.Holds), whatever its annotations say.
+		name:   "a failed pod is not judged",
+		pods:   []v1.Pod{failed, gp("infer-4", "4", "", "gpu-a", "0:4", "0"), gp("infer-8", "8", "", "gpu-a", "0:8", "0"), giant},
+		wantOK: []bool{true, true, true, true},
 	}, {
 		name:    "fewer GPUs than asked",
 		pods:    []v1.Pod{gp("train-2x8", "16", "2", "gpu-mixed", "0:16", "0"), giant},
@@ -247,13 +255,17 @@ func TestReportGangs(t *testing.T) {
 		return pods
 	}
 	nativeWhole := natives(nativeNode, nativeNode)
-	left := map[string]v1.ResourceList{"gang-1": resources("cpu", "2", "memory", "14Gi"), "gang-2": resources("cpu", "3", "memory", "15Gi")}
-	roomy := map[string]v1.ResourceList{"gang-1": resources("cpu", "4", "memory", "16Gi"), "gang-2": resources("cpu", "4", "memory", "16Gi")}
+	room := func(kv ...string) amount.Amount {
+		a, _ := amount.Of(resources(append(kv, "pods", "110")...))
+		return a
+	}
+	left := map[string]amount.Amount{"gang-1": room("cpu", "2", "memory", "14Gi"), "gang-2": room("cpu", "3", "memory", "15Gi")}
+	roomy := map[string]amount.Amount{"gang-1": room("cpu", "4", "memory", "16Gi"), "gang-2": room("cpu", "4", "memory", "16Gi")}
 	tests := []struct {
 		name       string
 		fit, big   []v1.Pod
 		native     []v1.Pod
-		free       map[string]v1.ResourceList
+		free       map[string]amount.Amount
 		wantOK     []bool
 		wantExpect string // part of the second expectation
 	}{{

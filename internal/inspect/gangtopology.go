@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
@@ -32,6 +31,9 @@ type GangTopology struct {
 	// LargestRoom, for a group with waiting members, is the most members like its largest waiting
 	// one that any single domain of Level has room for.
 	LargestRoom *int `json:"largestRoom,omitempty"`
+	// ToPlace, with LargestRoom, is how many members the group still needs placed, as Gang counts
+	// them (why.TopologyNeedOf).
+	ToPlace int `json:"toPlace,omitempty"`
 }
 
 // hasTopology reports whether a group asks for a level: the table then gets a column for it.
@@ -54,7 +56,7 @@ func (g *Gang) topologyCell() string {
 		}
 		return fmt.Sprintf("%s=%s", t.Level, strings.Join(ds, ","))
 	case t.LargestRoom != nil:
-		return fmt.Sprintf("needs one %s (%s); largest room %d of %d", t.Level, t.Mode, *t.LargestRoom, max(int(g.MinMember), len(g.Waiting)))
+		return fmt.Sprintf("needs one %s (%s); largest room %d of %d", t.Level, t.Mode, *t.LargestRoom, t.ToPlace)
 	}
 	return fmt.Sprintf("%s (%s)", t.Level, t.Mode)
 }
@@ -63,6 +65,7 @@ func (g *Gang) topologyCell() string {
 // scheduler's topologyLevels, outermost first), the nodes and every pod bound to them.
 func (r *Gangs) addTopology(groups []*podgroup.Group, members, all []v1.Pod, nodes []v1.Node, levels topology.Levels) {
 	asks := map[types.NamespacedName]topology.Constraint{}
+	minMembers := map[types.NamespacedName]int32{}
 	byKey := map[types.NamespacedName]*Gang{}
 	for i := range r.Groups {
 		byKey[types.NamespacedName{Namespace: r.Groups[i].Namespace, Name: r.Groups[i].Name}] = &r.Groups[i]
@@ -77,7 +80,7 @@ func (r *Gangs) addTopology(groups []*podgroup.Group, members, all []v1.Pod, nod
 			g.Topology = &GangTopology{Level: pg.Topology[topology.RequiredAnnotation] + pg.Topology[topology.PreferredAnnotation], Invalid: err.Error()}
 		case ok:
 			g.Topology = &GangTopology{Level: c.Key, Mode: c.Mode()}
-			asks[key] = c
+			asks[key], minMembers[key] = c, pg.MinMember
 		}
 	}
 	if len(asks) == 0 {
@@ -87,44 +90,38 @@ func (r *Gangs) addTopology(groups []*podgroup.Group, members, all []v1.Pod, nod
 	for _, n := range nodes {
 		labels[n.Name] = n.Labels
 	}
-	biggest := map[types.NamespacedName]amount.Amount{}
-	// tolerations are a waiting member's, which the scheduler's choice reads for the group too.
-	tolerations := map[types.NamespacedName][]v1.Toleration{}
+	// The members as Gang counts them (podgroup.Live): a finished or deleting pod holds no place.
+	bound := map[types.NamespacedName][]*v1.Pod{}
+	waiting := map[types.NamespacedName][]*v1.Pod{}
 	for i := range members {
 		p := &members[i]
 		key, _ := podgroup.APIKeyOf(p)
-		c, ok := asks[key]
-		if !ok {
+		if _, ok := asks[key]; !ok || !podgroup.Live(p) {
 			continue
 		}
 		if p.Spec.NodeName != "" {
-			if d, in := levels.DomainOf(labels[p.Spec.NodeName], c.Level); in && !slices.Contains(byKey[key].Topology.Domains, d) {
-				byKey[key].Topology.Domains = append(byKey[key].Topology.Domains, d)
-			}
-			continue
-		}
-		tolerations[key] = p.Spec.Tolerations
-		b := biggest[key]
-		if b == nil {
-			b = amount.Amount{}
-			biggest[key] = b
-		}
-		for name, v := range noderoom.RequestOf(p) {
-			b[name] = max(b[name], v)
+			bound[key] = append(bound[key], p)
+		} else {
+			waiting[key] = append(waiting[key], p)
 		}
 	}
-	rooms := noderoom.Of(nodes, all, gpu.DefaultResourceNames())
-	for key, member := range biggest {
+	var rooms []*noderoom.Node
+	for key, c := range asks {
 		t := byKey[key].Topology
-		slices.Sort(t.Domains)
-		if len(t.Domains) > 0 {
+		n := why.TopologyNeedOf(bound[key], waiting[key], minMembers[key], labels, levels, c.Level)
+		if t.Domains = n.Fixed; len(n.Fixed) > 0 || n.Count == 0 {
+			slices.Sort(t.Domains)
 			continue
 		}
+		if rooms == nil {
+			rooms = noderoom.Of(nodes, all, gpu.DefaultResourceNames())
+		}
 		largest := 0
-		for _, r := range why.DomainRooms(rooms, levels, asks[key].Level, tolerations[key], member) {
+		// The group's members share their tolerations, which the scheduler's choice reads.
+		for _, r := range why.DomainRooms(rooms, levels, c.Level, n.Largest.Spec.Tolerations, n.Member) {
 			largest = max(largest, r)
 		}
-		t.LargestRoom = &largest
+		t.LargestRoom, t.ToPlace = &largest, n.Count
 	}
 }
 

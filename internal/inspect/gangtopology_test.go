@@ -68,7 +68,7 @@ func TestGangsTopology(t *testing.T) {
 	two := 2 // the largest waiting member asks 2 cores: 1 each on n1 and n2 in r1, 1 on n3 in r2
 	want := map[string]*GangTopology{
 		"placed":  {Level: topology.RackLabel, Mode: "required", Domains: []topology.Domain{"/b1/r2"}},
-		"waiting": {Level: topology.RackLabel, Mode: "required", LargestRoom: &two},
+		"waiting": {Level: topology.RackLabel, Mode: "required", LargestRoom: &two, ToPlace: 6},
 		"bad":     {Level: "example.com/spine", Invalid: `annotation berth.dev/topology-preferred names "example.com/spine", which is not one of the scheduler's topologyLevels [topology.kubernetes.io/zone berth.dev/block berth.dev/rack kubernetes.io/hostname]`},
 		"plain":   nil,
 	}
@@ -142,5 +142,44 @@ func TestListGangsByLevels(t *testing.T) {
 	}
 	if got := topologyOf(topology.DefaultLevels()); got == nil || !strings.Contains(got.Invalid, "not one of the scheduler's topologyLevels") {
 		t.Errorf("by the shipped levels: %+v, want the level refused", got)
+	}
+}
+
+// A group's topology counts its members as Gang does: a member held by scheduling gates is not
+// placed, so its request does not size the others, and a member that has finished holds no
+// place, so it fixes no domain.
+func TestGangsTopologyCountsMembersAsGang(t *testing.T) {
+	node := func(name, rack, cpu string) v1.Node {
+		return v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{topology.BlockLabel: "b1", topology.RackLabel: rack, topology.HostLabel: name}},
+			Status:     v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourcePods: resource.MustParse("110")}},
+		}
+	}
+	member := func(name, node, cpu string) v1.Pod {
+		return v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, Labels: map[string]string{v1alpha1.PodGroupLabel: "train"}},
+			Spec: v1.PodSpec{NodeName: node, Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}}},
+		}
+	}
+	nodes := []v1.Node{node("n1", "r1", "4"), node("n2", "r2", "2")}
+	gated := member("gated", "", "4")
+	gated.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/hold"}}
+	done := member("done", "n2", "1")
+	done.Status.Phase = v1.PodSucceeded
+	members := []v1.Pod{member("waiting", "", "1"), gated, done}
+	groups := fromPlugins([]v1alpha1.PodGroup{{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "train", Annotations: map[string]string{topology.RequiredAnnotation: topology.RackLabel}},
+		Spec:       v1alpha1.PodGroupSpec{MinMember: 1},
+	}})
+	r := GangsOf(groups, members, nil)
+	r.addTopology(groups, members, members, nodes, topology.DefaultLevels())
+	four := 4 // members of 1 core: 4 on n1 in r1, 2 on n2 in r2
+	want := &GangTopology{Level: topology.RackLabel, Mode: "required", LargestRoom: &four, ToPlace: 1}
+	if diff := cmp.Diff(want, r.Groups[0].Topology); diff != "" {
+		t.Errorf("topology (-want +got):\n%s", diff)
+	}
+	if got, want := r.Groups[0].topologyCell(), "needs one berth.dev/rack (required); largest room 4 of 1"; got != want {
+		t.Errorf("TOPOLOGY cell %q, want %q", got, want)
 	}
 }

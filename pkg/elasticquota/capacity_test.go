@@ -2,6 +2,8 @@ package elasticquota
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +32,18 @@ func TestCapacityOf(t *testing.T) {
 		v1.ResourcePods: resource.MustParse("110"), "aliyun.com/gpu-mem": resource.MustParse("16")})
 	want := amount.Amount{v1.ResourceCPU: 4500, v1.ResourceMemory: 3 * 2048 * 1000, v1.ResourcePods: 330 * 1000, "aliyun.com/gpu-mem": 48 * 1000}
 	if got := capacityOf(nodes); !cmp.Equal(got, want) {
+		t.Errorf("capacityOf = %v, want %v", got, want)
+	}
+}
+
+// A large cluster's pool holds at the largest count instead of wrapping negative: 10,000 nodes of
+// 1 TiB are 1.1 * 10^19 thousandths of a byte, past int64, and a negative pool would lend nothing.
+func TestCapacityOfHoldsPastInt64(t *testing.T) {
+	node := nodeInfosOf(1, v1.ResourceList{v1.ResourceCPU: resource.MustParse("64"), v1.ResourceMemory: resource.MustParse("1Ti"),
+		v1.ResourcePods: resource.MustParse("110"), "aliyun.com/gpu-mem": resource.MustParse("1Ti")})
+	got := capacityOf(slices.Repeat(node, 10_000))
+	want := amount.Amount{v1.ResourceCPU: 640_000_000, v1.ResourceMemory: math.MaxInt64, v1.ResourcePods: 1_100_000_000, "aliyun.com/gpu-mem": math.MaxInt64}
+	if !cmp.Equal(got, want) {
 		t.Errorf("capacityOf = %v, want %v", got, want)
 	}
 }

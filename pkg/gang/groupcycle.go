@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/berth-sched/berth/pkg/cyclestate"
 	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
@@ -53,8 +54,7 @@ func groupCycleOf(state fwk.CycleState, create func() uint64) *groupCycle {
 	if pgState == nil {
 		return nil
 	}
-	if d, err := pgState.Read(groupCycleKey); err == nil {
-		c, _ := d.(*groupCycle)
+	if c, ok := cyclestate.Of[*groupCycle](pgState, groupCycleKey); ok {
 		return c
 	}
 	if create == nil {
@@ -142,12 +142,11 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 	if pgInfo.GetType() != fwk.PodGroupKeyType {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	d, err := state.Read(groupCycleKey)
-	if err != nil {
+	c, ok := cyclestate.Of[*groupCycle](state, groupCycleKey)
+	if !ok {
 		// No member got past Gang's PreFilter: Gang held them for a reason of its own.
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	c, _ := d.(*groupCycle)
 	pod, room := c.firstFailed()
 	if pod == nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)

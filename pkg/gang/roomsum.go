@@ -12,6 +12,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/amount"
+	"github.com/berth-sched/berth/pkg/cyclestate"
 	"github.com/berth-sched/berth/pkg/noderoom"
 )
 
@@ -58,14 +59,7 @@ type roomNeed struct {
 func (s *roomState) Clone() fwk.StateData { return s }
 
 func roomStateOf(state fwk.CycleState) *roomState {
-	if state == nil {
-		return nil
-	}
-	d, err := state.Read(roomStateKey)
-	if err != nil {
-		return nil
-	}
-	s, _ := d.(*roomState)
+	s, _ := cyclestate.Of[*roomState](state, roomStateKey)
 	return s
 }
 

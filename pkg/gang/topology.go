@@ -10,6 +10,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/amount"
+	"github.com/berth-sched/berth/pkg/cyclestate"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
@@ -40,14 +41,7 @@ type topologyState struct {
 func (s *topologyState) Clone() fwk.StateData { return s }
 
 func topologyStateOf(state fwk.CycleState) *topologyState {
-	if state == nil {
-		return nil
-	}
-	d, err := state.Read(topologyStateKey)
-	if err != nil {
-		return nil
-	}
-	s, _ := d.(*topologyState)
+	s, _ := cyclestate.Of[*topologyState](state, topologyStateKey)
 	return s
 }
 

@@ -58,13 +58,10 @@ func (c *Cache) nodeHandler(logger klog.Logger, onError func(runtime.Object, err
 // DeletedNodeName is the name of a deleted node, from the node or its tombstone. The cache keys
 // nodes by name, which the tombstone's key gives even without the object.
 func DeletedNodeName(logger klog.Logger, obj any) (string, bool) {
-	if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-		if _, name, err := toolscache.SplitMetaNamespaceKey(t.Key); err == nil && name != "" {
-			return name, true
-		}
-		obj = t.Obj
+	if _, name, err := toolscache.SplitMetaNamespaceKey(tombstone.Key(obj)); err == nil && name != "" {
+		return name, true
 	}
-	node, ok := as[*v1.Node](logger, obj)
+	node, ok := as[*v1.Node](logger, tombstone.Unwrap(obj))
 	if !ok {
 		return "", false
 	}

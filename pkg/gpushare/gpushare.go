@@ -20,6 +20,7 @@ import (
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/cyclestate"
 	"github.com/berth-sched/berth/pkg/gpu"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/normalize"
@@ -366,11 +367,7 @@ func (pl *GPUShare) draStateOf(s *preFilterState, state fwk.CycleState) *draStat
 	}
 	// Score asks this for every node, and most pods have no DRA state: stateOf would format an
 	// error for each (1.5 s of CPU in scheduler_perf's Gang workload, 3% of the run).
-	c, err := state.Read(draStateKey)
-	if err != nil {
-		return nil
-	}
-	ds, _ := c.(*draState)
+	ds, _ := cyclestate.Of[*draState](state, draStateKey)
 	return ds
 }
 

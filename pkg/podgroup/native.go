@@ -13,6 +13,8 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/cyclestate"
 )
 
 // Kubernetes 1.37's own pod groups (scheduling.k8s.io/v1beta1 PodGroup, feature gate
@@ -88,25 +90,16 @@ func NoteRejection(state fwk.CycleState, pod types.UID, why string) {
 	if pgState == nil {
 		return
 	}
-	if d, err := pgState.Read(rejectionsKey); err == nil {
-		if r, ok := d.(rejections); ok {
-			r[pod] = why
-			return
-		}
+	if r, ok := cyclestate.Of[rejections](pgState, rejectionsKey); ok {
+		r[pod] = why
+		return
 	}
 	pgState.Write(rejectionsKey, rejections{pod: why})
 }
 
 // RejectionOf returns why a plugin turned pod away in the native group cycle of state, or "".
 func RejectionOf(state fwk.PodGroupCycleState, pod types.UID) string {
-	if state == nil {
-		return ""
-	}
-	d, err := state.Read(rejectionsKey)
-	if err != nil {
-		return ""
-	}
-	r, _ := d.(rejections)
+	r, _ := cyclestate.Of[rejections](state, rejectionsKey)
 	return r[pod]
 }
 

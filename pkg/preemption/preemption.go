@@ -33,6 +33,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	berthconfig "github.com/berth-sched/berth/pkg/apis/config"
+	"github.com/berth-sched/berth/pkg/cyclestate"
 	"github.com/berth-sched/berth/pkg/dra"
 	"github.com/berth-sched/berth/pkg/victims"
 )
@@ -255,15 +256,10 @@ func (pl *Preemption) terminatingOn(node string) []*v1.Pod {
 }
 
 func attemptOf(state fwk.CycleState) *attempt {
-	c, err := state.Read(attemptKey)
-	if err != nil {
-		return &attempt{}
+	if a, ok := cyclestate.Of[*attempt](state, attemptKey); ok && a != nil {
+		return a
 	}
-	a, _ := c.(*attempt)
-	if a == nil {
-		return &attempt{}
-	}
-	return a
+	return &attempt{}
 }
 
 // PreEnqueue keeps a pod whose preemption is still being carried out (asynchronous preemption)

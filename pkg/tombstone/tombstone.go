@@ -13,6 +13,15 @@ func Unwrap(obj any) any {
 	return obj
 }
 
+// Key is the key obj's tombstone kept ("namespace/name", or the name of a cluster-scoped object),
+// which names the object even when the tombstone lost it; "" when obj is no tombstone.
+func Key(obj any) string {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Key
+	}
+	return ""
+}
+
 // As is obj, or the object its tombstone holds, as a T; ok is false for anything else, a
 // tombstone without its object among them.
 func As[T any](obj any) (T, bool) {

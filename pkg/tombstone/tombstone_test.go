@@ -28,3 +28,20 @@ func TestAs(t *testing.T) {
 		}
 	}
 }
+
+func TestKey(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		obj  any
+		want string
+	}{
+		{"a tombstone", cache.DeletedFinalStateUnknown{Key: "ns/p", Obj: &v1.Pod{}}, "ns/p"},
+		{"a tombstone without its object", cache.DeletedFinalStateUnknown{Key: "n"}, "n"},
+		{"the object", &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}, ""},
+		{"nil", nil, ""},
+	} {
+		if got := Key(tc.obj); got != tc.want {
+			t.Errorf("%s: Key = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

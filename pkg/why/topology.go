@@ -30,38 +30,15 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 	if err != nil || !ok || !con.Required {
 		return false
 	}
-	member := amount.Amount{}
-	var largest *v1.Pod
-	var largestReq amount.Amount
-	waiting := 0
-	for _, m := range g.waiting {
-		if len(m.Spec.SchedulingGates) > 0 {
-			continue
-		}
-		waiting++
-		r := noderoom.RequestOf(m)
-		for name, v := range r {
-			member[name] = max(member[name], v)
-		}
-		if largest == nil || biggerRequest(r, largestReq) {
-			largest, largestReq = m, r
-		}
-	}
-	if waiting == 0 {
-		return false
-	}
-	need := max(waiting, int(g.minMember)-len(g.bound))
-
 	labels := map[string]map[string]string{}
 	for i := range c.in.Nodes {
 		labels[c.in.Nodes[i].Name] = c.in.Nodes[i].Labels
 	}
-	var fixed []topology.Domain
-	for _, b := range g.bound {
-		if d, in := levels.DomainOf(labels[b.Spec.NodeName], con.Level); in && !slices.Contains(fixed, d) {
-			fixed = append(fixed, d)
-		}
+	n := TopologyNeedOf(g.bound, g.waiting, g.minMember, labels, levels, con.Level)
+	if n.Count == 0 {
+		return false
 	}
+	member, largest, need, fixed := n.Member, n.Largest, n.Count, n.Fixed
 	if len(fixed) > 1 {
 		// Placed spread (before the annotation was set): Gang no longer chooses one domain.
 		return false
@@ -110,7 +87,7 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 			g.key, con.Key, need, pluralWord(need, "member"), con.Key, bestRoom, con.Key, best)
 	}
 	w.Details = append(w.Details,
-		fmt.Sprintf("members: %d bound, %d waiting, minMember %d; each counted %s", len(g.bound), waiting, g.minMember, like),
+		fmt.Sprintf("members: %d bound, %d waiting, minMember %d; each counted %s", len(g.bound), n.Waiting, g.minMember, like),
 		fmt.Sprintf("room in members per %s (usable nodes only): %s", con.Key, roomList(domains, rooms, 5)))
 	if total >= need && len(fixed) == 0 {
 		w.Details = append(w.Details, fmt.Sprintf("the %d %ss together have room for %d: the group would fit spread over them, which the annotation forbids",
@@ -126,6 +103,51 @@ func (c *cluster) topologyBlocks(w *Answer, g *gangState) bool {
 		}
 	}
 	return true
+}
+
+// TopologyNeed is what a group that asks for one domain of a level still needs placed, as Gang's
+// choice counts it (docs/gang-topology.md).
+type TopologyNeed struct {
+	// Waiting counts the waiting members Gang would place: those not held by scheduling gates.
+	Waiting int
+	// Count is the members still to place: every such waiting member, at least enough to reach
+	// minMember; 0 when none waits.
+	Count int
+	// Member is what each is counted as asking: what the largest of them asks, which is Largest.
+	Member  amount.Amount
+	Largest *v1.Pod
+	// Fixed are the domains of the level the bound members are in: one fixes the group there.
+	Fixed []topology.Domain
+}
+
+// TopologyNeedOf is the need of a group whose live members (podgroup.Live) are bound and waiting,
+// with its minMember, over nodes whose labels are by node name: why and kubectl berth gangs both
+// count a group's members through it, as Gang's own choice counts them.
+func TopologyNeedOf(bound, waiting []*v1.Pod, minMember int32, labels map[string]map[string]string, levels topology.Levels, level int) TopologyNeed {
+	n := TopologyNeed{Member: amount.Amount{}}
+	var largestReq amount.Amount
+	for _, m := range waiting {
+		if len(m.Spec.SchedulingGates) > 0 {
+			continue
+		}
+		n.Waiting++
+		r := noderoom.RequestOf(m)
+		for name, v := range r {
+			n.Member[name] = max(n.Member[name], v)
+		}
+		if n.Largest == nil || biggerRequest(r, largestReq) {
+			n.Largest, largestReq = m, r
+		}
+	}
+	if n.Waiting > 0 {
+		n.Count = max(n.Waiting, int(minMember)-len(bound))
+	}
+	for _, b := range bound {
+		if d, in := levels.DomainOf(labels[b.Spec.NodeName], level); in && !slices.Contains(n.Fixed, d) {
+			n.Fixed = append(n.Fixed, d)
+		}
+	}
+	return n
 }
 
 // biggerRequest orders members for naming the largest: more cpu, then more memory.
