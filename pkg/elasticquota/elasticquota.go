@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/berth-sched/berth/pkg/amount"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/quota"
 	"github.com/berth-sched/berth/pkg/victims"
@@ -401,23 +402,13 @@ func (pl *ElasticQuota) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1
 	if !pl.ledger.FairParked(pod.UID) {
 		return fwk.QueueSkip, nil
 	}
-	if old != nil && !grew(old.Status.Allocatable, cur.Status.Allocatable) {
+	if old != nil && !noderoom.AllocatableGrew(old, cur) {
 		return fwk.QueueSkip, nil
 	}
 	if v := logger.V(5); v.Enabled() {
 		v.Info("A node joined or grew: the pool fair shares divide grew", "pod", klog.KObj(pod), "node", klog.KObj(cur))
 	}
 	return fwk.Queue, nil
-}
-
-// grew reports whether cur holds more of some resource than old.
-func grew(old, cur v1.ResourceList) bool {
-	for name, q := range cur {
-		if was, ok := old[name]; !ok || q.Cmp(was) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // isSchedulableAfterPodChange queues the pod when the pod that ended or shrank is in its namespace,

@@ -39,6 +39,7 @@ import (
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -302,10 +303,8 @@ func addsRoom(oldObj, newObj any) bool {
 	if !ok1 || !ok2 || old == nil || cur == nil {
 		return true
 	}
-	for name, q := range cur.Status.Allocatable {
-		if was, ok := old.Status.Allocatable[name]; !ok || q.Cmp(was) > 0 {
-			return true
-		}
+	if noderoom.AllocatableGrew(old, cur) {
+		return true
 	}
 	if old.Spec.Unschedulable && !cur.Spec.Unschedulable {
 		return true

@@ -46,6 +46,17 @@ func AllocatableOf(node *v1.Node) amount.Amount {
 	return out
 }
 
+// AllocatableGrew reports whether cur's allocatable holds more of some resource than old's (a
+// resource new to it counts): the node update that can let a waiting pod in.
+func AllocatableGrew(old, cur *v1.Node) bool {
+	for name, q := range cur.Status.Allocatable {
+		if was, ok := old.Status.Allocatable[name]; !ok || q.Cmp(was) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // FreeOn is how much of name node n has free in the scheduler's snapshot, in thousandths (the
 // scheduler's own count, amount.FromScheduler): its allocatable less what its pods request. The
 // scheduler's cache holds the pods that still hold room, so this is Of's Free for the node, read

@@ -198,3 +198,24 @@ func TestUsableAgreesWithTheSchedulersFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocatableGrew: more of some resource, or a resource new to the node, is growth; the same
+// or less of everything is not.
+func TestAllocatableGrew(t *testing.T) {
+	node := func(res map[v1.ResourceName]string) *v1.Node { return st.MakeNode().Name("n").Capacity(res).Obj() }
+	base := node(map[v1.ResourceName]string{v1.ResourceCPU: "4", v1.ResourceMemory: "8Gi"})
+	for _, tc := range []struct {
+		name string
+		cur  *v1.Node
+		want bool
+	}{
+		{"unchanged", base, false},
+		{"more cpu", node(map[v1.ResourceName]string{v1.ResourceCPU: "8", v1.ResourceMemory: "8Gi"}), true},
+		{"less memory", node(map[v1.ResourceName]string{v1.ResourceCPU: "4", v1.ResourceMemory: "4Gi"}), false},
+		{"a GPU resource registered", node(map[v1.ResourceName]string{v1.ResourceCPU: "4", v1.ResourceMemory: "8Gi", gpu.DefaultCountResource: "2"}), true},
+	} {
+		if got := AllocatableGrew(base, tc.cur); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
