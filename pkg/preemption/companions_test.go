@@ -26,21 +26,7 @@ import (
 // two members ask 1 cpu each at priority 10. The first member's preemption evicts one pod of n1,
 // which leaves room for both.
 func TestAGangsPreemptionNominatesItsMembers(t *testing.T) {
-	started := func(p *v1.Pod, at int64) *v1.Pod {
-		p.Status.StartTime = &metav1.Time{Time: time.Unix(at, 0)}
-		return p
-	}
-	m0 := pod("m-0", "", 10, "1", map[string]string{"group": "m"})
-	m1 := pod("m-1", "", 10, "1", map[string]string{"group": "m"})
-	pods := []*v1.Pod{
-		started(pod("big-0", "n1", 0, "2", nil), 1000), started(pod("big-1", "n1", 0, "2", nil), 1000),
-		started(pod("s-0", "n2", 0, "1", nil), 2000), started(pod("s-1", "n2", 0, "1", nil), 2000),
-		started(pod("s-2", "n2", 0, "1", nil), 2000), started(pod("s-3", "n2", 0, "1", nil), 2000),
-		m0, m1,
-	}
-	var e *env
-	e = newEnv(t, []*v1.Node{node("n1"), node("n2")}, pods, gangLike(func() fwk.Handle { return e.fh }, m0, m1))
-	e.pl.offset = func(int32) int32 { return 0 }
+	e, m0, m1 := gangCluster(t)
 
 	postFilter := func(p *v1.Pod) string {
 		t.Helper()
@@ -122,4 +108,27 @@ func gangLike(fh func() fwk.Handle, members ...*v1.Pod) victims.RuleFor {
 			CompanionPods: func() []*v1.Pod { return waiting },
 		}
 	}
+}
+
+// gangCluster is the cluster of the companion tests: n1 holds two pods of 2 cpu, n2 four of 1 cpu
+// that started later, all of priority 0; gang m's two members, m-0 and m-1, ask 1 cpu each at
+// priority 10, so one victim on n1 holds room for both.
+func gangCluster(t *testing.T) (*env, *v1.Pod, *v1.Pod) {
+	t.Helper()
+	started := func(p *v1.Pod, at int64) *v1.Pod {
+		p.Status.StartTime = &metav1.Time{Time: time.Unix(at, 0)}
+		return p
+	}
+	m0 := pod("m-0", "", 10, "1", map[string]string{"group": "m"})
+	m1 := pod("m-1", "", 10, "1", map[string]string{"group": "m"})
+	pods := []*v1.Pod{
+		started(pod("big-0", "n1", 0, "2", nil), 1000), started(pod("big-1", "n1", 0, "2", nil), 1000),
+		started(pod("s-0", "n2", 0, "1", nil), 2000), started(pod("s-1", "n2", 0, "1", nil), 2000),
+		started(pod("s-2", "n2", 0, "1", nil), 2000), started(pod("s-3", "n2", 0, "1", nil), 2000),
+		m0, m1,
+	}
+	var e *env
+	e = newEnv(t, []*v1.Node{node("n1"), node("n2")}, pods, gangLike(func() fwk.Handle { return e.fh }, m0, m1))
+	e.pl.offset = func(int32) int32 { return 0 }
+	return e, m0, m1
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -29,24 +28,10 @@ func (g nativeGroup) GetPodGroup() *schedulingv1beta1.PodGroup { return g.podGro
 // decision for the group, every member nominated to the room made for it. Tried again while the
 // victims still go, the group keeps those nominations (as upstream's evaluator keeps them for an
 // "ongoing preemption") and evicts nothing more: a failure would have cleared every member's
-// nomination. The cluster of TestAGangsPreemptionNominatesItsMembers: one victim on n1 holds room
+// nomination. The cluster is gangCluster: one victim on n1 holds room
 // for both members.
 func TestANativeGroupsPreemptionNominatesItsMembers(t *testing.T) {
-	started := func(p *v1.Pod, at int64) *v1.Pod {
-		p.Status.StartTime = &metav1.Time{Time: time.Unix(at, 0)}
-		return p
-	}
-	m0 := pod("m-0", "", 10, "1", map[string]string{"group": "m"})
-	m1 := pod("m-1", "", 10, "1", map[string]string{"group": "m"})
-	pods := []*v1.Pod{
-		started(pod("big-0", "n1", 0, "2", nil), 1000), started(pod("big-1", "n1", 0, "2", nil), 1000),
-		started(pod("s-0", "n2", 0, "1", nil), 2000), started(pod("s-1", "n2", 0, "1", nil), 2000),
-		started(pod("s-2", "n2", 0, "1", nil), 2000), started(pod("s-3", "n2", 0, "1", nil), 2000),
-		m0, m1,
-	}
-	var e *env
-	e = newEnv(t, []*v1.Node{node("n1"), node("n2")}, pods, gangLike(func() fwk.Handle { return e.fh }, m0, m1))
-	e.pl.offset = func(int32) int32 { return 0 }
+	e, m0, m1 := gangCluster(t)
 	group := nativeGroup{pods: []*v1.Pod{m0, m1}}
 	bound := func() int {
 		list, err := e.fh.ClientSet().CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{})
