@@ -69,7 +69,8 @@ func TestANativeGroupsPreemptionNominatesItsMembers(t *testing.T) {
 
 // A native group whose policy is Never preempts nothing, as upstream's evaluator has it: any member
 // saying Never, or with PodGroupPreemptionPolicy on, the PodGroup's own policy (a member's then
-// does not count). The cluster of TestANativeGroupsPreemptionNominatesItsMembers.
+// does not count). One node of 4 cpu holds two pods of 2 cpu at priority 0; the group's two members ask
+// 1 cpu each at priority 10, so without the policy one victim would go.
 func TestANativeGroupOfPolicyNeverPreemptsNothing(t *testing.T) {
 	never, lower := v1.PreemptNever, schedulingv1beta1.PreemptLowerPriority
 	groupNever := schedulingv1beta1.PreemptNever
