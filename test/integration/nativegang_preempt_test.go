@@ -157,13 +157,7 @@ func TestRunningNativeGroupIsPreemptedAsItsDisruptionModeSays(t *testing.T) {
 func TestQuotaAdmitsANativeGroupWhole(t *testing.T) {
 	e := startNativeGangEnv(t, "native-quota")
 	e.CreateNode(t, harness.Node("n1", "32", "64Gi", nil))
-	q := &v1alpha1.ElasticQuota{
-		ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "quota"},
-		Spec:       v1alpha1.ElasticQuotaSpec{Max: cpuList("2")},
-	}
-	if _, err := e.pg.SchedulingV1alpha1().ElasticQuotas(e.ns).Create(context.Background(), q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.quota(t, e.ns, nil, cpuList("2"))
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	e.nativeGroup(t, "g", 3)
 	for i := range 3 {

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,8 +9,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/topology"
 	"github.com/berth-sched/berth/test/harness"
@@ -72,15 +69,8 @@ func TestNativeGroupLeavesAQuotaWithinItsMin(t *testing.T) {
 	highPriority(t, e.Cluster)
 	e.CreateNode(t, harness.Node("n1", "4", "16Gi", nil))
 	lender := e.Namespace(t, "lender")
-	for ns, q := range map[string]v1alpha1.ElasticQuotaSpec{
-		lender: {Min: cpuList("4"), Max: cpuList("8")},
-		e.ns:   {Min: cpuList("0"), Max: cpuList("8")},
-	} {
-		eq := &v1alpha1.ElasticQuota{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quota"}, Spec: q}
-		if _, err := e.pg.SchedulingV1alpha1().ElasticQuotas(ns).Create(context.Background(), eq, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e.quota(t, lender, cpuList("4"), cpuList("8"))
+	e.quota(t, e.ns, cpuList("0"), cpuList("8"))
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	for i := range 2 {
 		e.CreatePod(t, cpuPod(lender, fmt.Sprint("lent-", i), "2"))

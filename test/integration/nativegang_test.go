@@ -39,6 +39,12 @@ func startNativeGangEnv(t *testing.T, ns string) *gangEnv {
 	return &gangEnv{Cluster: c, pg: pg, ns: c.Namespace(t, ns)}
 }
 
+// quota creates ElasticQuota ns/quota with min and max, as quotaEnv.quota does.
+func (e *gangEnv) quota(t *testing.T, ns string, min, max v1.ResourceList) {
+	t.Helper()
+	(&quotaEnv{Cluster: e.Cluster, eq: e.pg}).quota(t, ns, min, max)
+}
+
 // nativeGroup creates a native PodGroup that needs minCount members at once.
 func (e *gangEnv) nativeGroup(t *testing.T, name string, minCount int32, mutate ...func(*schedulingv1beta1.PodGroup)) {
 	t.Helper()
@@ -387,13 +393,7 @@ func TestNativeGroupMembersSayWhyInBerthsWords(t *testing.T) {
 			}
 			e.CreateNode(t, harness.Node("n1", cpu, "64Gi", nil))
 			if tc.quota {
-				q := &v1alpha1.ElasticQuota{
-					ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "quota"},
-					Spec:       v1alpha1.ElasticQuotaSpec{Max: cpuList("2")},
-				}
-				if _, err := e.pg.SchedulingV1alpha1().ElasticQuotas(e.ns).Create(context.Background(), q, metav1.CreateOptions{}); err != nil {
-					t.Fatal(err)
-				}
+				e.quota(t, e.ns, nil, cpuList("2"))
 			}
 			e.StartScheduler(t, berthConfig(e.Cluster, ""))
 			e.nativeGroup(t, "g", 3)
