@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	pgclient "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
@@ -82,14 +83,16 @@ watching:
 				t.Errorf("the pod was deleted while it waited")
 			case watch.Modified:
 				got := e.Object.(*v1.Pod)
-				before, after := conditionOf(p, waitreason.ConditionType), conditionOf(got, waitreason.ConditionType)
+				_, before := podutil.GetPodCondition(&p.Status, waitreason.ConditionType)
+				_, after := podutil.GetPodCondition(&got.Status, waitreason.ConditionType)
 				if after == nil || !apiequality.Semantic.DeepEqual(*after, *before) {
 					t.Errorf("the publisher wrote the pod again though nothing changed: resourceVersion %s -> %s, %s %+v -> %+v",
 						p.ResourceVersion, got.ResourceVersion, waitreason.ConditionType, before, after)
 				} else {
+					_, was := podutil.GetPodCondition(&p.Status, v1.PodScheduled)
+					_, is := podutil.GetPodCondition(&got.Status, v1.PodScheduled)
 					t.Logf("the pod was written, its %s condition unchanged: resourceVersion %s -> %s, %s %+v -> %+v",
-						waitreason.ConditionType, p.ResourceVersion, got.ResourceVersion, v1.PodScheduled,
-						conditionOf(p, v1.PodScheduled), conditionOf(got, v1.PodScheduled))
+						waitreason.ConditionType, p.ResourceVersion, got.ResourceVersion, v1.PodScheduled, was, is)
 				}
 				p = got
 			}
@@ -197,14 +200,4 @@ func TestWaitReasonForAGroupByItsProfilesLevels(t *testing.T) {
 			t.Errorf("%s: WaitingFor events %q, want one saying %q", name, n, want)
 		}
 	}
-}
-
-// conditionOf returns the pod's condition of type typ, or nil.
-func conditionOf(p *v1.Pod, typ v1.PodConditionType) *v1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == typ {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
 }
