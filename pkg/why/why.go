@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -114,7 +115,7 @@ func RoomOf(in Input) *Room {
 	return &Room{c: newCluster(in)}
 }
 
-// OfIn is Of on room, counted by RoomOf from the same Nodes, Pods and Resources as in;
+// OfIn is Of on room, counted by RoomOf from the same Nodes, Pods, Resources and KeyOf as in;
 // nil counts it. Nothing in room is changed, so it may answer any number of pods in turn.
 func OfIn(in Input, room *Room) *Answer {
 	p := in.Pod
@@ -153,7 +154,7 @@ func OfIn(in Input, room *Room) *Answer {
 	if room == nil {
 		c = newCluster(in)
 	} else {
-		c = &cluster{in: in, nodes: room.c.nodes, pods: room.c.pods, requests: room.c.requests}
+		c = &cluster{in: in, nodes: room.c.nodes, pods: room.c.pods, requests: room.c.requests, groups: room.c.groups}
 	}
 	req, err := quota.RequestOf(p, in.Resources.Memory)
 	if err != nil {
@@ -250,6 +251,31 @@ type cluster struct {
 	pods []*v1.Pod
 	// requests are the bound pods' quota requests, read once (nil: unreadable, counted as nothing).
 	requests map[*v1.Pod]amount.Amount
+	// groups indexes in.Pods by group, once for every answer on the same Room: a publisher answers
+	// many members of many groups in one sweep, and a scan of every pod per member was most of its
+	// cost while a deep backlog of groups waited.
+	groups *groupIndex
+}
+
+// groupIndex is the live pods of each group, in the order of in.Pods, built on first use.
+type groupIndex struct {
+	once  sync.Once
+	byKey map[types.NamespacedName][]*v1.Pod
+}
+
+// membersOf is the live pods of in.Pods that join key, by c.keyOf; a Room's index is built by the
+// KeyOf of the first answer on it, which OfIn's contract makes every answer's.
+func (c *cluster) membersOf(key types.NamespacedName) []*v1.Pod {
+	c.groups.once.Do(func() {
+		c.groups.byKey = map[types.NamespacedName][]*v1.Pod{}
+		for i := range c.in.Pods {
+			p := &c.in.Pods[i]
+			if k, ok := c.keyOf(p); ok && podgroup.Live(p) {
+				c.groups.byKey[k] = append(c.groups.byKey[k], p)
+			}
+		}
+	})
+	return c.groups.byKey[key]
 }
 
 // requestOf is a bound pod's quota request, as newCluster read it; callers must not change it.
@@ -262,7 +288,7 @@ func (c *cluster) requestOf(p *v1.Pod) (amount.Amount, bool) {
 }
 
 func newCluster(in Input) *cluster {
-	c := &cluster{in: in, nodes: noderoom.Of(in.Nodes, in.Pods, in.Resources), requests: map[*v1.Pod]amount.Amount{}}
+	c := &cluster{in: in, nodes: noderoom.Of(in.Nodes, in.Pods, in.Resources), requests: map[*v1.Pod]amount.Amount{}, groups: &groupIndex{}}
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		if p.Spec.NodeName == "" || !podroom.Holds(p) {
@@ -755,10 +781,7 @@ func (c *cluster) gangOf(key types.NamespacedName, groups []*podgroup.Group) *ga
 	self := c.in.Pod
 	// Members as Gang counts them (podgroup.Live): one being deleted is gone for the group, though
 	// its room stays taken (noderoom.Of) until the kubelet has stopped it.
-	consider := func(p *v1.Pod) {
-		if k, ok := c.keyOf(p); !ok || k.String() != g.key || !podgroup.Live(p) {
-			return
-		}
+	add := func(p *v1.Pod) {
 		g.members = append(g.members, p)
 		if p.Spec.NodeName != "" {
 			g.bound = append(g.bound, p)
@@ -766,10 +789,12 @@ func (c *cluster) gangOf(key types.NamespacedName, groups []*podgroup.Group) *ga
 			g.waiting = append(g.waiting, p)
 		}
 	}
-	consider(self)
-	for i := range c.in.Pods {
-		if c.in.Pods[i].UID != self.UID {
-			consider(&c.in.Pods[i])
+	if k, ok := c.keyOf(self); ok && k == key && podgroup.Live(self) {
+		add(self)
+	}
+	for _, p := range c.membersOf(key) {
+		if p.UID != self.UID {
+			add(p)
 		}
 	}
 	sort.SliceStable(g.waiting, func(i, j int) bool {
