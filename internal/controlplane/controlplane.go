@@ -306,9 +306,9 @@ func earlyExit(p *proc.Process) error {
 
 var errAddrInUse = errors.New("address already in use")
 
-// stopGrace is how long a process gets to exit after SIGTERM. The data is throwaway, so there is
-// no point waiting longer for a graceful shutdown.
-const stopGrace = 3 * time.Second
+// stopGrace is how long a process gets to exit after SIGTERM: none. The data is throwaway, and a
+// graceful shutdown of kube-apiserver took 1.1 to 1.2 s of every test's end on a quiet machine.
+const stopGrace = 0
 
 // probe asks /readyz with the admin token. The serving certificate is read
 // afresh each time because the apiserver writes it during start-up, and a
@@ -375,8 +375,7 @@ func (c *ControlPlane) Stop() {
 	})
 }
 
-// stopProcesses stops the apiserver before etcd, so that it does not spend its
-// shutdown retrying a vanished etcd.
+// stopProcesses stops the apiserver before etcd, so that it never sees etcd gone.
 func (c *ControlPlane) stopProcesses() {
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		c.procs[i].Stop(stopGrace)

@@ -69,10 +69,15 @@ func (p *Process) Exited() error {
 	}
 }
 
-// Stop terminates the process group, escalating to SIGKILL after grace, and returns once the
-// process has been reaped.
+// Stop terminates the process group, escalating to SIGKILL after grace (at once if grace is 0),
+// and returns once the process has been reaped.
 func (p *Process) Stop(grace time.Duration) {
 	if p.Exited() != nil {
+		return
+	}
+	if grace <= 0 {
+		_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
+		<-p.done
 		return
 	}
 	_ = syscall.Kill(-p.PID(), syscall.SIGTERM)
