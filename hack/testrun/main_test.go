@@ -53,3 +53,17 @@ func TestMain(m *testing.M) {}
 		}
 	}
 }
+
+// Every test process runs without the race runtime's second of sleep at exit, unless GORACE
+// already says how long to sleep; other GORACE options are kept.
+func TestRaceEnv(t *testing.T) {
+	for gorace, want := range map[string]string{
+		"":                                    "GORACE=atexit_sleep_ms=0",
+		"halt_on_error=1":                     "GORACE=halt_on_error=1 atexit_sleep_ms=0",
+		"atexit_sleep_ms=500 halt_on_error=1": "GORACE=atexit_sleep_ms=500 halt_on_error=1",
+	} {
+		if got := raceEnv(gorace); got != want {
+			t.Errorf("raceEnv(%q) = %q, want %q", gorace, got, want)
+		}
+	}
+}
