@@ -39,6 +39,7 @@ import (
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
@@ -56,7 +57,7 @@ type timings struct {
 	backoffBase, backoffMax, statusBatch time.Duration
 	// turn is how long a group that holds nothing gives way to another group's round in progress.
 	turn  time.Duration
-	clock timeSource
+	clock gangcore.Clock
 }
 
 // defaultTimings: backoffMax is far above the time a group needs to schedule its members back to
@@ -127,7 +128,7 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	_, reason, st, firstTime := pl.admit(key, pod, nil)
 	if firstTime {
 		kind := v1.EventTypeNormal
-		if reason == parkedNotFound {
+		if reason == gangcore.ParkedNotFound {
 			kind = v1.EventTypeWarning
 		}
 		pl.handle.EventRecorder().Eventf(pod, nil, kind, "GangWaiting", "Scheduling", st.Message())
@@ -140,21 +141,21 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 // under the manager's lock, it reads what it needs of the group and returns the check itself,
 // which reads every node and runs without the lock (manager.AdmitScanning), returning why the
 // group cannot go now and what it is told, or 0.
-func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*podgroup.Group, groupView) (parkReason, string, func() (parkReason, string))) (*podgroup.Group, parkReason, *fwk.Status, bool) {
+func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*podgroup.Group, gangcore.GroupView) (gangcore.ParkReason, string, func() (gangcore.ParkReason, string))) (*podgroup.Group, gangcore.ParkReason, *fwk.Status, bool) {
 	var pg *podgroup.Group
 	var msg string
 	var passOnce bool
-	before := func(g groupView) (parkReason, bool) {
+	before := func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
 		passOnce = false
 		var err error
 		if pg, err = pl.podGroups.Of(key); err != nil {
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
-			return parkedNotFound, false
+			return gangcore.ParkedNotFound, false
 		}
 		g.Place(corev1helpers.PodPriority(pod), pg.Created)
 		if in, d := g.InBackoff(); in {
 			msg = standsAside(key, d, g.Why())
-			return parkedBackoff, false
+			return gangcore.ParkedBackoff, false
 		}
 		if waits, why := g.WaitsForRoom(pod.UID); waits {
 			msg = waitsForRoom(key, why)
@@ -166,50 +167,50 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*podg
 				passOnce = true
 				return 0, true
 			}
-			return parkedNoRoom, false
+			return gangcore.ParkedNoRoom, false
 		}
 		if n, minMember := g.Ready(), pg.MinMember; n < minMember {
 			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
-			return parkedTooFew, false
+			return gangcore.ParkedTooFew, false
 		}
 		return 0, true
 	}
-	after := func(g groupView) (parkReason, bool) {
+	after := func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
 		if passOnce {
 			return 0, true
 		}
 		if g.TurnRemaining() > 0 {
-			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, pl.groups.turnMax)
-			return parkedTurn, false
+			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, pl.groups.TurnMax())
+			return gangcore.ParkedTurn, false
 		}
 		// Before the member can enter the active queue, where QOSSort sorts it by this time.
 		pl.podGroups.Order.Note(key, pg.Created)
 		return 0, true
 	}
-	var reason parkReason
+	var reason gangcore.ParkReason
 	var ok, firstTime bool
 	if capacity == nil {
-		reason, ok, firstTime = pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
+		reason, ok, firstTime = pl.groups.Admit(key, pod, func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
 			if reason, ok := before(g); !ok || passOnce {
 				return reason, ok
 			}
 			return after(g)
 		})
 	} else {
-		reason, ok, firstTime = pl.groups.AdmitScanning(key, pod, func(g groupView) (parkReason, bool, func() parkReason) {
+		reason, ok, firstTime = pl.groups.AdmitScanning(key, pod, func(g gangcore.GroupView) (gangcore.ParkReason, bool, func() gangcore.ParkReason) {
 			reason, ok := before(g)
 			if !ok || passOnce {
 				return reason, ok, nil
 			}
-			var scan func() (parkReason, string)
+			var scan func() (gangcore.ParkReason, string)
 			if reason, msg, scan = capacity(pg, g); reason != 0 {
 				return reason, false, nil
 			}
 			if scan == nil {
 				return 0, true, nil
 			}
-			return 0, true, func() parkReason {
-				var reason parkReason
+			return 0, true, func() gangcore.ParkReason {
+				var reason gangcore.ParkReason
 				reason, msg = scan()
 				return reason
 			}
@@ -242,6 +243,12 @@ func standsAside(key types.NamespacedName, backoff time.Duration, why string) st
 	return fmt.Sprintf("pod group %s stands aside (backoff %v) because it %s", key, backoff, why)
 }
 
+// waitsForRoom is what a member held back while its group waits for room is told. It leaves out
+// the backstop, which grows, so that the message changes only when the cause does.
+func waitsForRoom(key types.NamespacedName, why string) string {
+	return fmt.Sprintf("pod group %s waits for room because it %s; it is tried again when that member's own check may pass (pods end, nodes join or grow, quota is freed)", key, why)
+}
+
 var _ fwk.EnqueueExtensions = &Gang{}
 
 // EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups
@@ -264,11 +271,11 @@ func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod
 		return fwk.QueueSkip, nil
 	}
 	reason, parked := pl.groups.ParkedReason(key, pod.UID)
-	if parked && !reason.wokenByCapacity() {
+	if parked && !reason.WokenByCapacity() {
 		// A group's waiter is Gang's to requeue when Gang's Filter turned it away for the sum of
 		// room (roomsum.go): the queue asks Gang only then, and skips its backoff. Every waiter
 		// is asked on every event, so an event that adds no room must not move them all.
-		if reason == parkedNoRoom && addsRoom(oldObj, newObj) {
+		if reason == gangcore.ParkedNoRoom && addsRoom(oldObj, newObj) {
 			if _, whole := podgroup.NativeName(key); whole {
 				// The queue holds a native group's members as one entity, which moves only when
 				// every member passes PreEnqueue: the wait ends here, where the event is known to
@@ -278,7 +285,7 @@ func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod
 				return fwk.Queue, nil
 			}
 		}
-		if reason == parkedNoRoom && addsRoom(oldObj, newObj) && pl.groups.IsRoomWaiter(key, pod.UID) {
+		if reason == gangcore.ParkedNoRoom && addsRoom(oldObj, newObj) && pl.groups.IsRoomWaiter(key, pod.UID) {
 			if v := logger.V(5); v.Enabled() {
 				// Not built when off: the queue asks every waiting pod on every event.
 				v.Info("Room may have been freed for a pod group's waiter", "podGroup", key, "pod", klog.KObj(pod))
@@ -287,7 +294,7 @@ func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod
 		}
 		return fwk.QueueSkip, nil
 	}
-	if parked && reason != parkedTopology && !addsRoom(oldObj, newObj) {
+	if parked && reason != gangcore.ParkedTopology && !addsRoom(oldObj, newObj) {
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil
@@ -346,25 +353,25 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	var domain *topologyState
 	holdsNothing := false
-	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *podgroup.Group, g groupView) (parkReason, string, func() (parkReason, string)) {
-		holdsNothing = len(g.g.placed) == 0 && len(g.g.waiting) == 0
+	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *podgroup.Group, g gangcore.GroupView) (gangcore.ParkReason, string, func() (gangcore.ParkReason, string)) {
+		holdsNothing = g.HoldsNothing()
 		var placed []*v1.Pod
 		if len(pg.MinResources) > 0 {
 			placed = pl.placed(key, g)
 		}
 		ask, bad, badMsg := pl.askDomain(key, pg, g, pod)
 		// Without the manager's lock: these read every node.
-		return 0, "", func() (parkReason, string) {
+		return 0, "", func() (gangcore.ParkReason, string) {
 			domain = nil
 			if len(pg.MinResources) > 0 {
 				if short := capacityShortfall(nodes, wantedResources(pg), placed); short != "" {
-					return parkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
+					return gangcore.ParkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
 				}
 			}
 			if bad != 0 {
 				return bad, badMsg
 			}
-			var reason parkReason
+			var reason gangcore.ParkReason
 			var msg string
 			domain, reason, msg = pl.chooseDomain(key, ask, nodes)
 			return reason, msg
@@ -379,7 +386,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		if room := pl.roomShort(key, pod, int(pg.MinMember), nodes); room != nil {
 			// Who is turned away by the sum, and who goes, in order, is what tells whether the room
 			// went to the oldest group (issue 28).
-			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.all, "oneMemberNeeds", room.need.one)
+			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.All, "oneMemberNeeds", room.need.One)
 			pl.groups.TurnTaken(key)
 			state.Write(roomStateKey, room)
 			pl.noteTried(state, pod, room)
@@ -400,11 +407,11 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.groups.TurnTaken(key)
 	}
 	if st != nil {
-		if reason == parkedBadTopology && firstTime {
+		if reason == gangcore.ParkedBadTopology && firstTime {
 			pl.warnPodGroup(pg, st.Message())
 		}
 		state.Write(heldStateKey, heldMark{})
-		if reason == parkedTopology {
+		if reason == gangcore.ParkedTopology {
 			// Rejected as Pending, by Filter on every node (roomsum.go says why there): room
 			// freed in a domain then requeues the member past the queue's backoff, which its
 			// failed tries under churn grow to 10 s. As an UnschedulableAndUnresolvable PreFilter
@@ -442,7 +449,7 @@ func wantedResources(pg *podgroup.Group) v1.ResourceList {
 }
 
 // placed returns the group's members that hold a place: reserved or bound, each once.
-func (pl *Gang) placed(key types.NamespacedName, g groupView) []*v1.Pod {
+func (pl *Gang) placed(key types.NamespacedName, g gangcore.GroupView) []*v1.Pod {
 	pods := g.Reserved()
 	seen := uids(pods)
 	for _, p := range pl.members.bound(key) {
@@ -483,10 +490,10 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 	// it would read only that most nodes "didn't satisfy plugin(s) [Gang]".
 	var reasons []string
 	switch v.Verdict {
-	case verdictRetry:
+	case gangcore.VerdictRetry:
 		reasons = append(reasons, fmt.Sprintf(
 			"pod group %s keeps its waiting members: this attempt saw room held that has been given back since; retrying", key))
-	case verdictFail:
+	case gangcore.VerdictFail:
 		reasons = append(reasons, pl.release(key, v.Failure, failedUnschedulable))
 	}
 	if domain != nil {
@@ -544,7 +551,7 @@ func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader, domain *topologyS
 // released pod on its node, and whether that node's verdict on the failing member (rejected)
 // could have been different without it. It runs only within a scheduling cycle, where the
 // snapshot is stable.
-func (pl *Gang) snapshotCheck(rejected func(node string) bool) snapshotCheck {
+func (pl *Gang) snapshotCheck(rejected func(node string) bool) gangcore.SnapshotCheck {
 	return func(uid types.UID, node string) (bool, bool) {
 		ni, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(node)
 		if err != nil {
@@ -566,7 +573,9 @@ var _ fwk.ReservePlugin = &Gang{}
 func (pl *Gang) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
 	if key, ok := podgroup.KeyOf(pod); ok {
 		pl.groups.Reserve(key, pod, node)
-		pl.groups.NoteDomain(key, topologyStateOf(state))
+		if s := topologyStateOf(state); s != nil {
+			pl.groups.NoteDomain(key, &s.choice)
+		}
 		notePlaced(state, pod)
 	}
 	return nil
@@ -594,14 +603,14 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	if pg, err := pl.podGroups.Of(key); err == nil {
 		minMember = pg.MinMember
 	}
-	var check snapshotCheck
+	var check gangcore.SnapshotCheck
 	var why string
 	if !passedPermit(state) {
 		check = pl.snapshotCheck(func(n string) bool { return n == node })
 		why = fmt.Sprintf("could not reserve member %s on node %s", pod.Name, node)
 	}
 	r := pl.groups.Unreserve(key, pod, minMember, check, why)
-	if r.Outcome.Verdict != verdictFail {
+	if r.Outcome.Verdict != gangcore.VerdictFail {
 		return
 	}
 	switch {
@@ -627,7 +636,7 @@ func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ s
 	}
 	pg, err := pl.podGroups.Of(key)
 	if err != nil {
-		pl.groups.Park(key, pod, parkedNotFound)
+		pl.groups.Park(key, pod, gangcore.ParkedNotFound)
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod group %s does not exist", key)), 0
 	}
 	minMember := pg.MinMember

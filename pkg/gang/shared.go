@@ -18,6 +18,7 @@ import (
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/activate"
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/process"
@@ -34,7 +35,7 @@ type core struct {
 	// handle is the first profile's. What the core asks of it (activating pods, finding a pod
 	// waiting at Permit) is the scheduler's, not the profile's.
 	handle    fwk.Handle
-	groups    *manager
+	groups    *gangcore.Manager
 	podGroups *podgroup.Groups
 	members   members
 	status    *statusWriter
@@ -76,12 +77,22 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 		members:   members{indexer: groups.Pods},
 		status:    status,
 	}
-	c.groups = newManager(t.backoffBase, t.backoffMax, t.clock, hooks{
-		activate: c.activate,
-		expired:  func(key types.NamespacedName, f roundFailure) { c.release(key, f, failedTimeout) },
-		gone:     groups.Order.Forget,
+	var native func(types.NamespacedName) bool
+	if podgroup.NativeEnabled() {
+		native = func(key types.NamespacedName) bool { _, ok := podgroup.NativeName(key); return ok }
+	}
+	c.groups = gangcore.NewManager(gangcore.Config{
+		BackoffBase: t.backoffBase,
+		BackoffMax:  t.backoffMax,
+		TurnMax:     t.turn,
+		Clock:       t.clock,
+		Hooks: gangcore.Hooks{
+			Activate: c.activate,
+			Expired:  func(key types.NamespacedName, f gangcore.RoundFailure) { c.release(key, f, failedTimeout) },
+			Gone:     groups.Order.Forget,
+		},
+		Native: native,
 	})
-	c.groups.turnMax = t.turn
 	if err := groups.AddEventHandler(c.podGroupHandler()); err != nil {
 		return nil, err
 	}
@@ -161,7 +172,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 		AddFunc: func(obj any) {
 			if pod, ok := obj.(*v1.Pod); ok {
 				if key, ok := podgroup.KeyOf(pod); ok {
-					c.groups.PodChanged(key, pod.UID, pod)
+					c.groups.PodChanged(key, pod.UID, memberState(pod))
 					c.wakeIfReady(key)
 					c.newCandidate(key, pod)
 				}
@@ -186,10 +197,10 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			oldKey, wasMember := podgroup.KeyOf(old)
 			key, isMember := podgroup.KeyOf(cur)
 			if wasMember && oldKey != key {
-				c.groups.PodChanged(oldKey, old.UID, nil)
+				c.groups.PodChanged(oldKey, old.UID, gangcore.PodGone)
 			}
 			if isMember {
-				c.groups.PodChanged(key, cur.UID, cur)
+				c.groups.PodChanged(key, cur.UID, memberState(cur))
 				if oldKey != key || !schedulable(old) {
 					c.wakeIfReady(key)
 					c.newCandidate(key, cur)
@@ -203,7 +214,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 					c.groups.PodFreed(pod.UID, pod.Spec.NodeName, "")
 				}
 				if key, ok := podgroup.KeyOf(pod); ok {
-					c.groups.PodChanged(key, pod.UID, nil)
+					c.groups.PodChanged(key, pod.UID, gangcore.PodGone)
 				}
 			}
 		},
@@ -275,22 +286,22 @@ func (c *core) newCandidate(key types.NamespacedName, pod *v1.Pod) {
 
 // wokenByPodGroup are the reasons a PodGroup appearing or changing may lift. A group that
 // stands aside waits for its timer whatever changes.
-var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResources, parkedTopology, parkedBadTopology}
+var wokenByPodGroup = []gangcore.ParkReason{gangcore.ParkedNotFound, gangcore.ParkedTooFew, gangcore.ParkedMinResources, gangcore.ParkedTopology, gangcore.ParkedBadTopology}
 
 // wakeIfReady wakes the group's pods waiting for siblings once minMember of its pods can be
 // scheduled.
 func (c *core) wakeIfReady(key types.NamespacedName) {
-	c.activate(c.groups.Wake(key, func(g groupView) bool {
+	c.activate(c.groups.Wake(key, func(g gangcore.GroupView) bool {
 		pg, err := c.podGroups.Of(key)
 		return err == nil && g.Ready() >= pg.MinMember
-	}, parkedTooFew))
+	}, gangcore.ParkedTooFew))
 }
 
 // activate moves pods to the active queue; the queue runs PreEnqueue on them again.
 func (c *core) activate(pods []*v1.Pod) { activate.Pods(c.handle, c.logger, pods) }
 
 // allow lets through the waiting members of a round that reached quorum.
-func (c *core) allow(v permitVerdict) {
+func (c *core) allow(v gangcore.PermitVerdict) {
 	for _, uid := range v.Allow {
 		if wp := c.handle.GetWaitingPod(uid); wp != nil {
 			wp.Allow(Name)
@@ -351,7 +362,7 @@ func (c *core) rejectWhenParked(key types.NamespacedName, uid types.UID, msg str
 
 // release rejects the members a failed round gave up, and returns the message they are rejected
 // with; the manager wakes the group when its backoff ends.
-func (c *core) release(key types.NamespacedName, f roundFailure, reason string) string {
+func (c *core) release(key types.NamespacedName, f gangcore.RoundFailure, reason string) string {
 	failedRounds.WithLabelValues(reason).Inc()
 	c.logger.V(2).Info("Pod group round failed", "podGroup", key, "reason", reason, "why", f.Why, "released", len(f.Released), "backoff", f.Backoff)
 	msg := fmt.Sprintf("pod group %s %s; all %d waiting members were released and the group stands aside for %v",

@@ -1,4 +1,4 @@
-package gang
+package gangcore
 
 import (
 	"fmt"
@@ -12,71 +12,85 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
-// parkReason says why Gang turned a pod away, and so what brings it back.
-type parkReason int
+// ParkReason says why Gang turned a pod away, and so what brings it back.
+type ParkReason int
 
 const (
-	// parkedNotFound: the PodGroup does not exist. Woken when the PodGroup informer sees it.
-	parkedNotFound parkReason = iota + 1
-	// parkedTooFew: fewer than minMember pods of the group can be scheduled. Woken when a member
+	// ParkedNotFound: the PodGroup does not exist. Woken when the PodGroup informer sees it.
+	ParkedNotFound ParkReason = iota + 1
+	// ParkedTooFew: fewer than minMember pods of the group can be scheduled. Woken when a member
 	// arrives or is ungated, or when the PodGroup changes.
-	parkedTooFew
-	// parkedMinResources: minResources exceed the cluster's free capacity. Woken by the capacity
+	ParkedTooFew
+	// ParkedMinResources: minResources exceed the cluster's free capacity. Woken by the capacity
 	// events of EventsToRegister, or when the PodGroup changes.
-	parkedMinResources
-	// parkedBackoff: the group's last round failed and it stands aside. Woken by the manager's
+	ParkedMinResources
+	// ParkedBackoff: the group's last round failed and it stands aside. Woken by the manager's
 	// timer when the backoff ends.
-	parkedBackoff
-	// parkedRetry: a member failed on a snapshot that still showed room another round had given
+	ParkedBackoff
+	// ParkedRetry: a member failed on a snapshot that still showed room another round had given
 	// back (see MemberFailed). Woken by the queue when the scheduler forgets the released pod, and
 	// by the manager's timer as a backstop.
-	parkedRetry
-	// parkedTurn: the group holds nothing and another group's round is in progress; cutting into
+	ParkedRetry
+	// ParkedTurn: the group holds nothing and another group's round is in progress; cutting into
 	// it would take the room that round is filling. Woken by the manager when that round ends,
 	// and by its timer once the round has lasted turnMax, whichever comes first.
-	parkedTurn
-	// parkedTopology: no domain of the level the group's PodGroup requires can hold it (see
-	// topology.go). Woken by the capacity events of EventsToRegister, or when the PodGroup changes.
-	parkedTopology
-	// parkedBadTopology: the PodGroup's topology annotations cannot be honoured. Woken when the
+	ParkedTurn
+	// ParkedTopology: no domain of the level the group's PodGroup requires can hold it (see
+	// pkg/gang's topology.go). Woken by the capacity events of EventsToRegister, or when the PodGroup changes.
+	ParkedTopology
+	// ParkedBadTopology: the PodGroup's topology annotations cannot be honoured. Woken when the
 	// PodGroup changes.
-	parkedBadTopology
-	// parkedNoRoom: the group holds nothing and a member found no room; the others wait for it.
+	ParkedBadTopology
+	// ParkedNoRoom: the group holds nothing and a member found no room; the others wait for it.
 	// Woken when that member is let in again, when the PodGroup changes, or by a backstop timer
 	// (see roomwait.go).
-	parkedNoRoom
+	ParkedNoRoom
 )
 
-// wokenByCapacity reports whether freed or added capacity can help a pod parked for r.
-func (r parkReason) wokenByCapacity() bool {
-	return r == parkedMinResources || r == parkedRetry || r == parkedTopology
+// WokenByCapacity reports whether freed or added capacity can help a pod parked for r.
+func (r ParkReason) WokenByCapacity() bool {
+	return r == ParkedMinResources || r == ParkedRetry || r == ParkedTopology
 }
 
-// timeSource is the manager's clock: the real one in production, a fake one in tests.
-type timeSource interface {
+// Clock is the manager's clock: the real one in production, a fake one in tests.
+type Clock interface {
 	Now() time.Time
 	AfterFunc(d time.Duration, f func()) clock.Timer
 }
 
-// hooks are how the manager's timers act on the scheduler; they run without the manager's lock.
-type hooks struct {
-	// activate moves parked pods whose time has come to the active queue.
-	activate func([]*v1.Pod)
-	// expired rejects the members of a round that timed out.
-	expired func(types.NamespacedName, roundFailure)
-	// gone is told that a group's state was dropped: none of its pods can be queued any more
+// Hooks are how the manager's timers act on the scheduler; they run without the manager's lock.
+type Hooks struct {
+	// Activate moves parked pods whose time has come to the active queue.
+	Activate func([]*v1.Pod)
+	// Expired rejects the members of a round that timed out.
+	Expired func(types.NamespacedName, RoundFailure)
+	// Gone is told that a group's state was dropped: none of its pods can be queued any more
 	// before Admit lets one in again, so its sort time can go too. Unlike the others it runs
 	// under the lock, at once, so that no Admit comes between.
-	gone func(types.NamespacedName)
+	Gone func(types.NamespacedName)
+}
+
+// Config is a manager's timings, clock and hooks.
+type Config struct {
+	// BackoffBase is how long a group stands aside after its first failed round; BackoffMax caps
+	// its doubling.
+	BackoffBase, BackoffMax time.Duration
+	// TurnMax is how long a group that holds nothing gives way to another group's round in
+	// progress; zero turns the rule off.
+	TurnMax time.Duration
+	Clock   Clock
+	Hooks   Hooks
+	// Native reports whether a group key is a native group's, which the queue holds as one entity
+	// (see roomwait.go and roomseen.go); nil while native groups are not served.
+	Native func(types.NamespacedName) bool
 }
 
 // manager is the state machine of every pod group: who holds a place (reserved or bound), who
 // waits at Permit, who was turned away and why, and which groups stand aside after a failed round.
-// There is one per scheduler process, shared by every profile (see shared.go). Every field sits
+// There is one per scheduler process, shared by every profile (see pkg/gang's shared.go). Every field sits
 // behind one mutex, the clock is read under it, and no method makes an API request; pods are known
 // by UID, so a pod recreated under the same name is a new member. Counters are kept as pods come
 // and go, so a member costs O(1) whatever the group's size.
@@ -115,7 +129,7 @@ type hooks struct {
 //
 // Two member failures cannot end both rounds together: scheduling cycles run one at a time, and
 // the cycle after B's release either still shows B's pods (step 3: A retries) or does not (A fits).
-type manager struct {
+type Manager struct {
 	// backoffBase is how long a group stands aside after its first failed round, and how long a
 	// retried member waits at most for the event that should wake it.
 	backoffBase time.Duration
@@ -124,8 +138,10 @@ type manager struct {
 	// turnMax is how long a group that holds nothing gives way to another group's round in
 	// progress (see turnRemaining); zero turns the rule off.
 	turnMax time.Duration
-	clock   timeSource
-	hooks   hooks
+	clock   Clock
+	hooks   Hooks
+	// native is Config.Native: nil while native groups are not served.
+	native func(types.NamespacedName) bool
 
 	mu     sync.Mutex
 	groups map[types.NamespacedName]*group
@@ -134,7 +150,7 @@ type manager struct {
 	released map[types.UID]string
 	// rounds holds the groups whose round is in progress (members wait at Permit), with its start.
 	rounds map[types.NamespacedName]time.Time
-	// turnParked holds the groups with pods parked for their turn (parkedTurn).
+	// turnParked holds the groups with pods parked for their turn (ParkedTurn).
 	turnParked sets.Set[types.NamespacedName]
 	// turnWoken holds the groups whose pods parked for their turn were woken, with when, until one
 	// of them is admitted by PreFilter (TurnTaken) or parked for another reason: a younger group
@@ -144,7 +160,7 @@ type manager struct {
 	// group whose backoff is over leaves it there.
 	backingOff sets.Set[types.NamespacedName]
 	// roomFreed counts RoomFreed's calls: a native group's cycle compares it before and after
-	// (groupcycle.go).
+	// (pkg/gang's groupcycle.go).
 	roomFreed uint64
 	// roomWaiting holds the groups that wait for room (room.waiter set): OlderWaiting, asked for
 	// the first member of every group, reads these and turnWoken, not every group.
@@ -192,7 +208,7 @@ type group struct {
 	// wakeAt is when the armed wake timer fires, zero when none is armed.
 	wakeAt time.Time
 	// domain is the topology domain the group's reserved members were placed in, from the first
-	// one's Reserve until the last reservation goes (see topology.go).
+	// one's Reserve until the last reservation goes (see domain.go).
 	domain *topology.Choice
 	// room is the group's wait for room, after a member found none while the group held nothing.
 	room roomWait
@@ -212,17 +228,18 @@ type reservation struct {
 
 type parkedPod struct {
 	pod    *v1.Pod
-	reason parkReason
+	reason ParkReason
 }
 
-// newManager returns an empty manager with the given backoff timings.
-func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks) *manager {
-	m := &manager{
-		backoffBase: backoffBase,
-		backoffMax:  backoffMax,
-		turnMax:     backoffBase,
-		clock:       clock,
-		hooks:       h,
+// NewManager returns an empty manager.
+func NewManager(c Config) *Manager {
+	m := &Manager{
+		backoffBase: c.BackoffBase,
+		backoffMax:  c.BackoffMax,
+		turnMax:     c.TurnMax,
+		clock:       c.Clock,
+		hooks:       c.Hooks,
+		native:      c.Native,
 		groups:      map[types.NamespacedName]*group{},
 		released:    map[types.UID]string{},
 		rounds:      map[types.NamespacedName]time.Time{},
@@ -231,13 +248,13 @@ func newManager(backoffBase, backoffMax time.Duration, clock timeSource, h hooks
 		backingOff:  sets.New[types.NamespacedName](),
 		roomWaiting: sets.New[types.NamespacedName](),
 	}
-	if podgroup.NativeEnabled() {
+	if m.native != nil {
 		m.freed = newFreedRoom()
 	}
 	return m
 }
 
-func (m *manager) group(key types.NamespacedName) *group {
+func (m *Manager) group(key types.NamespacedName) *group {
 	g, ok := m.groups[key]
 	if !ok {
 		g = &group{
@@ -257,34 +274,34 @@ func (m *manager) group(key types.NamespacedName) *group {
 // gc drops a group's state once it holds nothing. A group with failed rounds is kept so that
 // its backoff keeps growing; quorum or the PodGroup's deletion (Drop) clears it. With no ready
 // member left, none can be queued either: the group's sort time goes too.
-func (m *manager) gc(key types.NamespacedName, now time.Time) {
+func (m *Manager) gc(key types.NamespacedName, now time.Time) {
 	g, ok := m.groups[key]
 	if ok && len(g.reserved) == 0 && len(g.bound) == 0 && len(g.ready) == 0 && len(g.waiting) == 0 &&
 		len(g.parked) == 0 && g.failures == 0 && !now.Before(g.backoffUntil) && g.wakeAt.IsZero() {
 		delete(m.groups, key)
 		delete(m.turnWoken, key)
 		m.roomWaiting.Delete(key)
-		m.hooks.gone(key)
+		m.hooks.Gone(key)
 	}
 }
 
 // park records that pod waits for reason. A pod parked for a time gets a wake-up at that time:
 // whatever path parks it, a timer that will fire is armed. The caller holds the lock.
-func (m *manager) park(key types.NamespacedName, g *group, pod *v1.Pod, reason parkReason, now time.Time) {
+func (m *Manager) park(key types.NamespacedName, g *group, pod *v1.Pod, reason ParkReason, now time.Time) {
 	g.parked[pod.UID] = parkedPod{pod: pod, reason: reason}
 	switch reason {
-	case parkedBackoff:
+	case ParkedBackoff:
 		at := g.backoffUntil
 		if at.Before(now) {
 			at = now
 		}
 		m.armWake(key, g, at)
-	case parkedRetry:
+	case ParkedRetry:
 		m.armWake(key, g, now.Add(m.backoffBase))
-	case parkedTurn:
+	case ParkedTurn:
 		m.turnParked.Insert(key)
 		m.armWake(key, g, now.Add(m.turnRemaining(key, g, now)))
-	case parkedNoRoom:
+	case ParkedNoRoom:
 		m.armWake(key, g, g.room.until)
 	}
 }
@@ -300,7 +317,7 @@ func (m *manager) park(key types.NamespacedName, g *group, pod *v1.Pod, reason p
 // their own, and a younger group's waiter requeued by a room event at that moment would otherwise
 // reach the scheduler first and take the room the older one waited for (issue 28). The caller
 // holds the lock.
-func (m *manager) turnRemaining(key types.NamespacedName, g *group, now time.Time) time.Duration {
+func (m *Manager) turnRemaining(key types.NamespacedName, g *group, now time.Time) time.Duration {
 	if m.turnMax == 0 || len(g.reserved) > 0 || len(g.waiting) > 0 {
 		return 0
 	}
@@ -333,7 +350,7 @@ func (m *manager) turnRemaining(key types.NamespacedName, g *group, now time.Tim
 // older reports whether group other goes before group key (g) in QOSSort's order: higher
 // priority, then created first, then by name. A group whose place is not known yet goes before
 // none and after none. The caller holds the lock.
-func (m *manager) older(other, key types.NamespacedName, g *group) bool {
+func (m *Manager) older(other, key types.NamespacedName, g *group) bool {
 	o, ok := m.groups[other]
 	if other == key || !ok || o.created.IsZero() || g.created.IsZero() {
 		return false
@@ -350,7 +367,7 @@ func (m *manager) older(other, key types.NamespacedName, g *group) bool {
 // passTurn records that the group no longer takes its turn now (it is admitted, or turned away
 // for another reason), and wakes the groups that gave way to it unless a round holds them anyway.
 // The caller holds the lock.
-func (m *manager) passTurn(key types.NamespacedName) {
+func (m *Manager) passTurn(key types.NamespacedName) {
 	if _, ok := m.turnWoken[key]; !ok {
 		return
 	}
@@ -364,7 +381,7 @@ func (m *manager) passTurn(key types.NamespacedName) {
 // TurnTaken records that a member of the group was admitted by PreFilter: its group's turn has
 // come and its round starts in this scheduling cycle, or it fails and passes the turn on
 // (waitForRoom).
-func (m *manager) TurnTaken(key types.NamespacedName) {
+func (m *Manager) TurnTaken(key types.NamespacedName) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.turnWoken, key)
@@ -372,7 +389,7 @@ func (m *manager) TurnTaken(key types.NamespacedName) {
 
 // endRound records that the group's round ended, and wakes the groups that gave way to it. The
 // caller holds the lock; the wake-up runs on a timer of its own, without it.
-func (m *manager) endRound(key types.NamespacedName) {
+func (m *Manager) endRound(key types.NamespacedName) {
 	if _, ok := m.rounds[key]; !ok {
 		return
 	}
@@ -390,14 +407,14 @@ func (m *manager) endRound(key types.NamespacedName) {
 // one another's rounds that was done for every round, n² in all. scheduler_perf's Gang workload
 // (1,000 gangs of 3 on 5,000 nodes) spent a quarter of berth's CPU there, serially, and the queue's
 // lock was held 100 s in a 45 s run (issue 28's 16-core question).
-func (m *manager) wakeTurns() {
+func (m *Manager) wakeTurns() {
 	m.mu.Lock()
 	now := m.clock.Now()
 	var pods []*v1.Pod
 	for _, key := range m.nextTurns(now) {
 		g := m.groups[key]
 		for uid, p := range g.parked {
-			if p.reason == parkedTurn {
+			if p.reason == ParkedTurn {
 				pods = append(pods, p.pod)
 				delete(g.parked, uid)
 			}
@@ -410,13 +427,13 @@ func (m *manager) wakeTurns() {
 	m.mu.Unlock()
 	klog.Background().V(4).Info("Pod groups parked for their turn are woken", "pods", len(pods), "stillParked", left)
 	if len(pods) > 0 {
-		m.hooks.activate(pods)
+		m.hooks.Activate(pods)
 	}
 }
 
 // nextTurns lists the groups parked for their turn whose turn has come (see wakeTurns), and drops
 // from turnParked the groups it finds with no pod parked for it any more. The caller holds the lock.
-func (m *manager) nextTurns(now time.Time) []types.NamespacedName {
+func (m *Manager) nextTurns(now time.Time) []types.NamespacedName {
 	var due []types.NamespacedName
 	for {
 		var oldest types.NamespacedName
@@ -455,7 +472,7 @@ func (m *manager) nextTurns(now time.Time) []types.NamespacedName {
 // parkedForTurn reports whether a pod of the group is parked for its turn.
 func (g *group) parkedForTurn() bool {
 	for _, p := range g.parked {
-		if p.reason == parkedTurn {
+		if p.reason == ParkedTurn {
 			return true
 		}
 	}
@@ -464,7 +481,7 @@ func (g *group) parkedForTurn() bool {
 
 // armWake makes sure the group's wake timer fires at or before at. A timer that fires earlier
 // re-arms itself for what is left. The caller holds the lock.
-func (m *manager) armWake(key types.NamespacedName, g *group, at time.Time) {
+func (m *Manager) armWake(key types.NamespacedName, g *group, at time.Time) {
 	if !g.wakeAt.IsZero() && !g.wakeAt.After(at) {
 		return
 	}
@@ -473,7 +490,7 @@ func (m *manager) armWake(key types.NamespacedName, g *group, at time.Time) {
 }
 
 // timedWake wakes the group's pods parked for a time that has come.
-func (m *manager) timedWake(key types.NamespacedName, at time.Time) {
+func (m *Manager) timedWake(key types.NamespacedName, at time.Time) {
 	m.mu.Lock()
 	g, ok := m.groups[key]
 	if !ok || !g.wakeAt.Equal(at) {
@@ -489,17 +506,17 @@ func (m *manager) timedWake(key types.NamespacedName, at time.Time) {
 	// otherwise, under the queue's lock, every turnMax for every group queued behind another.
 	turnLeft := time.Duration(-1)
 	for uid, p := range g.parked {
-		if p.reason == parkedTurn && turnLeft < 0 {
+		if p.reason == ParkedTurn && turnLeft < 0 {
 			turnLeft = m.turnRemaining(key, g, now)
 		}
 		switch {
-		case p.reason == parkedRetry, p.reason == parkedTurn && turnLeft == 0,
-			p.reason == parkedBackoff && !now.Before(g.backoffUntil), p.reason == parkedNoRoom && !now.Before(g.room.until):
+		case p.reason == ParkedRetry, p.reason == ParkedTurn && turnLeft == 0,
+			p.reason == ParkedBackoff && !now.Before(g.backoffUntil), p.reason == ParkedNoRoom && !now.Before(g.room.until):
 			pods = append(pods, p.pod)
 			delete(g.parked, uid)
-		case p.reason == parkedBackoff:
+		case p.reason == ParkedBackoff:
 			backoffLeft = true
-		case p.reason == parkedNoRoom:
+		case p.reason == ParkedNoRoom:
 			roomLeft = true
 		}
 	}
@@ -520,22 +537,37 @@ func (m *manager) timedWake(key types.NamespacedName, at time.Time) {
 	m.gc(key, now)
 	m.mu.Unlock()
 	if len(pods) > 0 {
-		m.hooks.activate(pods)
+		m.hooks.Activate(pods)
 	}
 }
 
-// PodChanged keeps the group's counters in step with the pod informer: pod is the pod's new
-// state, nil when it was deleted. It reports the group's number of ready members.
-func (m *manager) PodChanged(key types.NamespacedName, uid types.UID, pod *v1.Pod) int {
+// PodState is what the pod informer shows of one of a group's pods, as its quorum counts it.
+type PodState int
+
+const (
+	// PodGone: the pod was deleted.
+	PodGone PodState = iota
+	// PodIdle: the pod takes no part in a round: it ended, is being deleted, or is held by
+	// scheduling gates.
+	PodIdle
+	// PodReady: the pod can be scheduled.
+	PodReady
+	// PodBound: the pod is bound to a node and holds its room.
+	PodBound
+)
+
+// PodChanged keeps the group's counters in step with the pod informer: s is the pod's new state.
+// It reports the group's number of ready members.
+func (m *Manager) PodChanged(key types.NamespacedName, uid types.UID, s PodState) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
-	if pod != nil && schedulable(pod) {
+	if s >= PodReady {
 		g.ready.Insert(uid)
 	} else {
 		g.ready.Delete(uid)
 	}
-	if pod != nil && pod.Spec.NodeName != "" && podgroup.Live(pod) {
+	if s == PodBound {
 		g.bound.Insert(uid)
 		g.placed.Insert(uid)
 	} else {
@@ -544,7 +576,7 @@ func (m *manager) PodChanged(key types.NamespacedName, uid types.UID, pod *v1.Po
 			g.placed.Delete(uid)
 		}
 	}
-	if pod == nil {
+	if s == PodGone {
 		m.forget(key, g, uid)
 	}
 	n := len(g.ready)
@@ -559,12 +591,12 @@ func (m *manager) PodChanged(key types.NamespacedName, uid types.UID, pod *v1.Po
 // events already said. Running check under the lock is what makes parking safe against Wake: an
 // informer updates its cache before it calls handlers, so either check already sees the change,
 // or the pod is parked before the handler's Wake runs.
-func (m *manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g groupView) (parkReason, bool)) (reason parkReason, ok, firstTime bool) {
+func (m *Manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g GroupView) (ParkReason, bool)) (reason ParkReason, ok, firstTime bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.clock.Now()
 	g := m.group(key)
-	reason, ok = check(groupView{m: m, key: key, g: g, now: now})
+	reason, ok = check(GroupView{m: m, key: key, g: g, now: now})
 	return m.verdict(key, g, pod, reason, ok, now)
 }
 
@@ -580,13 +612,13 @@ const maxScans = 3
 // Parking stays safe against Wake: when a Wake of the group came while scan ran (or the group's
 // state was dropped and made anew), what scan read may be gone and the pod, not parked yet, missed
 // the wake-up; the whole check runs again. After maxScans such tries scan runs under the lock.
-func (m *manager) AdmitScanning(key types.NamespacedName, pod *v1.Pod, before func(g groupView) (parkReason, bool, func() parkReason), after func(g groupView) (parkReason, bool)) (reason parkReason, ok, firstTime bool) {
+func (m *Manager) AdmitScanning(key types.NamespacedName, pod *v1.Pod, before func(g GroupView) (ParkReason, bool, func() ParkReason), after func(g GroupView) (ParkReason, bool)) (reason ParkReason, ok, firstTime bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for try := 1; ; try++ {
 		now := m.clock.Now()
 		g := m.group(key)
-		reason, ok, scan := before(groupView{m: m, key: key, g: g, now: now})
+		reason, ok, scan := before(GroupView{m: m, key: key, g: g, now: now})
 		if ok && scan != nil {
 			if try < maxScans {
 				wakes := g.wakes
@@ -601,14 +633,24 @@ func (m *manager) AdmitScanning(key types.NamespacedName, pod *v1.Pod, before fu
 			ok = reason == 0
 		}
 		if ok {
-			reason, ok = after(groupView{m: m, key: key, g: g, now: now})
+			reason, ok = after(GroupView{m: m, key: key, g: g, now: now})
 		}
 		return m.verdict(key, g, pod, reason, ok, now)
 	}
 }
 
+// Busy reports whether the manager's lock is held at this moment: tests show with it that a scan
+// of the cluster runs without the lock.
+func (m *Manager) Busy() bool {
+	if m.mu.TryLock() {
+		m.mu.Unlock()
+		return false
+	}
+	return true
+}
+
 // unlocked runs f without the lock, which the caller holds, and takes it again, also if f panics.
-func (m *manager) unlocked(f func() parkReason) parkReason {
+func (m *Manager) unlocked(f func() ParkReason) ParkReason {
 	m.mu.Unlock()
 	defer m.mu.Lock()
 	return f()
@@ -616,8 +658,8 @@ func (m *manager) unlocked(f func() parkReason) parkReason {
 
 // verdict parks pod when its group refused it for reason, or unparks it, as Admit says; the caller
 // holds the lock.
-func (m *manager) verdict(key types.NamespacedName, g *group, pod *v1.Pod, reason parkReason, ok bool, now time.Time) (parkReason, bool, bool) {
-	if !ok && reason != parkedTurn {
+func (m *Manager) verdict(key types.NamespacedName, g *group, pod *v1.Pod, reason ParkReason, ok bool, now time.Time) (ParkReason, bool, bool) {
+	if !ok && reason != ParkedTurn {
 		m.passTurn(key)
 	}
 	if ok {
@@ -626,7 +668,7 @@ func (m *manager) verdict(key types.NamespacedName, g *group, pod *v1.Pod, reaso
 		return 0, true, false
 	}
 	m.park(key, g, pod, reason, now)
-	if reason == parkedTurn {
+	if reason == ParkedTurn {
 		// A turn lasts turnMax at most, and a freeing in a deep backlog holds every waiting group
 		// for one: an event each would be one API write per group for 2 s of waiting, and the
 		// API server, busy with them, slowed the bindings that end it (BenchmarkBacklog's first
@@ -639,9 +681,9 @@ func (m *manager) verdict(key types.NamespacedName, g *group, pod *v1.Pod, reaso
 	return reason, false, firstTime
 }
 
-// groupView lets an admission check read a group's state under the manager's lock.
-type groupView struct {
-	m   *manager
+// GroupView lets an admission check read a group's state under the manager's lock.
+type GroupView struct {
+	m   *Manager
 	key types.NamespacedName
 	g   *group
 	now time.Time
@@ -649,10 +691,10 @@ type groupView struct {
 
 // TurnRemaining is how long the group still gives way to another group's round in progress, or
 // to an older group's turn.
-func (v groupView) TurnRemaining() time.Duration { return v.m.turnRemaining(v.key, v.g, v.now) }
+func (v GroupView) TurnRemaining() time.Duration { return v.m.turnRemaining(v.key, v.g, v.now) }
 
 // Place records where the group stands in QOSSort's order (see older); the first time counts.
-func (v groupView) Place(priority int32, created time.Time) {
+func (v GroupView) Place(priority int32, created time.Time) {
 	if v.g.created.IsZero() {
 		v.g.priority, v.g.created = priority, created
 	}
@@ -661,18 +703,42 @@ func (v groupView) Place(priority int32, created time.Time) {
 // InBackoff reports whether the group still stands aside after a failed round, and for how long
 // in all (not what remains: that would change the pods' status message, so cost a write, on
 // every retry).
-func (v groupView) InBackoff() (bool, time.Duration) {
+func (v GroupView) InBackoff() (bool, time.Duration) {
 	return v.now.Before(v.g.backoffUntil), v.g.backoff
 }
 
 // Why says what set the group's backoff, as a clause after "pod group ns/name".
-func (v groupView) Why() string { return v.g.why }
+func (v GroupView) Why() string { return v.g.why }
 
 // Ready is how many of the group's pods can be scheduled or are.
-func (v groupView) Ready() int32 { return int32(len(v.g.ready)) }
+func (v GroupView) Ready() int32 { return int32(len(v.g.ready)) }
+
+// HoldsNothing reports whether no member of the group holds a place or waits at Permit.
+func (v GroupView) HoldsNothing() bool { return len(v.g.placed) == 0 && len(v.g.waiting) == 0 }
+
+// Domain is the topology domain the group's reserved members hold, if any (see domain.go).
+func (v GroupView) Domain() *topology.Choice {
+	if v.g.domain == nil {
+		return nil
+	}
+	c := *v.g.domain
+	return &c
+}
+
+// PlacedReservations returns the nodes of the group's reserved members that count toward its
+// quorum, by member: not those a failed round released, which will not bind.
+func (v GroupView) PlacedReservations() map[types.UID]string {
+	out := make(map[types.UID]string, len(v.g.reserved))
+	for uid, r := range v.g.reserved {
+		if v.g.placed.Has(uid) {
+			out[uid] = r.node
+		}
+	}
+	return out
+}
 
 // Reserved returns the group's reserved members.
-func (v groupView) Reserved() []*v1.Pod {
+func (v GroupView) Reserved() []*v1.Pod {
 	pods := make([]*v1.Pod, 0, len(v.g.reserved))
 	for _, r := range v.g.reserved {
 		pods = append(pods, r.pod)
@@ -683,7 +749,7 @@ func (v groupView) Reserved() []*v1.Pod {
 // Wake takes, for the caller to activate, the group's pods parked for one of reasons, if ready
 // (nil means always) says those reasons may have gone. ready runs under the manager's lock, and
 // only when such pods exist; see Admit.
-func (m *manager) Wake(key types.NamespacedName, ready func(groupView) bool, reasons ...parkReason) []*v1.Pod {
+func (m *Manager) Wake(key types.NamespacedName, ready func(GroupView) bool, reasons ...ParkReason) []*v1.Pod {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
@@ -700,7 +766,7 @@ func (m *manager) Wake(key types.NamespacedName, ready func(groupView) bool, rea
 			taken = append(taken, uid)
 		}
 	}
-	if len(pods) == 0 || (ready != nil && !ready(groupView{m: m, key: key, g: g, now: now})) {
+	if len(pods) == 0 || (ready != nil && !ready(GroupView{m: m, key: key, g: g, now: now})) {
 		return nil
 	}
 	for _, uid := range taken {
@@ -711,14 +777,14 @@ func (m *manager) Wake(key types.NamespacedName, ready func(groupView) bool, rea
 }
 
 // Park records that Gang turned pod away for reason.
-func (m *manager) Park(key types.NamespacedName, pod *v1.Pod, reason parkReason) {
+func (m *Manager) Park(key types.NamespacedName, pod *v1.Pod, reason ParkReason) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.park(key, m.group(key), pod, reason, m.clock.Now())
 }
 
 // ParkedReason reports why the pod is parked, if it is.
-func (m *manager) ParkedReason(key types.NamespacedName, uid types.UID) (parkReason, bool) {
+func (m *Manager) ParkedReason(key types.NamespacedName, uid types.UID) (ParkReason, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if g, ok := m.groups[key]; ok {
@@ -730,7 +796,7 @@ func (m *manager) ParkedReason(key types.NamespacedName, uid types.UID) (parkRea
 }
 
 // Holds reports whether the member still holds its reservation.
-func (m *manager) Holds(key types.NamespacedName, uid types.UID) bool {
+func (m *Manager) Holds(key types.NamespacedName, uid types.UID) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if g, ok := m.groups[key]; ok {
@@ -741,7 +807,7 @@ func (m *manager) Holds(key types.NamespacedName, uid types.UID) bool {
 }
 
 // Reserve records that pod holds a reservation on node.
-func (m *manager) Reserve(key types.NamespacedName, pod *v1.Pod, node string) {
+func (m *Manager) Reserve(key types.NamespacedName, pod *v1.Pod, node string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
@@ -753,7 +819,7 @@ func (m *manager) Reserve(key types.NamespacedName, pod *v1.Pod, node string) {
 
 // unreserve drops uid's reservation and remembers the node it gave back. The caller holds the
 // lock.
-func (m *manager) unreserve(g *group, uid types.UID) {
+func (m *Manager) unreserve(g *group, uid types.UID) {
 	r, ok := g.reserved[uid]
 	if !ok {
 		return
@@ -771,8 +837,8 @@ func (g *group) dropPlace(uid types.UID) {
 	}
 }
 
-// permitVerdict is what Permit decides for one member.
-type permitVerdict struct {
+// PermitVerdict is what Permit decides for one member.
+type PermitVerdict struct {
 	// Allow lists the waiting members to let through: the group reached quorum.
 	Allow []types.UID
 	// Wait, when positive, is how long the member waits for the rest of its group.
@@ -781,7 +847,7 @@ type permitVerdict struct {
 	FirstWaiter bool
 	// Refused, when set, is why the member may not wait: its group stands aside, or the
 	// round's deadline has passed.
-	Refused parkReason
+	Refused ParkReason
 	// Backoff and Why, when the group stands aside, are its backoff and what set it.
 	Backoff time.Duration
 	Why     string
@@ -791,24 +857,24 @@ type permitVerdict struct {
 
 // Permit decides whether pod, already reserved, completes its group or waits for it; timeout is
 // how long a round may wait. The first waiter arms the round's timer.
-func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32, timeout time.Duration) permitVerdict {
+func (m *Manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32, timeout time.Duration) PermitVerdict {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.clock.Now()
 	g := m.group(key)
 	if now.Before(g.backoffUntil) {
-		m.park(key, g, pod, parkedBackoff, now)
-		return permitVerdict{Refused: parkedBackoff, Backoff: g.backoff, Why: g.why}
+		m.park(key, g, pod, ParkedBackoff, now)
+		return PermitVerdict{Refused: ParkedBackoff, Backoff: g.backoff, Why: g.why}
 	}
 	if _, ok := g.reserved[pod.UID]; !ok {
 		// Reserve runs before Permit; a member whose reservation was dropped since (its pod was
 		// deleted) cannot count.
-		return permitVerdict{Refused: parkedBackoff}
+		return PermitVerdict{Refused: ParkedBackoff}
 	}
 	if len(g.placed) >= int(minMember) {
 		return m.allow(key, g, now)
 	}
-	var v permitVerdict
+	var v PermitVerdict
 	if len(g.waiting) == 0 {
 		g.round++
 		g.roundStart, g.deadline = now, now.Add(timeout)
@@ -821,8 +887,8 @@ func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32,
 	v.Wait = g.deadline.Sub(now)
 	if v.Wait <= 0 {
 		// The round's timer is due; it ends the round, and the group's backoff wakes this pod.
-		m.park(key, g, pod, parkedBackoff, now)
-		return permitVerdict{Refused: parkedBackoff}
+		m.park(key, g, pod, ParkedBackoff, now)
+		return PermitVerdict{Refused: ParkedBackoff}
 	}
 	g.waiting.Insert(pod.UID)
 	return v
@@ -830,10 +896,10 @@ func (m *manager) Permit(key types.NamespacedName, pod *v1.Pod, minMember int32,
 
 // allow ends the round with quorum: its waiting members are let through. The caller holds the
 // lock.
-func (m *manager) allow(key types.NamespacedName, g *group, now time.Time) permitVerdict {
+func (m *Manager) allow(key types.NamespacedName, g *group, now time.Time) PermitVerdict {
 	m.endRound(key)
 	m.passTurn(key)
-	v := permitVerdict{Allow: sets.List(g.waiting)}
+	v := PermitVerdict{Allow: sets.List(g.waiting)}
 	if len(g.waiting) > 0 {
 		v.QuorumWait = now.Sub(g.roundStart)
 	}
@@ -846,18 +912,18 @@ func (m *manager) allow(key types.NamespacedName, g *group, now time.Time) permi
 
 // Reevaluate lets the group's waiting members through if they now make quorum, as after
 // minMember was lowered.
-func (m *manager) Reevaluate(key types.NamespacedName, minMember int32) permitVerdict {
+func (m *Manager) Reevaluate(key types.NamespacedName, minMember int32) PermitVerdict {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
 	if !ok || len(g.waiting) == 0 || len(g.placed) < int(minMember) {
-		return permitVerdict{}
+		return PermitVerdict{}
 	}
 	return m.allow(key, g, m.clock.Now())
 }
 
-// roundFailure describes a round that ended without quorum.
-type roundFailure struct {
+// RoundFailure describes a round that ended without quorum.
+type RoundFailure struct {
 	// Released lists the waiting members to reject; they were parked to wake after Backoff.
 	Released []types.UID
 	// Backoff is how long the group now stands aside.
@@ -868,7 +934,7 @@ type roundFailure struct {
 
 // failRound ends the group's round: its waiting members are parked until the backoff ends, and
 // the caller rejects them. The caller holds the lock.
-func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time, why string) roundFailure {
+func (m *Manager) failRound(key types.NamespacedName, g *group, now time.Time, why string) RoundFailure {
 	released := sets.List(g.waiting)
 	g.waiting = sets.New[types.UID]()
 	m.endRound(key)
@@ -883,11 +949,11 @@ func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time, w
 	for _, uid := range released {
 		g.dropPlace(uid)
 		if r, ok := g.reserved[uid]; ok {
-			m.park(key, g, r.pod, parkedBackoff, now)
+			m.park(key, g, r.pod, ParkedBackoff, now)
 		}
 	}
 	g.dropDomainIfEmpty()
-	return roundFailure{Released: released, Backoff: backoff, Why: why}
+	return RoundFailure{Released: released, Backoff: backoff, Why: why}
 }
 
 // RoomFreed cuts short the backoff of every group that stands aside after a failed round, to
@@ -899,7 +965,7 @@ func (m *manager) failRound(key types.NamespacedName, g *group, now time.Time, w
 // members' pods were told no more than that they stood aside. The floor keeps a group from coming
 // back on the events its own failure sets off. A round in progress is still not disturbed: a group
 // that holds nothing gives way to it (turnRemaining).
-func (m *manager) RoomFreed() {
+func (m *Manager) RoomFreed() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.roomFreedLocked()
@@ -907,7 +973,7 @@ func (m *manager) RoomFreed() {
 
 // roomFreedLocked is RoomFreed with the lock held. It also cuts short the waits for room of
 // native groups (roomseen.go).
-func (m *manager) roomFreedLocked() {
+func (m *Manager) roomFreedLocked() {
 	m.roomFreed++
 	m.recheckNativeRoomWaits()
 	if m.backingOff.Len() == 0 {
@@ -935,8 +1001,11 @@ func (m *manager) roomFreedLocked() {
 	}
 }
 
+// TurnMax is how long a group that holds nothing gives way to another group's round at most.
+func (m *Manager) TurnMax() time.Duration { return m.turnMax }
+
 // RoomFreedCount is how many times room has appeared (RoomFreed) so far.
-func (m *manager) RoomFreedCount() uint64 {
+func (m *Manager) RoomFreedCount() uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.roomFreed
@@ -946,7 +1015,7 @@ func (m *manager) RoomFreedCount() uint64 {
 const whyTimedOut = "did not reach minMember within its schedule timeout"
 
 // expire ends the group's round number round if it still waits on it.
-func (m *manager) expire(key types.NamespacedName, round int) {
+func (m *Manager) expire(key types.NamespacedName, round int) {
 	m.mu.Lock()
 	g, ok := m.groups[key]
 	if !ok || len(g.waiting) == 0 || g.round != round {
@@ -955,18 +1024,18 @@ func (m *manager) expire(key types.NamespacedName, round int) {
 	}
 	f := m.failRound(key, g, m.clock.Now(), whyTimedOut)
 	m.mu.Unlock()
-	m.hooks.expired(key, f)
+	m.hooks.Expired(key, f)
 }
 
-// snapshotCheck tells, for a pod whose reservation was given back on node, whether the failing
+// SnapshotCheck tells, for a pod whose reservation was given back on node, whether the failing
 // scheduling cycle's snapshot still shows it there, and whether that node turned the member away
 // for want of room that the pod's release gives back.
-type snapshotCheck func(uid types.UID, node string) (shown, mattered bool)
+type SnapshotCheck func(uid types.UID, node string) (shown, mattered bool)
 
 // staleSnapshot reports whether the failing cycle saw room that a release has given back since.
 // Released pods the snapshot no longer shows are forgotten: later snapshots cannot show them
 // either. The caller holds the lock.
-func (m *manager) staleSnapshot(check snapshotCheck) bool {
+func (m *Manager) staleSnapshot(check SnapshotCheck) bool {
 	stale := false
 	for uid, node := range m.released {
 		shown, mattered := check(uid, node)
@@ -979,22 +1048,22 @@ func (m *manager) staleSnapshot(check snapshotCheck) bool {
 }
 
 // Verdict of MemberFailed.
-type memberVerdict int
+type MemberVerdict int
 
 const (
-	// verdictNone: the group already has quorum, or holds nothing; nothing to release.
-	verdictNone memberVerdict = iota
-	// verdictRetry: the failing cycle saw room that was since given back; the member retries and
+	// VerdictNone: the group already has quorum, or holds nothing; nothing to release.
+	VerdictNone MemberVerdict = iota
+	// VerdictRetry: the failing cycle saw room that was since given back; the member retries and
 	// the group waits on.
-	verdictRetry
-	// verdictFail: the group's round failed; Failure says what to release.
-	verdictFail
+	VerdictRetry
+	// VerdictFail: the group's round failed; Failure says what to release.
+	VerdictFail
 )
 
-// memberOutcome is what a member's failure means for its group.
-type memberOutcome struct {
-	Verdict memberVerdict
-	Failure roundFailure
+// MemberOutcome is what a member's failure means for its group.
+type MemberOutcome struct {
+	Verdict MemberVerdict
+	Failure RoundFailure
 }
 
 // MemberFailed handles a member that could not be placed: no node took it (PostFilter), or a
@@ -1003,7 +1072,7 @@ type memberOutcome struct {
 // showed a pod released since on a node that turned the member away (check): then the member is
 // retried and the group keeps its round. why says what turned the member away, as a clause after
 // "pod group ns/name".
-func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string) memberOutcome {
+func (m *Manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check SnapshotCheck, why string) MemberOutcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
@@ -1011,30 +1080,30 @@ func (m *manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember 
 		// The group holds nothing and a member does not fit: not a failed round, since nothing is
 		// given back; the group waits for room (roomwait.go).
 		m.waitForRoom(key, g, pod, why, m.clock.Now())
-		return memberOutcome{}
+		return MemberOutcome{}
 	}
 	return m.memberFailed(key, g, pod, minMember, check, why)
 }
 
 // memberFailed is MemberFailed with the lock held and the member's own reservation dropped.
-func (m *manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, minMember int32, check snapshotCheck, why string) memberOutcome {
+func (m *Manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, minMember int32, check SnapshotCheck, why string) MemberOutcome {
 	if len(g.waiting) == 0 || len(g.placed) >= int(minMember) {
-		return memberOutcome{}
+		return MemberOutcome{}
 	}
 	now := m.clock.Now()
 	if m.staleSnapshot(check) {
-		m.park(key, g, pod, parkedRetry, now)
-		return memberOutcome{Verdict: verdictRetry}
+		m.park(key, g, pod, ParkedRetry, now)
+		return MemberOutcome{Verdict: VerdictRetry}
 	}
 	f := m.failRound(key, g, now, why)
-	m.park(key, g, pod, parkedBackoff, now)
-	return memberOutcome{Verdict: verdictFail, Failure: f}
+	m.park(key, g, pod, ParkedBackoff, now)
+	return MemberOutcome{Verdict: VerdictFail, Failure: f}
 }
 
-// unreserveResult says what a member's Unreserve did to its group.
-type unreserveResult struct {
+// UnreserveResult says what a member's Unreserve did to its group.
+type UnreserveResult struct {
 	// Outcome is the member's failure's meaning for its group.
-	Outcome memberOutcome
+	Outcome MemberOutcome
 	// Lost is set when the member was waiting at Permit: its loss ended the round.
 	Lost bool
 	// TimedOut is set when the lost member's round had reached its deadline.
@@ -1047,21 +1116,21 @@ type unreserveResult struct {
 // Permit turned it down, whether or not Gang's Reserve ran), which is judged as MemberFailed
 // judges it, with why. Without check, the member is past its scheduling cycle (see
 // Gang.Unreserve) and only gives its place back.
-func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string) unreserveResult {
+func (m *Manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int32, check SnapshotCheck, why string) UnreserveResult {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
 	if !ok {
-		return unreserveResult{}
+		return UnreserveResult{}
 	}
 	now := m.clock.Now()
 	defer m.gc(key, now)
 	m.unreserve(g, pod.UID)
 	if !g.waiting.Has(pod.UID) {
 		if check == nil {
-			return unreserveResult{}
+			return UnreserveResult{}
 		}
-		return unreserveResult{Outcome: m.memberFailed(key, g, pod, minMember, check, why)}
+		return UnreserveResult{Outcome: m.memberFailed(key, g, pod, minMember, check, why)}
 	}
 	g.waiting.Delete(pod.UID)
 	timedOut := !now.Before(g.deadline)
@@ -1070,11 +1139,11 @@ func (m *manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int
 		why = fmt.Sprintf("lost member %s before it was complete", pod.Name)
 	}
 	f := m.failRound(key, g, now, why)
-	return unreserveResult{Outcome: memberOutcome{Verdict: verdictFail, Failure: f}, Lost: true, TimedOut: timedOut}
+	return UnreserveResult{Outcome: MemberOutcome{Verdict: VerdictFail, Failure: f}, Lost: true, TimedOut: timedOut}
 }
 
 // forget drops a deleted pod from its group. The caller holds the lock.
-func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
+func (m *Manager) forget(key types.NamespacedName, g *group, uid types.UID) {
 	if _, ok := g.reserved[uid]; ok {
 		delete(g.reserved, uid)
 		g.dropDomainIfEmpty()
@@ -1091,13 +1160,13 @@ func (m *manager) forget(key types.NamespacedName, g *group, uid types.UID) {
 	if len(g.ready) == 0 && len(g.placed) == 0 {
 		// No member is left to take a turn or wait for room: no one gives way to the group.
 		delete(m.turnWoken, key)
-		g.room.need = roomNeed{}
+		g.room.need = RoomNeed{}
 	}
 }
 
 // Drop handles a deleted PodGroup: its round ends without backoff, and the waiting members it
 // returns, for the caller to reject, stay parked until the PodGroup comes back.
-func (m *manager) Drop(key types.NamespacedName) []types.UID {
+func (m *Manager) Drop(key types.NamespacedName) []types.UID {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
@@ -1107,7 +1176,7 @@ func (m *manager) Drop(key types.NamespacedName) []types.UID {
 	released := sets.List(g.waiting)
 	for _, uid := range released {
 		g.dropPlace(uid)
-		g.parked[uid] = parkedPod{pod: g.reserved[uid].pod, reason: parkedNotFound}
+		g.parked[uid] = parkedPod{pod: g.reserved[uid].pod, reason: ParkedNotFound}
 	}
 	g.dropDomainIfEmpty()
 	g.waiting = sets.New[types.UID]()
