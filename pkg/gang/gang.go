@@ -8,8 +8,16 @@
 // Permit, and is let through only when minMember members hold a place; until then it waits, at
 // most the group's scheduleTimeoutSeconds. When a member cannot be placed, or a waiting one is
 // released, every waiting member is rejected at once, so every plugin's Unreserve gives back all
-// the group holds, and the group stands aside for a short backoff while others complete. The
-// manager type holds that state machine and the argument that it cannot deadlock.
+// the group holds, and the group stands aside for a short backoff while others complete. That
+// state machine, and the argument that it cannot deadlock, is pkg/gangcore's; this package reads
+// the scheduler's cycle for it and acts on what it decides.
+//
+// gang.go holds the extension points in the order the scheduler calls them, each followed by
+// what only it uses. The rest: shared.go, the state one scheduler process shares among its
+// profiles and the informer handlers that wake parked pods; topology.go, a group's domain;
+// roomsum.go and capacity.go, the cluster's free room against a group's needs; groupcycle.go, a
+// native group's cycle and its PodGroupPostFilter; status.go, PodGroup status of both APIs;
+// victims.go, the group rule of berth's preemption.
 //
 // Pods Gang turns away are parked with their reason and woken by the change that can help:
 // their PodGroup appearing or changing (the plugin's own PodGroup informer), a member arriving
@@ -70,17 +78,31 @@ var defaultTimings = timings{
 	clock:       clock.RealClock{},
 }
 
+// The extension points Gang serves, in the order the scheduler calls them; a native group's
+// failed cycle also reaches PodGroupPostFilter (groupcycle.go).
+var (
+	_ fwk.PreEnqueuePlugin         = &Gang{}
+	_ fwk.SignPlugin               = &Gang{}
+	_ fwk.PreFilterPlugin          = &Gang{}
+	_ fwk.FilterPlugin             = &Gang{}
+	_ fwk.PostFilterPlugin         = &Gang{}
+	_ fwk.ReservePlugin            = &Gang{}
+	_ fwk.PermitPlugin             = &Gang{}
+	_ fwk.PodGroupPostFilterPlugin = &Gang{}
+	_ fwk.EnqueueExtensions        = &Gang{}
+)
+
 // Gang schedules the members of a PodGroup all or nothing. Each profile that enables it gets a
-// Gang of its own, over the process's one core.
+// Gang of its own, over the state its process shares (shared.go).
 type Gang struct {
-	*core
+	*shared
 	handle         fwk.Handle
 	defaultTimeout time.Duration
 	// index holds the topology levels a PodGroup may ask for and each node's domains (topology.go).
 	index *topology.Index
 }
 
-// New builds the plugin: it validates its args, and joins the process's core, which the first
+// New builds the plugin: it validates its args, and joins the state its process shares, which the first
 // profile to enable Gang builds (see shared.go).
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	args, err := gangArgs(obj)
@@ -96,12 +118,12 @@ func gangArgs(obj runtime.Object) (*config.GangArgs, error) {
 }
 
 func newGang(ctx context.Context, args *config.GangArgs, h fwk.Handle, client versioned.Interface, t timings) (*Gang, error) {
-	c, err := sharedCore(ctx, h, client, t)
+	c, err := sharedFor(ctx, h, client, t)
 	if err != nil {
 		return nil, err
 	}
 	return &Gang{
-		core:           c,
+		shared:         c,
 		handle:         h,
 		defaultTimeout: time.Duration(args.DefaultScheduleTimeoutSeconds) * time.Second,
 		index:          topology.NewIndex(args.TopologyLevels),
@@ -113,8 +135,6 @@ func (*Gang) Name() string { return Name }
 
 // TopologyLevels are the levels a PodGroup of this profile may ask for, outermost first.
 func (g *Gang) TopologyLevels() topology.Levels { return g.index.Levels() }
-
-var _ fwk.PreEnqueuePlugin = &Gang{}
 
 // PreEnqueue keeps a member out of the active queue while its group cannot be scheduled: its
 // PodGroup is missing, fewer than minMember of its pods can be scheduled, or it stands aside
@@ -249,84 +269,6 @@ func waitsForRoom(key types.NamespacedName, why string) string {
 	return fmt.Sprintf("pod group %s waits for room because it %s; it is tried again when that member's own check may pass (pods end, nodes join or grow, quota is freed)", key, why)
 }
 
-var _ fwk.EnqueueExtensions = &Gang{}
-
-// EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups
-// whose minResources or topology domain did not fit (node labels make the domains). A PodGroup appearing or changing, a member arriving and a
-// backoff ending wake parked pods directly (see podGroupHandler and podHandler).
-func (pl *Gang) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
-		// UpdateNodeTaint is also how the queue tells a node uncordoned.
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
-		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
-	}, nil
-}
-
-// isSchedulableAfterCapacityChange requeues a pod unless it is parked for a reason capacity
-// cannot help; those are woken by their own triggers. A node whose labels alone changed helps
-// only a group looking for a topology domain: it frees no room.
-func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	key, ok := podgroup.KeyOf(pod)
-	if !ok {
-		return fwk.QueueSkip, nil
-	}
-	reason, parked := pl.groups.ParkedReason(key, pod.UID)
-	if parked && !reason.WokenByCapacity() {
-		// A group's waiter is Gang's to requeue when Gang's Filter turned it away for the sum of
-		// room (roomsum.go): the queue asks Gang only then, and skips its backoff. Every waiter
-		// is asked on every event, so an event that adds no room must not move them all.
-		if reason == gangcore.ParkedNoRoom && addsRoom(oldObj, newObj) {
-			if _, whole := podgroup.NativeName(key); whole {
-				// The queue holds a native group's members as one entity, which moves only when
-				// every member passes PreEnqueue: the wait ends here, where the event is known to
-				// add room, and whichever member is asked first moves the group without a detour
-				// through the waiter's PreEnqueue and its siblings' activation.
-				pl.groups.EndRoomWait(key)
-				return fwk.Queue, nil
-			}
-		}
-		if reason == gangcore.ParkedNoRoom && addsRoom(oldObj, newObj) && pl.groups.IsRoomWaiter(key, pod.UID) {
-			if v := logger.V(5); v.Enabled() {
-				// Not built when off: the queue asks every waiting pod on every event.
-				v.Info("Room may have been freed for a pod group's waiter", "podGroup", key, "pod", klog.KObj(pod))
-			}
-			return fwk.Queue, nil
-		}
-		return fwk.QueueSkip, nil
-	}
-	if parked && reason != gangcore.ParkedTopology && !addsRoom(oldObj, newObj) {
-		return fwk.QueueSkip, nil
-	}
-	return fwk.Queue, nil
-}
-
-// addsRoom reports whether a capacity event can add room: a pod deleted or scaled down, a node
-// added, a node whose allocatable grew in some resource, or one that became usable (uncordoned,
-// or a taint that keeps pods off gone: the node lifecycle controller's not-ready taint when the
-// node becomes ready); not a node update that only shrank it, changed its labels or added taints.
-func addsRoom(oldObj, newObj any) bool {
-	old, ok1 := oldObj.(*v1.Node)
-	cur, ok2 := newObj.(*v1.Node)
-	if !ok1 || !ok2 || old == nil || cur == nil {
-		return true
-	}
-	if noderoom.AllocatableGrew(old, cur) {
-		return true
-	}
-	if old.Spec.Unschedulable && !cur.Spec.Unschedulable {
-		return true
-	}
-	for i := range old.Spec.Taints {
-		t := &old.Spec.Taints[i]
-		if t.Effect != v1.TaintEffectPreferNoSchedule && !slices.ContainsFunc(cur.Spec.Taints, func(c v1.Taint) bool { return c.MatchTaint(t) }) {
-			return true
-		}
-	}
-	return false
-}
-
-var _ fwk.SignPlugin = &Gang{}
-
 // SignPod gives each group's members a signature fragment of their own: opportunistic batching
 // then reuses a node list only between members of one group.
 func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
@@ -336,8 +278,6 @@ func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fw
 	}
 	return []fwk.SignFragment{{Key: podGroupSignerName, Value: key.String()}}, nil
 }
-
-var _ fwk.PreFilterPlugin = &Gang{}
 
 // PreFilter rejects a member early when its group cannot be scheduled (see PreEnqueue; the
 // cluster may have changed since), or when the group's minResources exceed the cluster's free
@@ -460,7 +400,38 @@ func (pl *Gang) placed(key types.NamespacedName, g gangcore.GroupView) []*v1.Pod
 	return pods
 }
 
-var _ fwk.PostFilterPlugin = &Gang{}
+// heldStateKey marks in a member's CycleState that Gang's PreFilter held it back: the scheduler
+// still runs PostFilter for it, and that must not count as a failure of its group's round.
+const heldStateKey fwk.StateKey = "PreFilter" + Name
+
+type heldMark struct{}
+
+func (heldMark) Clone() fwk.StateData { return heldMark{} }
+
+func marked(state fwk.CycleState, key fwk.StateKey) bool {
+	if state == nil {
+		return false
+	}
+	_, err := state.Read(key)
+	return err == nil
+}
+
+// Filter turns away the nodes outside the member's domain. They are unresolvable: preemption
+// looks for room only inside the domain. PreFilter already names the domain's nodes, so the
+// scheduler passes Filter no others; Filter stays for callers that filter any node (preemption's
+// dry runs, the extender-style checks of other profiles).
+func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	if r := roomStateOf(state); r != nil {
+		// The group cannot fit the cluster's room at all (roomsum.go), or no domain of the
+		// level it requires (PreFilter).
+		return fwk.NewStatus(fwk.Pending, r.msg)
+	}
+	s := topologyStateOf(state)
+	if s == nil || ni.Node() == nil || s.nodes.Has(ni.Node().Name) {
+		return nil
+	}
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.outside)
+}
 
 // PostFilter runs when no node can take a member. If the member's group waits at Permit without
 // quorum, the group lets go: its waiting members are rejected at once, which gives back all they
@@ -566,8 +537,6 @@ func (pl *Gang) snapshotCheck(rejected func(node string) bool) gangcore.Snapshot
 	}
 }
 
-var _ fwk.ReservePlugin = &Gang{}
-
 // Reserve records the member's reservation for its group's quorum, and the topology domain its
 // PreFilter chose, which then holds for the group's other members.
 func (pl *Gang) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
@@ -579,6 +548,81 @@ func (pl *Gang) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, no
 		notePlaced(state, pod)
 	}
 	return nil
+}
+
+// Permit lets a member through once minMember members of its group hold a place, and lets its
+// waiting siblings through with it; until then the member waits, at most until the round's
+// deadline. The first member to wait activates its pending siblings, so the group is scheduled
+// back to back rather than interleaved with others.
+func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+	key, ok := podgroup.KeyOf(pod)
+	if !ok {
+		return nil, 0
+	}
+	pg, err := pl.podGroups.Of(key)
+	if err != nil {
+		pl.groups.Park(key, pod, gangcore.ParkedNotFound)
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod group %s does not exist", key)), 0
+	}
+	minMember := pg.MinMember
+	v := pl.groups.Permit(key, pod, minMember, pl.timeout(pg))
+	if v.Refused != 0 {
+		msg := fmt.Sprintf("pod group %s could not place all its members and stands aside", key)
+		if v.Why != "" {
+			msg = standsAside(key, v.Backoff, v.Why)
+		}
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), 0
+	}
+	if state != nil {
+		state.Write(permitStateKey, permitMark{})
+	}
+	switch {
+	case v.Wait > 0:
+		if v.FirstWaiter {
+			pl.activateSiblings(key, pod)
+		}
+		// The framework's own timer is only a backstop behind Gang's (see reject).
+		return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for %d (minMember) members of pod group %s", minMember, key)), v.Wait + frameworkTimerSlack
+	}
+	pl.allow(v)
+	return nil, 0
+}
+
+// permitStateKey marks in a member's CycleState that Gang's Permit let it through or told it to
+// wait: from then on its Unreserve may run outside its scheduling cycle.
+const permitStateKey fwk.StateKey = "Permit" + Name
+
+type permitMark struct{}
+
+func (permitMark) Clone() fwk.StateData { return permitMark{} }
+
+func passedPermit(state fwk.CycleState) bool { return marked(state, permitStateKey) }
+
+// activateSiblings moves the group's pending members, other than pod, to the active queue.
+func (pl *Gang) activateSiblings(key types.NamespacedName, pod *v1.Pod) {
+	var pending []*v1.Pod
+	for _, p := range pl.members.of(key) {
+		if p.UID != pod.UID && p.Spec.NodeName == "" && schedulable(p) && pl.handle.GetWaitingPod(p.UID) == nil {
+			pending = append(pending, p)
+		}
+	}
+	pl.activate(pending)
+}
+
+// frameworkTimerSlack is how much later than Gang's own deadline the framework's Permit timer
+// fires; the framework caps a Permit wait at maxPermitWait.
+const (
+	frameworkTimerSlack = 30 * time.Second
+	maxPermitWait       = 15 * time.Minute
+)
+
+// timeout is how long a round of pg may wait at Permit.
+func (pl *Gang) timeout(pg *podgroup.Group) time.Duration {
+	t := pl.defaultTimeout
+	if pg.ScheduleTimeout > 0 {
+		t = pg.ScheduleTimeout
+	}
+	return min(t, maxPermitWait-frameworkTimerSlack)
 }
 
 // Unreserve forgets the member's reservation. A member lost while its group waits at Permit (it
@@ -623,46 +667,6 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 }
 
-var _ fwk.PermitPlugin = &Gang{}
-
-// Permit lets a member through once minMember members of its group hold a place, and lets its
-// waiting siblings through with it; until then the member waits, at most until the round's
-// deadline. The first member to wait activates its pending siblings, so the group is scheduled
-// back to back rather than interleaved with others.
-func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
-	key, ok := podgroup.KeyOf(pod)
-	if !ok {
-		return nil, 0
-	}
-	pg, err := pl.podGroups.Of(key)
-	if err != nil {
-		pl.groups.Park(key, pod, gangcore.ParkedNotFound)
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod group %s does not exist", key)), 0
-	}
-	minMember := pg.MinMember
-	v := pl.groups.Permit(key, pod, minMember, pl.timeout(pg))
-	if v.Refused != 0 {
-		msg := fmt.Sprintf("pod group %s could not place all its members and stands aside", key)
-		if v.Why != "" {
-			msg = standsAside(key, v.Backoff, v.Why)
-		}
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), 0
-	}
-	if state != nil {
-		state.Write(permitStateKey, permitMark{})
-	}
-	switch {
-	case v.Wait > 0:
-		if v.FirstWaiter {
-			pl.activateSiblings(key, pod)
-		}
-		// The framework's own timer is only a backstop behind Gang's (see reject).
-		return fwk.NewStatus(fwk.Wait, fmt.Sprintf("waiting for %d (minMember) members of pod group %s", minMember, key)), v.Wait + frameworkTimerSlack
-	}
-	pl.allow(v)
-	return nil, 0
-}
-
 // clearNomination takes back the nominatedNodeName that kube-scheduler 1.37 writes to a pod
 // about to wait at Permit (NominatedNodeNameForExpectation, on by default). When the pod is
 // rejected, the scheduler means to clear it, but compares against its copy of the pod from before
@@ -677,55 +681,76 @@ func (pl *Gang) clearNomination(ctx context.Context, pod *v1.Pod) {
 	}
 }
 
-// permitStateKey marks in a member's CycleState that Gang's Permit let it through or told it to
-// wait: from then on its Unreserve may run outside its scheduling cycle.
-const permitStateKey fwk.StateKey = "Permit" + Name
-
-type permitMark struct{}
-
-func (permitMark) Clone() fwk.StateData { return permitMark{} }
-
-func passedPermit(state fwk.CycleState) bool { return marked(state, permitStateKey) }
-
-// heldStateKey marks in a member's CycleState that Gang's PreFilter held it back: the scheduler
-// still runs PostFilter for it, and that must not count as a failure of its group's round.
-const heldStateKey fwk.StateKey = "PreFilter" + Name
-
-type heldMark struct{}
-
-func (heldMark) Clone() fwk.StateData { return heldMark{} }
-
-func marked(state fwk.CycleState, key fwk.StateKey) bool {
-	if state == nil {
-		return false
-	}
-	_, err := state.Read(key)
-	return err == nil
+// EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups
+// whose minResources or topology domain did not fit (node labels make the domains). A PodGroup appearing or changing, a member arriving and a
+// backoff ending wake parked pods directly (see podGroupHandler and podHandler).
+func (pl *Gang) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		// UpdateNodeTaint is also how the queue tells a node uncordoned.
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
+	}, nil
 }
 
-// activateSiblings moves the group's pending members, other than pod, to the active queue.
-func (pl *Gang) activateSiblings(key types.NamespacedName, pod *v1.Pod) {
-	var pending []*v1.Pod
-	for _, p := range pl.members.of(key) {
-		if p.UID != pod.UID && p.Spec.NodeName == "" && schedulable(p) && pl.handle.GetWaitingPod(p.UID) == nil {
-			pending = append(pending, p)
+// isSchedulableAfterCapacityChange requeues a pod unless it is parked for a reason capacity
+// cannot help; those are woken by their own triggers. A node whose labels alone changed helps
+// only a group looking for a topology domain: it frees no room.
+func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	key, ok := podgroup.KeyOf(pod)
+	if !ok {
+		return fwk.QueueSkip, nil
+	}
+	reason, parked := pl.groups.ParkedReason(key, pod.UID)
+	if parked && !reason.WokenByCapacity() {
+		// A group's waiter is Gang's to requeue when Gang's Filter turned it away for the sum of
+		// room (roomsum.go): the queue asks Gang only then, and skips its backoff. Every waiter
+		// is asked on every event, so an event that adds no room must not move them all.
+		if reason == gangcore.ParkedNoRoom && addsRoom(oldObj, newObj) {
+			if _, whole := podgroup.NativeName(key); whole {
+				// The queue holds a native group's members as one entity, which moves only when
+				// every member passes PreEnqueue: the wait ends here, where the event is known to
+				// add room, and whichever member is asked first moves the group without a detour
+				// through the waiter's PreEnqueue and its siblings' activation.
+				pl.groups.EndRoomWait(key)
+				return fwk.Queue, nil
+			}
+		}
+		if reason == gangcore.ParkedNoRoom && addsRoom(oldObj, newObj) && pl.groups.IsRoomWaiter(key, pod.UID) {
+			if v := logger.V(5); v.Enabled() {
+				// Not built when off: the queue asks every waiting pod on every event.
+				v.Info("Room may have been freed for a pod group's waiter", "podGroup", key, "pod", klog.KObj(pod))
+			}
+			return fwk.Queue, nil
+		}
+		return fwk.QueueSkip, nil
+	}
+	if parked && reason != gangcore.ParkedTopology && !addsRoom(oldObj, newObj) {
+		return fwk.QueueSkip, nil
+	}
+	return fwk.Queue, nil
+}
+
+// addsRoom reports whether a capacity event can add room: a pod deleted or scaled down, a node
+// added, a node whose allocatable grew in some resource, or one that became usable (uncordoned,
+// or a taint that keeps pods off gone: the node lifecycle controller's not-ready taint when the
+// node becomes ready); not a node update that only shrank it, changed its labels or added taints.
+func addsRoom(oldObj, newObj any) bool {
+	old, ok1 := oldObj.(*v1.Node)
+	cur, ok2 := newObj.(*v1.Node)
+	if !ok1 || !ok2 || old == nil || cur == nil {
+		return true
+	}
+	if noderoom.AllocatableGrew(old, cur) {
+		return true
+	}
+	if old.Spec.Unschedulable && !cur.Spec.Unschedulable {
+		return true
+	}
+	for i := range old.Spec.Taints {
+		t := &old.Spec.Taints[i]
+		if t.Effect != v1.TaintEffectPreferNoSchedule && !slices.ContainsFunc(cur.Spec.Taints, func(c v1.Taint) bool { return c.MatchTaint(t) }) {
+			return true
 		}
 	}
-	pl.activate(pending)
-}
-
-// frameworkTimerSlack is how much later than Gang's own deadline the framework's Permit timer
-// fires; the framework caps a Permit wait at maxPermitWait.
-const (
-	frameworkTimerSlack = 30 * time.Second
-	maxPermitWait       = 15 * time.Minute
-)
-
-// timeout is how long a round of pg may wait at Permit.
-func (pl *Gang) timeout(pg *podgroup.Group) time.Duration {
-	t := pl.defaultTimeout
-	if pg.ScheduleTimeout > 0 {
-		t = pg.ScheduleTimeout
-	}
-	return min(t, maxPermitWait-frameworkTimerSlack)
+	return false
 }

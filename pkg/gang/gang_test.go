@@ -823,7 +823,7 @@ func TestQueueingHints(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// On a clock that stands still: no timer ends a park while the hint is asked.
-			pl := &Gang{core: &core{groups: testManager()}}
+			pl := &Gang{shared: &shared{groups: testManager()}}
 			if tc.reason == gangcore.ParkedBackoff {
 				// A group stands aside after a failed round; without one the park ends at once.
 				pl.groups.Reserve(keyA, a2, "n1")

@@ -106,8 +106,6 @@ func (c *groupCycle) firstFailed() (*v1.Pod, *roomState) {
 	return nil, nil
 }
 
-var _ fwk.PodGroupPostFilterPlugin = &Gang{}
-
 // snapshotView reads this scheduling cycle's snapshot for the manager (gangcore's roomseen.go).
 func (pl *Gang) snapshotView() gangcore.SnapshotView {
 	nodes := pl.handle.SnapshotSharedLister().NodeInfos()

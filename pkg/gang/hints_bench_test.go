@@ -22,7 +22,7 @@ import (
 // the plugin and every group's members, oldest group first.
 func waitingGroups(n int) (*Gang, [][]*v1.Pod) {
 	m := testManager()
-	pl := &Gang{core: &core{groups: m}}
+	pl := &Gang{shared: &shared{groups: m}}
 	groups := make([][]*v1.Pod, n)
 	for g := range groups {
 		name := fmt.Sprintf("g%04d", g)

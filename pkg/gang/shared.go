@@ -25,14 +25,14 @@ import (
 	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
-// core is Gang's state for one scheduler process: the group state machine, the PodGroup
+// shared is Gang's state for one scheduler process: the group state machine, the PodGroup
 // informer, the status writer and the informer handlers that wake parked pods. A plugin factory
-// runs once per profile; every profile that enables Gang shares the core, as it shares the
+// runs once per profile; every profile that enables Gang shares it, as it shares the
 // scheduler's informers, queue and map of pods waiting at Permit, so a group's members count
 // toward one quorum whichever profile placed them, and one status writer serves them all.
-type core struct {
+type shared struct {
 	logger klog.Logger
-	// handle is the first profile's. What the core asks of it (activating pods, finding a pod
+	// handle is the first profile's. What it asks of the handle (activating pods, finding a pod
 	// waiting at Permit) is the scheduler's, not the profile's.
 	handle    fwk.Handle
 	groups    *gangcore.Manager
@@ -47,16 +47,16 @@ type core struct {
 	rejectMu sync.Mutex
 }
 
-// cores holds each scheduler's core, keyed by the informer factory its profiles share.
-var cores process.Shared[informers.SharedInformerFactory, *core]
+// perScheduler holds each scheduler's shared state, keyed by the informer factory its profiles share.
+var perScheduler process.Shared[informers.SharedInformerFactory, *shared]
 
-// sharedCore returns the core of h's scheduler, building it on the first call, with client for
+// sharedFor returns the shared state of h's scheduler, building it on the first call, with client for
 // PodGroups (nil: the scheduler's, see podgroup.For). It lives as long as ctx, the scheduler's.
-func sharedCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
-	return cores.Get(ctx, h.SharedInformerFactory(), func() (*core, error) { return newCore(ctx, h, client, t) })
+func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*shared, error) {
+	return perScheduler.Get(ctx, h.SharedInformerFactory(), func() (*shared, error) { return newShared(ctx, h, client, t) })
 }
 
-func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
+func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*shared, error) {
 	groups, err := podgroup.For(ctx, h, client)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
@@ -70,7 +70,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 	if podgroup.NativeEnabled() {
 		status.serveNative(h.ClientSet(), groups)
 	}
-	c := &core{
+	c := &shared{
 		logger:    klog.FromContext(ctx).WithValues("plugin", Name),
 		handle:    h,
 		podGroups: groups,
@@ -130,7 +130,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 // that does not show the PodGroup yet, and be gated again with nothing left to wake it. These
 // handlers run after this informer's cache holds the change, and manager.Admit/Wake make parking
 // and waking atomic.
-func (c *core) podGroupHandler() cache.ResourceEventHandler {
+func (c *shared) podGroupHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if pg, ok := obj.(*podgroup.Group); ok {
@@ -167,7 +167,7 @@ func (c *core) podGroupHandler() cache.ResourceEventHandler {
 // members, and wakes a group's parked pods when a member arrives or loses its scheduling gates.
 // Unscheduled-pod Add events reach plugins' queueing hints only with the GenericWorkload feature
 // gate, so the queue alone would never requeue pods waiting for their siblings.
-func (c *core) podHandler() cache.ResourceEventHandler {
+func (c *shared) podHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if pod, ok := obj.(*v1.Pod); ok {
@@ -236,7 +236,7 @@ func scaledDown(old, cur *v1.Pod) bool {
 // joins or grows, and cuts short the waits of native groups (roomseen.go). Pods ending do the same from
 // podHandler. The queue's events cannot: a member in backoff is held in PreEnqueue, and PreEnqueue
 // alone cannot tell that room appeared.
-func (c *core) nodeHandler() cache.ResourceEventHandler {
+func (c *shared) nodeHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if n, ok := obj.(*v1.Node); ok {
@@ -265,7 +265,7 @@ func (c *core) nodeHandler() cache.ResourceEventHandler {
 // quotaHandler ends the waits for room of a namespace's groups when an ElasticQuota appears
 // there: its reclaim may let them preempt pods of any priority, which the sum of room held them
 // back without counting (roomsum.go).
-func (c *core) quotaHandler() cache.ResourceEventHandler {
+func (c *shared) quotaHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			// The ElasticQuota informer's: its namespace is all that is read.
@@ -278,7 +278,7 @@ func (c *core) quotaHandler() cache.ResourceEventHandler {
 
 // newCandidate ends the group's wait for room when pod joins the members it may place: the least
 // its group needs (roomsum.go) may be less with it.
-func (c *core) newCandidate(key types.NamespacedName, pod *v1.Pod) {
+func (c *shared) newCandidate(key types.NamespacedName, pod *v1.Pod) {
 	if pod.Spec.NodeName == "" && schedulable(pod) {
 		c.groups.EndRoomWait(key)
 	}
@@ -290,7 +290,7 @@ var wokenByPodGroup = []gangcore.ParkReason{gangcore.ParkedNotFound, gangcore.Pa
 
 // wakeIfReady wakes the group's pods waiting for siblings once minMember of its pods can be
 // scheduled.
-func (c *core) wakeIfReady(key types.NamespacedName) {
+func (c *shared) wakeIfReady(key types.NamespacedName) {
 	c.activate(c.groups.Wake(key, func(g gangcore.GroupView) bool {
 		pg, err := c.podGroups.Of(key)
 		return err == nil && g.Ready() >= pg.MinMember
@@ -298,10 +298,10 @@ func (c *core) wakeIfReady(key types.NamespacedName) {
 }
 
 // activate moves pods to the active queue; the queue runs PreEnqueue on them again.
-func (c *core) activate(pods []*v1.Pod) { activate.Pods(c.handle, c.logger, pods) }
+func (c *shared) activate(pods []*v1.Pod) { activate.Pods(c.handle, c.logger, pods) }
 
 // allow lets through the waiting members of a round that reached quorum.
-func (c *core) allow(v gangcore.PermitVerdict) {
+func (c *shared) allow(v gangcore.PermitVerdict) {
 	for _, uid := range v.Allow {
 		if wp := c.handle.GetWaitingPod(uid); wp != nil {
 			wp.Allow(Name)
@@ -326,7 +326,7 @@ func (c *core) allow(v gangcore.PermitVerdict) {
 // their framework timers would fire together with the release each of them triggers. The
 // scheduler's own Reject of a member whose deletion starts cannot be serialized from here:
 // hack/patches fixes the framework for that one.
-func (c *core) reject(key types.NamespacedName, waiting []types.UID, msg string) {
+func (c *shared) reject(key types.NamespacedName, waiting []types.UID, msg string) {
 	var late []types.UID
 	c.rejectMu.Lock()
 	for _, uid := range waiting {
@@ -345,7 +345,7 @@ func (c *core) reject(key types.NamespacedName, waiting []types.UID, msg string)
 // rejectWhenParked rejects a released member once the framework parks it at Permit, or gives up
 // when its reservation is gone (another plugin's Permit turned it down, or it was deleted). Both
 // follow within the member's scheduling cycle.
-func (c *core) rejectWhenParked(key types.NamespacedName, uid types.UID, msg string) {
+func (c *shared) rejectWhenParked(key types.NamespacedName, uid types.UID, msg string) {
 	for c.groups.Holds(key, uid) {
 		c.rejectMu.Lock()
 		wp := c.handle.GetWaitingPod(uid)
@@ -362,7 +362,7 @@ func (c *core) rejectWhenParked(key types.NamespacedName, uid types.UID, msg str
 
 // release rejects the members a failed round gave up, and returns the message they are rejected
 // with; the manager wakes the group when its backoff ends.
-func (c *core) release(key types.NamespacedName, f gangcore.RoundFailure, reason string) string {
+func (c *shared) release(key types.NamespacedName, f gangcore.RoundFailure, reason string) string {
 	failedRounds.WithLabelValues(reason).Inc()
 	c.logger.V(2).Info("Pod group round failed", "podGroup", key, "reason", reason, "why", f.Why, "released", len(f.Released), "backoff", f.Backoff)
 	msg := fmt.Sprintf("pod group %s %s; all %d waiting members were released and the group stands aside for %v",

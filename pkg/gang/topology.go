@@ -1,7 +1,6 @@
 package gang
 
 import (
-	"context"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -65,25 +64,6 @@ func (pl *Gang) newTopologyState(choice topology.Choice, nodes []fwk.NodeInfo, b
 		outside: "node(s) outside the pod group's domain " + name,
 		because: because,
 	}
-}
-
-var _ fwk.FilterPlugin = &Gang{}
-
-// Filter turns away the nodes outside the member's domain. They are unresolvable: preemption
-// looks for room only inside the domain. PreFilter already names the domain's nodes, so the
-// scheduler passes Filter no others; Filter stays for callers that filter any node (preemption's
-// dry runs, the extender-style checks of other profiles).
-func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
-	if r := roomStateOf(state); r != nil {
-		// The group cannot fit the cluster's room at all (roomsum.go), or no domain of the
-		// level it requires (PreFilter).
-		return fwk.NewStatus(fwk.Pending, r.msg)
-	}
-	s := topologyStateOf(state)
-	if s == nil || ni.Node() == nil || s.nodes.Has(ni.Node().Name) {
-		return nil
-	}
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.outside)
 }
 
 // domainAsk is what a group asks of the topology, read under the manager's lock (askDomain) for
