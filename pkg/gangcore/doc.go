@@ -6,12 +6,12 @@
 //   - manager.go: the Manager, each group's members and quorum count (PodChanged, Reserve, Drop),
 //     and why two groups that cannot both fit never deadlock.
 //   - parking.go: why a pod was turned away (ParkReason), admission under the lock (Admit,
-//     AdmitScanning) and the wake-ups that bring parked pods back.
+//     AdmitScanning, and GroupView, what a check reads of its group) and the wake-ups that bring
+//     parked pods back.
 //   - rounds.go: a round at Permit, its quorum or failure, backoff and the member failures that
 //     end a round (MemberFailed, Unreserve).
 //   - turns.go: groups that hold nothing give way to a round in progress and to older groups.
 //   - roomwait.go: a group that holds nothing waits for room behind one member.
 //   - roomseen.go: freeings a native group's cycle may have missed.
 //   - domain.go: the topology domain a group's reserved members hold.
-//   - view.go: what an admission check reads of a group under the lock.
 package gangcore
