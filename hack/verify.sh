@@ -29,6 +29,12 @@ for pkg in $(go list -mod=vendor ./pkg/...); do
   fi
 done
 
+# Gang's group state knows neither PodGroup API: the adapters in pkg/podgroup do (docs/developing.md).
+apis=$(go list -mod=vendor -f '{{join .Imports "\n"}}' ./pkg/gangcore | grep -E 'scheduler-plugins/apis|k8s.io/api/scheduling/|/pkg/podgroup$' || true)
+if [ -n "$apis" ]; then
+  echo "pkg/gangcore imports a PodGroup API or its adapters:"; echo "$apis"; fail=1
+fi
+
 go mod tidy
 go mod vendor
 # hack/patches: each patched copy is its vendored original plus the recorded difference.

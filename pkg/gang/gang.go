@@ -8,8 +8,16 @@
 // Permit, and is let through only when minMember members hold a place; until then it waits, at
 // most the group's scheduleTimeoutSeconds. When a member cannot be placed, or a waiting one is
 // released, every waiting member is rejected at once, so every plugin's Unreserve gives back all
-// the group holds, and the group stands aside for a short backoff while others complete. The
-// manager type holds that state machine and the argument that it cannot deadlock.
+// the group holds, and the group stands aside for a short backoff while others complete. That
+// state machine, and the argument that it cannot deadlock, is pkg/gangcore's; this package reads
+// the scheduler's cycle for it and acts on what it decides.
+//
+// gang.go holds the extension points in the order the scheduler calls them, each followed by
+// what only it uses. The rest: shared.go, the state one scheduler process shares among its
+// profiles and the informer handlers that wake parked pods; topology.go, a group's domain;
+// roomsum.go and capacity.go, the cluster's free room against a group's needs; groupcycle.go, a
+// native group's cycle and its PodGroupPostFilter; status.go, PodGroup status of both APIs;
+// victims.go, the group rule of berth's preemption.
 //
 // Pods Gang turns away are parked with their reason and woken by the change that can help:
 // their PodGroup appearing or changing (the plugin's own PodGroup informer), a member arriving
@@ -39,6 +47,7 @@ import (
 	"github.com/berth-sched/berth/pkg/apis/config"
 	configv1 "github.com/berth-sched/berth/pkg/apis/config/v1"
 	"github.com/berth-sched/berth/pkg/apis/config/validation"
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
@@ -56,7 +65,7 @@ type timings struct {
 	backoffBase, backoffMax, statusBatch time.Duration
 	// turn is how long a group that holds nothing gives way to another group's round in progress.
 	turn  time.Duration
-	clock timeSource
+	clock gangcore.Clock
 }
 
 // defaultTimings: backoffMax is far above the time a group needs to schedule its members back to
@@ -69,17 +78,31 @@ var defaultTimings = timings{
 	clock:       clock.RealClock{},
 }
 
+// The extension points Gang serves, in the order the scheduler calls them; a native group's
+// failed cycle also reaches PodGroupPostFilter (groupcycle.go).
+var (
+	_ fwk.PreEnqueuePlugin         = &Gang{}
+	_ fwk.SignPlugin               = &Gang{}
+	_ fwk.PreFilterPlugin          = &Gang{}
+	_ fwk.FilterPlugin             = &Gang{}
+	_ fwk.PostFilterPlugin         = &Gang{}
+	_ fwk.ReservePlugin            = &Gang{}
+	_ fwk.PermitPlugin             = &Gang{}
+	_ fwk.PodGroupPostFilterPlugin = &Gang{}
+	_ fwk.EnqueueExtensions        = &Gang{}
+)
+
 // Gang schedules the members of a PodGroup all or nothing. Each profile that enables it gets a
-// Gang of its own, over the process's one core.
+// Gang of its own, over the state its process shares (shared.go).
 type Gang struct {
-	*core
+	*shared
 	handle         fwk.Handle
 	defaultTimeout time.Duration
 	// index holds the topology levels a PodGroup may ask for and each node's domains (topology.go).
 	index *topology.Index
 }
 
-// New builds the plugin: it validates its args, and joins the process's core, which the first
+// New builds the plugin: it validates its args, and joins the state its process shares, which the first
 // profile to enable Gang builds (see shared.go).
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	args, err := gangArgs(obj)
@@ -95,12 +118,12 @@ func gangArgs(obj runtime.Object) (*config.GangArgs, error) {
 }
 
 func newGang(ctx context.Context, args *config.GangArgs, h fwk.Handle, client versioned.Interface, t timings) (*Gang, error) {
-	c, err := sharedCore(ctx, h, client, t)
+	c, err := sharedFor(ctx, h, client, t)
 	if err != nil {
 		return nil, err
 	}
 	return &Gang{
-		core:           c,
+		shared:         c,
 		handle:         h,
 		defaultTimeout: time.Duration(args.DefaultScheduleTimeoutSeconds) * time.Second,
 		index:          topology.NewIndex(args.TopologyLevels),
@@ -112,8 +135,6 @@ func (*Gang) Name() string { return Name }
 
 // TopologyLevels are the levels a PodGroup of this profile may ask for, outermost first.
 func (g *Gang) TopologyLevels() topology.Levels { return g.index.Levels() }
-
-var _ fwk.PreEnqueuePlugin = &Gang{}
 
 // PreEnqueue keeps a member out of the active queue while its group cannot be scheduled: its
 // PodGroup is missing, fewer than minMember of its pods can be scheduled, or it stands aside
@@ -127,7 +148,7 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	_, reason, st, firstTime := pl.admit(key, pod, nil)
 	if firstTime {
 		kind := v1.EventTypeNormal
-		if reason == parkedNotFound {
+		if reason == gangcore.ParkedNotFound {
 			kind = v1.EventTypeWarning
 		}
 		pl.handle.EventRecorder().Eventf(pod, nil, kind, "GangWaiting", "Scheduling", st.Message())
@@ -140,21 +161,21 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 // under the manager's lock, it reads what it needs of the group and returns the check itself,
 // which reads every node and runs without the lock (manager.AdmitScanning), returning why the
 // group cannot go now and what it is told, or 0.
-func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*podgroup.Group, groupView) (parkReason, string, func() (parkReason, string))) (*podgroup.Group, parkReason, *fwk.Status, bool) {
+func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*podgroup.Group, gangcore.GroupView) (gangcore.ParkReason, string, func() (gangcore.ParkReason, string))) (*podgroup.Group, gangcore.ParkReason, *fwk.Status, bool) {
 	var pg *podgroup.Group
 	var msg string
 	var passOnce bool
-	before := func(g groupView) (parkReason, bool) {
+	before := func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
 		passOnce = false
 		var err error
 		if pg, err = pl.podGroups.Of(key); err != nil {
 			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
-			return parkedNotFound, false
+			return gangcore.ParkedNotFound, false
 		}
 		g.Place(corev1helpers.PodPriority(pod), pg.Created)
 		if in, d := g.InBackoff(); in {
 			msg = standsAside(key, d, g.Why())
-			return parkedBackoff, false
+			return gangcore.ParkedBackoff, false
 		}
 		if waits, why := g.WaitsForRoom(pod.UID); waits {
 			msg = waitsForRoom(key, why)
@@ -166,50 +187,50 @@ func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*podg
 				passOnce = true
 				return 0, true
 			}
-			return parkedNoRoom, false
+			return gangcore.ParkedNoRoom, false
 		}
 		if n, minMember := g.Ready(), pg.MinMember; n < minMember {
 			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
-			return parkedTooFew, false
+			return gangcore.ParkedTooFew, false
 		}
 		return 0, true
 	}
-	after := func(g groupView) (parkReason, bool) {
+	after := func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
 		if passOnce {
 			return 0, true
 		}
 		if g.TurnRemaining() > 0 {
-			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, pl.groups.turnMax)
-			return parkedTurn, false
+			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, pl.groups.TurnMax())
+			return gangcore.ParkedTurn, false
 		}
 		// Before the member can enter the active queue, where QOSSort sorts it by this time.
 		pl.podGroups.Order.Note(key, pg.Created)
 		return 0, true
 	}
-	var reason parkReason
+	var reason gangcore.ParkReason
 	var ok, firstTime bool
 	if capacity == nil {
-		reason, ok, firstTime = pl.groups.Admit(key, pod, func(g groupView) (parkReason, bool) {
+		reason, ok, firstTime = pl.groups.Admit(key, pod, func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
 			if reason, ok := before(g); !ok || passOnce {
 				return reason, ok
 			}
 			return after(g)
 		})
 	} else {
-		reason, ok, firstTime = pl.groups.AdmitScanning(key, pod, func(g groupView) (parkReason, bool, func() parkReason) {
+		reason, ok, firstTime = pl.groups.AdmitScanning(key, pod, func(g gangcore.GroupView) (gangcore.ParkReason, bool, func() gangcore.ParkReason) {
 			reason, ok := before(g)
 			if !ok || passOnce {
 				return reason, ok, nil
 			}
-			var scan func() (parkReason, string)
+			var scan func() (gangcore.ParkReason, string)
 			if reason, msg, scan = capacity(pg, g); reason != 0 {
 				return reason, false, nil
 			}
 			if scan == nil {
 				return 0, true, nil
 			}
-			return 0, true, func() parkReason {
-				var reason parkReason
+			return 0, true, func() gangcore.ParkReason {
+				var reason gangcore.ParkReason
 				reason, msg = scan()
 				return reason
 			}
@@ -242,83 +263,11 @@ func standsAside(key types.NamespacedName, backoff time.Duration, why string) st
 	return fmt.Sprintf("pod group %s stands aside (backoff %v) because it %s", key, backoff, why)
 }
 
-var _ fwk.EnqueueExtensions = &Gang{}
-
-// EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups
-// whose minResources or topology domain did not fit (node labels make the domains). A PodGroup appearing or changing, a member arriving and a
-// backoff ending wake parked pods directly (see podGroupHandler and podHandler).
-func (pl *Gang) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
-		// UpdateNodeTaint is also how the queue tells a node uncordoned.
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
-		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
-	}, nil
+// waitsForRoom is what a member held back while its group waits for room is told. It leaves out
+// the backstop, which grows, so that the message changes only when the cause does.
+func waitsForRoom(key types.NamespacedName, why string) string {
+	return fmt.Sprintf("pod group %s waits for room because it %s; it is tried again when that member's own check may pass (pods end, nodes join or grow, quota is freed)", key, why)
 }
-
-// isSchedulableAfterCapacityChange requeues a pod unless it is parked for a reason capacity
-// cannot help; those are woken by their own triggers. A node whose labels alone changed helps
-// only a group looking for a topology domain: it frees no room.
-func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	key, ok := podgroup.KeyOf(pod)
-	if !ok {
-		return fwk.QueueSkip, nil
-	}
-	reason, parked := pl.groups.ParkedReason(key, pod.UID)
-	if parked && !reason.wokenByCapacity() {
-		// A group's waiter is Gang's to requeue when Gang's Filter turned it away for the sum of
-		// room (roomsum.go): the queue asks Gang only then, and skips its backoff. Every waiter
-		// is asked on every event, so an event that adds no room must not move them all.
-		if reason == parkedNoRoom && addsRoom(oldObj, newObj) {
-			if _, whole := podgroup.NativeName(key); whole {
-				// The queue holds a native group's members as one entity, which moves only when
-				// every member passes PreEnqueue: the wait ends here, where the event is known to
-				// add room, and whichever member is asked first moves the group without a detour
-				// through the waiter's PreEnqueue and its siblings' activation.
-				pl.groups.EndRoomWait(key)
-				return fwk.Queue, nil
-			}
-		}
-		if reason == parkedNoRoom && addsRoom(oldObj, newObj) && pl.groups.IsRoomWaiter(key, pod.UID) {
-			if v := logger.V(5); v.Enabled() {
-				// Not built when off: the queue asks every waiting pod on every event.
-				v.Info("Room may have been freed for a pod group's waiter", "podGroup", key, "pod", klog.KObj(pod))
-			}
-			return fwk.Queue, nil
-		}
-		return fwk.QueueSkip, nil
-	}
-	if parked && reason != parkedTopology && !addsRoom(oldObj, newObj) {
-		return fwk.QueueSkip, nil
-	}
-	return fwk.Queue, nil
-}
-
-// addsRoom reports whether a capacity event can add room: a pod deleted or scaled down, a node
-// added, a node whose allocatable grew in some resource, or one that became usable (uncordoned,
-// or a taint that keeps pods off gone: the node lifecycle controller's not-ready taint when the
-// node becomes ready); not a node update that only shrank it, changed its labels or added taints.
-func addsRoom(oldObj, newObj any) bool {
-	old, ok1 := oldObj.(*v1.Node)
-	cur, ok2 := newObj.(*v1.Node)
-	if !ok1 || !ok2 || old == nil || cur == nil {
-		return true
-	}
-	if noderoom.AllocatableGrew(old, cur) {
-		return true
-	}
-	if old.Spec.Unschedulable && !cur.Spec.Unschedulable {
-		return true
-	}
-	for i := range old.Spec.Taints {
-		t := &old.Spec.Taints[i]
-		if t.Effect != v1.TaintEffectPreferNoSchedule && !slices.ContainsFunc(cur.Spec.Taints, func(c v1.Taint) bool { return c.MatchTaint(t) }) {
-			return true
-		}
-	}
-	return false
-}
-
-var _ fwk.SignPlugin = &Gang{}
 
 // SignPod gives each group's members a signature fragment of their own: opportunistic batching
 // then reuses a node list only between members of one group.
@@ -329,8 +278,6 @@ func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fw
 	}
 	return []fwk.SignFragment{{Key: podGroupSignerName, Value: key.String()}}, nil
 }
-
-var _ fwk.PreFilterPlugin = &Gang{}
 
 // PreFilter rejects a member early when its group cannot be scheduled (see PreEnqueue; the
 // cluster may have changed since), or when the group's minResources exceed the cluster's free
@@ -346,25 +293,25 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	var domain *topologyState
 	holdsNothing := false
-	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *podgroup.Group, g groupView) (parkReason, string, func() (parkReason, string)) {
-		holdsNothing = len(g.g.placed) == 0 && len(g.g.waiting) == 0
+	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *podgroup.Group, g gangcore.GroupView) (gangcore.ParkReason, string, func() (gangcore.ParkReason, string)) {
+		holdsNothing = g.HoldsNothing()
 		var placed []*v1.Pod
 		if len(pg.MinResources) > 0 {
 			placed = pl.placed(key, g)
 		}
 		ask, bad, badMsg := pl.askDomain(key, pg, g, pod)
 		// Without the manager's lock: these read every node.
-		return 0, "", func() (parkReason, string) {
+		return 0, "", func() (gangcore.ParkReason, string) {
 			domain = nil
 			if len(pg.MinResources) > 0 {
 				if short := capacityShortfall(nodes, wantedResources(pg), placed); short != "" {
-					return parkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
+					return gangcore.ParkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
 				}
 			}
 			if bad != 0 {
 				return bad, badMsg
 			}
-			var reason parkReason
+			var reason gangcore.ParkReason
 			var msg string
 			domain, reason, msg = pl.chooseDomain(key, ask, nodes)
 			return reason, msg
@@ -379,7 +326,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		if room := pl.roomShort(key, pod, int(pg.MinMember), nodes); room != nil {
 			// Who is turned away by the sum, and who goes, in order, is what tells whether the room
 			// went to the oldest group (issue 28).
-			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.all, "oneMemberNeeds", room.need.one)
+			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.All, "oneMemberNeeds", room.need.One)
 			pl.groups.TurnTaken(key)
 			state.Write(roomStateKey, room)
 			pl.noteTried(state, pod, room)
@@ -400,11 +347,11 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.groups.TurnTaken(key)
 	}
 	if st != nil {
-		if reason == parkedBadTopology && firstTime {
+		if reason == gangcore.ParkedBadTopology && firstTime {
 			pl.warnPodGroup(pg, st.Message())
 		}
 		state.Write(heldStateKey, heldMark{})
-		if reason == parkedTopology {
+		if reason == gangcore.ParkedTopology {
 			// Rejected as Pending, by Filter on every node (roomsum.go says why there): room
 			// freed in a domain then requeues the member past the queue's backoff, which its
 			// failed tries under churn grow to 10 s. As an UnschedulableAndUnresolvable PreFilter
@@ -442,7 +389,7 @@ func wantedResources(pg *podgroup.Group) v1.ResourceList {
 }
 
 // placed returns the group's members that hold a place: reserved or bound, each once.
-func (pl *Gang) placed(key types.NamespacedName, g groupView) []*v1.Pod {
+func (pl *Gang) placed(key types.NamespacedName, g gangcore.GroupView) []*v1.Pod {
 	pods := g.Reserved()
 	seen := uids(pods)
 	for _, p := range pl.members.bound(key) {
@@ -453,7 +400,38 @@ func (pl *Gang) placed(key types.NamespacedName, g groupView) []*v1.Pod {
 	return pods
 }
 
-var _ fwk.PostFilterPlugin = &Gang{}
+// heldStateKey marks in a member's CycleState that Gang's PreFilter held it back: the scheduler
+// still runs PostFilter for it, and that must not count as a failure of its group's round.
+const heldStateKey fwk.StateKey = "PreFilter" + Name
+
+type heldMark struct{}
+
+func (heldMark) Clone() fwk.StateData { return heldMark{} }
+
+func marked(state fwk.CycleState, key fwk.StateKey) bool {
+	if state == nil {
+		return false
+	}
+	_, err := state.Read(key)
+	return err == nil
+}
+
+// Filter turns away the nodes outside the member's domain. They are unresolvable: preemption
+// looks for room only inside the domain. PreFilter already names the domain's nodes, so the
+// scheduler passes Filter no others; Filter stays for callers that filter any node (preemption's
+// dry runs, the extender-style checks of other profiles).
+func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	if r := roomStateOf(state); r != nil {
+		// The group cannot fit the cluster's room at all (roomsum.go), or no domain of the
+		// level it requires (PreFilter).
+		return fwk.NewStatus(fwk.Pending, r.msg)
+	}
+	s := topologyStateOf(state)
+	if s == nil || ni.Node() == nil || s.nodes.Has(ni.Node().Name) {
+		return nil
+	}
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.outside)
+}
 
 // PostFilter runs when no node can take a member. If the member's group waits at Permit without
 // quorum, the group lets go: its waiting members are rejected at once, which gives back all they
@@ -483,10 +461,10 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 	// it would read only that most nodes "didn't satisfy plugin(s) [Gang]".
 	var reasons []string
 	switch v.Verdict {
-	case verdictRetry:
+	case gangcore.VerdictRetry:
 		reasons = append(reasons, fmt.Sprintf(
 			"pod group %s keeps its waiting members: this attempt saw room held that has been given back since; retrying", key))
-	case verdictFail:
+	case gangcore.VerdictFail:
 		reasons = append(reasons, pl.release(key, v.Failure, failedUnschedulable))
 	}
 	if domain != nil {
@@ -544,7 +522,7 @@ func (pl *Gang) noNodeBecause(statuses fwk.NodeToStatusReader, domain *topologyS
 // released pod on its node, and whether that node's verdict on the failing member (rejected)
 // could have been different without it. It runs only within a scheduling cycle, where the
 // snapshot is stable.
-func (pl *Gang) snapshotCheck(rejected func(node string) bool) snapshotCheck {
+func (pl *Gang) snapshotCheck(rejected func(node string) bool) gangcore.SnapshotCheck {
 	return func(uid types.UID, node string) (bool, bool) {
 		ni, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(node)
 		if err != nil {
@@ -559,62 +537,18 @@ func (pl *Gang) snapshotCheck(rejected func(node string) bool) snapshotCheck {
 	}
 }
 
-var _ fwk.ReservePlugin = &Gang{}
-
 // Reserve records the member's reservation for its group's quorum, and the topology domain its
 // PreFilter chose, which then holds for the group's other members.
 func (pl *Gang) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, node string) *fwk.Status {
 	if key, ok := podgroup.KeyOf(pod); ok {
 		pl.groups.Reserve(key, pod, node)
-		pl.groups.NoteDomain(key, topologyStateOf(state))
+		if s := topologyStateOf(state); s != nil {
+			pl.groups.NoteDomain(key, &s.choice)
+		}
 		notePlaced(state, pod)
 	}
 	return nil
 }
-
-// Unreserve forgets the member's reservation. A member lost while its group waits at Permit (it
-// timed out, another plugin rejected it, it was preempted or deleted) ends the group's round: the
-// other waiting members are rejected too, so the group gives back everything at once. A member
-// turned down in its own scheduling cycle by Reserve or Permit, whether or not Gang's Reserve ran
-// for it, is judged like one that fit no node (PostFilter), against the node it was tried on. A
-// member that Gang's Permit had let through or told to wait, and that is not waiting in its
-// group's round now (its bind failed, or it was released with an earlier round), only gives its
-// place back: its failure says nothing about whether the current round can complete, and its
-// Unreserve runs in its binding goroutine, where the scheduler's snapshot is not this cycle's but
-// is being renewed for the next one.
-func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) {
-	key, ok := podgroup.KeyOf(pod)
-	if !ok {
-		return
-	}
-	if passedPermit(state) {
-		pl.clearNomination(ctx, pod)
-	}
-	minMember := int32(1)
-	if pg, err := pl.podGroups.Of(key); err == nil {
-		minMember = pg.MinMember
-	}
-	var check snapshotCheck
-	var why string
-	if !passedPermit(state) {
-		check = pl.snapshotCheck(func(n string) bool { return n == node })
-		why = fmt.Sprintf("could not reserve member %s on node %s", pod.Name, node)
-	}
-	r := pl.groups.Unreserve(key, pod, minMember, check, why)
-	if r.Outcome.Verdict != verdictFail {
-		return
-	}
-	switch {
-	case r.TimedOut:
-		pl.release(key, r.Outcome.Failure, failedTimeout)
-	case r.Lost:
-		pl.release(key, r.Outcome.Failure, failedReleased)
-	default:
-		pl.release(key, r.Outcome.Failure, failedUnschedulable)
-	}
-}
-
-var _ fwk.PermitPlugin = &Gang{}
 
 // Permit lets a member through once minMember members of its group hold a place, and lets its
 // waiting siblings through with it; until then the member waits, at most until the round's
@@ -627,7 +561,7 @@ func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ s
 	}
 	pg, err := pl.podGroups.Of(key)
 	if err != nil {
-		pl.groups.Park(key, pod, parkedNotFound)
+		pl.groups.Park(key, pod, gangcore.ParkedNotFound)
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("pod group %s does not exist", key)), 0
 	}
 	minMember := pg.MinMember
@@ -654,20 +588,6 @@ func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ s
 	return nil, 0
 }
 
-// clearNomination takes back the nominatedNodeName that kube-scheduler 1.37 writes to a pod
-// about to wait at Permit (NominatedNodeNameForExpectation, on by default). When the pod is
-// rejected, the scheduler means to clear it, but compares against its copy of the pod from before
-// the write and so leaves it in place; its queue then counts the pod as nominated to the node, and
-// every pod of equal or lower priority finds that room taken while the released member stands
-// aside. With many groups releasing members, freed room stayed empty for over a minute.
-func (pl *Gang) clearNomination(ctx context.Context, pod *v1.Pod) {
-	_, err := pl.handle.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType,
-		[]byte(`{"status":{"nominatedNodeName":null}}`), metav1.PatchOptions{}, "status")
-	if err != nil && !apierrors.IsNotFound(err) {
-		klog.FromContext(ctx).Error(err, "Clearing the nominated node of a released pod group member", "pod", klog.KObj(pod))
-	}
-}
-
 // permitStateKey marks in a member's CycleState that Gang's Permit let it through or told it to
 // wait: from then on its Unreserve may run outside its scheduling cycle.
 const permitStateKey fwk.StateKey = "Permit" + Name
@@ -677,22 +597,6 @@ type permitMark struct{}
 func (permitMark) Clone() fwk.StateData { return permitMark{} }
 
 func passedPermit(state fwk.CycleState) bool { return marked(state, permitStateKey) }
-
-// heldStateKey marks in a member's CycleState that Gang's PreFilter held it back: the scheduler
-// still runs PostFilter for it, and that must not count as a failure of its group's round.
-const heldStateKey fwk.StateKey = "PreFilter" + Name
-
-type heldMark struct{}
-
-func (heldMark) Clone() fwk.StateData { return heldMark{} }
-
-func marked(state fwk.CycleState, key fwk.StateKey) bool {
-	if state == nil {
-		return false
-	}
-	_, err := state.Read(key)
-	return err == nil
-}
 
 // activateSiblings moves the group's pending members, other than pod, to the active queue.
 func (pl *Gang) activateSiblings(key types.NamespacedName, pod *v1.Pod) {
@@ -719,4 +623,134 @@ func (pl *Gang) timeout(pg *podgroup.Group) time.Duration {
 		t = pg.ScheduleTimeout
 	}
 	return min(t, maxPermitWait-frameworkTimerSlack)
+}
+
+// Unreserve forgets the member's reservation. A member lost while its group waits at Permit (it
+// timed out, another plugin rejected it, it was preempted or deleted) ends the group's round: the
+// other waiting members are rejected too, so the group gives back everything at once. A member
+// turned down in its own scheduling cycle by Reserve or Permit, whether or not Gang's Reserve ran
+// for it, is judged like one that fit no node (PostFilter), against the node it was tried on. A
+// member that Gang's Permit had let through or told to wait, and that is not waiting in its
+// group's round now (its bind failed, or it was released with an earlier round), only gives its
+// place back: its failure says nothing about whether the current round can complete, and its
+// Unreserve runs in its binding goroutine, where the scheduler's snapshot is not this cycle's but
+// is being renewed for the next one.
+func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node string) {
+	key, ok := podgroup.KeyOf(pod)
+	if !ok {
+		return
+	}
+	if passedPermit(state) {
+		pl.clearNomination(ctx, pod)
+	}
+	minMember := int32(1)
+	if pg, err := pl.podGroups.Of(key); err == nil {
+		minMember = pg.MinMember
+	}
+	var check gangcore.SnapshotCheck
+	var why string
+	if !passedPermit(state) {
+		check = pl.snapshotCheck(func(n string) bool { return n == node })
+		why = fmt.Sprintf("could not reserve member %s on node %s", pod.Name, node)
+	}
+	r := pl.groups.Unreserve(key, pod, minMember, check, why)
+	if r.Outcome.Verdict != gangcore.VerdictFail {
+		return
+	}
+	switch {
+	case r.TimedOut:
+		pl.release(key, r.Outcome.Failure, failedTimeout)
+	case r.Lost:
+		pl.release(key, r.Outcome.Failure, failedReleased)
+	default:
+		pl.release(key, r.Outcome.Failure, failedUnschedulable)
+	}
+}
+
+// clearNomination takes back the nominatedNodeName that kube-scheduler 1.37 writes to a pod
+// about to wait at Permit (NominatedNodeNameForExpectation, on by default). When the pod is
+// rejected, the scheduler means to clear it, but compares against its copy of the pod from before
+// the write and so leaves it in place; its queue then counts the pod as nominated to the node, and
+// every pod of equal or lower priority finds that room taken while the released member stands
+// aside. With many groups releasing members, freed room stayed empty for over a minute.
+func (pl *Gang) clearNomination(ctx context.Context, pod *v1.Pod) {
+	_, err := pl.handle.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType,
+		[]byte(`{"status":{"nominatedNodeName":null}}`), metav1.PatchOptions{}, "status")
+	if err != nil && !apierrors.IsNotFound(err) {
+		klog.FromContext(ctx).Error(err, "Clearing the nominated node of a released pod group member", "pod", klog.KObj(pod))
+	}
+}
+
+// EventsToRegister returns the events that can help a pod Gang rejected: capacity, for groups
+// whose minResources or topology domain did not fit (node labels make the domains). A PodGroup appearing or changing, a member arriving and a
+// backoff ending wake parked pods directly (see podGroupHandler and podHandler).
+func (pl *Gang) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		// UpdateNodeTaint is also how the queue tells a node uncordoned.
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete | fwk.UpdatePodScaleDown}, QueueingHintFn: pl.isSchedulableAfterCapacityChange},
+	}, nil
+}
+
+// isSchedulableAfterCapacityChange requeues a pod unless it is parked for a reason capacity
+// cannot help; those are woken by their own triggers. A node whose labels alone changed helps
+// only a group looking for a topology domain: it frees no room.
+func (pl *Gang) isSchedulableAfterCapacityChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	key, ok := podgroup.KeyOf(pod)
+	if !ok {
+		return fwk.QueueSkip, nil
+	}
+	reason, parked := pl.groups.ParkedReason(key, pod.UID)
+	if parked && !reason.WokenByCapacity() {
+		// A group's waiter is Gang's to requeue when Gang's Filter turned it away for the sum of
+		// room (roomsum.go): the queue asks Gang only then, and skips its backoff. Every waiter
+		// is asked on every event, so an event that adds no room must not move them all.
+		if reason == gangcore.ParkedNoRoom && addsRoom(oldObj, newObj) {
+			if _, whole := podgroup.NativeName(key); whole {
+				// The queue holds a native group's members as one entity, which moves only when
+				// every member passes PreEnqueue: the wait ends here, where the event is known to
+				// add room, and whichever member is asked first moves the group without a detour
+				// through the waiter's PreEnqueue and its siblings' activation.
+				pl.groups.EndRoomWait(key)
+				return fwk.Queue, nil
+			}
+		}
+		if reason == gangcore.ParkedNoRoom && addsRoom(oldObj, newObj) && pl.groups.IsRoomWaiter(key, pod.UID) {
+			if v := logger.V(5); v.Enabled() {
+				// Not built when off: the queue asks every waiting pod on every event.
+				v.Info("Room may have been freed for a pod group's waiter", "podGroup", key, "pod", klog.KObj(pod))
+			}
+			return fwk.Queue, nil
+		}
+		return fwk.QueueSkip, nil
+	}
+	if parked && reason != gangcore.ParkedTopology && !addsRoom(oldObj, newObj) {
+		return fwk.QueueSkip, nil
+	}
+	return fwk.Queue, nil
+}
+
+// addsRoom reports whether a capacity event can add room: a pod deleted or scaled down, a node
+// added, a node whose allocatable grew in some resource, or one that became usable (uncordoned,
+// or a taint that keeps pods off gone: the node lifecycle controller's not-ready taint when the
+// node becomes ready); not a node update that only shrank it, changed its labels or added taints.
+func addsRoom(oldObj, newObj any) bool {
+	old, ok1 := oldObj.(*v1.Node)
+	cur, ok2 := newObj.(*v1.Node)
+	if !ok1 || !ok2 || old == nil || cur == nil {
+		return true
+	}
+	if noderoom.AllocatableGrew(old, cur) {
+		return true
+	}
+	if old.Spec.Unschedulable && !cur.Spec.Unschedulable {
+		return true
+	}
+	for i := range old.Spec.Taints {
+		t := &old.Spec.Taints[i]
+		if t.Effect != v1.TaintEffectPreferNoSchedule && !slices.ContainsFunc(cur.Spec.Taints, func(c v1.Taint) bool { return c.MatchTaint(t) }) {
+			return true
+		}
+	}
+	return false
 }

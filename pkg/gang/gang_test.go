@@ -38,6 +38,7 @@ import (
 	pgfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 
 	"github.com/berth-sched/berth/pkg/apis/config"
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -436,8 +437,8 @@ func TestPostFilterAfterGangsOwnPreFilter(t *testing.T) {
 	if _, got := h.pl.PostFilter(h.ctx, state, a2, nil); got.Code() != fwk.Unschedulable {
 		t.Errorf("PostFilter: %v", got)
 	}
-	if reason, _ := h.pl.groups.ParkedReason(types.NamespacedName{Namespace: "ns", Name: "a"}, a2.UID); reason != parkedMinResources {
-		t.Errorf("after PostFilter the member is parked for %v, want %v (woken by capacity)", reason, parkedMinResources)
+	if reason, _ := h.pl.groups.ParkedReason(types.NamespacedName{Namespace: "ns", Name: "a"}, a2.UID); reason != gangcore.ParkedMinResources {
+		t.Errorf("after PostFilter the member is parked for %v, want %v (woken by capacity)", reason, gangcore.ParkedMinResources)
 	}
 	if _, again := h.pl.PreFilter(h.ctx, framework.NewCycleState(), a2, nodes); again.Message() != first.Message() {
 		t.Errorf("the next attempt says %q, want %q again", again.Message(), first.Message())
@@ -807,33 +808,32 @@ func TestQueueingHints(t *testing.T) {
 	deleted := st.MakePod().Namespace("ns").Name("gone").UID("gone").Node("n1").Obj()
 	tests := []struct {
 		name   string
-		reason parkReason
+		reason gangcore.ParkReason
 		pod    *v1.Pod
 		want   fwk.QueueingHint
 	}{
-		{name: "a member held for too few pods ignores capacity", reason: parkedTooFew, pod: a1, want: fwk.QueueSkip},
-		{name: "a member held for its missing PodGroup ignores capacity", reason: parkedNotFound, pod: a1, want: fwk.QueueSkip},
-		{name: "a member of a group that stands aside ignores capacity", reason: parkedBackoff, pod: a1, want: fwk.QueueSkip},
-		{name: "a member held for minResources is retried on capacity", reason: parkedMinResources, pod: a1, want: fwk.Queue},
-		{name: "a member being retried is retried on capacity", reason: parkedRetry, pod: a1, want: fwk.Queue},
+		{name: "a member held for too few pods ignores capacity", reason: gangcore.ParkedTooFew, pod: a1, want: fwk.QueueSkip},
+		{name: "a member held for its missing PodGroup ignores capacity", reason: gangcore.ParkedNotFound, pod: a1, want: fwk.QueueSkip},
+		{name: "a member of a group that stands aside ignores capacity", reason: gangcore.ParkedBackoff, pod: a1, want: fwk.QueueSkip},
+		{name: "a member held for minResources is retried on capacity", reason: gangcore.ParkedMinResources, pod: a1, want: fwk.Queue},
+		{name: "a member being retried is retried on capacity", reason: gangcore.ParkedRetry, pod: a1, want: fwk.Queue},
 		{name: "a member not parked is retried", pod: a1, want: fwk.Queue},
 		{name: "a pod outside any group is not Gang's to retry", pod: st.MakePod().Namespace("ns").Name("solo").Obj(), want: fwk.QueueSkip},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, nil)
-			if tc.reason == parkedBackoff {
-				// A group stands aside while its backoff lasts. Without one the park ends at once,
-				// and the timer that ends it would race the hint.
-				m := h.pl.groups
-				m.mu.Lock()
-				m.group(keyA).backoffUntil = m.clock.Now().Add(time.Hour)
-				m.mu.Unlock()
+			// On a clock that stands still: no timer ends a park while the hint is asked.
+			pl := &Gang{shared: &shared{groups: testManager()}}
+			if tc.reason == gangcore.ParkedBackoff {
+				// A group stands aside after a failed round; without one the park ends at once.
+				pl.groups.Reserve(keyA, a2, "n1")
+				pl.groups.Permit(keyA, a2, 3, time.Hour)
+				pl.groups.MemberFailed(keyA, a3, 3, nil, "could not place member a3")
 			}
 			if tc.reason != 0 {
-				h.pl.groups.Park(keyA, tc.pod, tc.reason)
+				pl.groups.Park(keyA, tc.pod, tc.reason)
 			}
-			registered, err := h.pl.EventsToRegister(h.ctx)
+			registered, err := pl.EventsToRegister(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

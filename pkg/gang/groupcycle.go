@@ -9,6 +9,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/berth-sched/berth/pkg/cyclestate"
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
@@ -105,13 +106,11 @@ func (c *groupCycle) firstFailed() (*v1.Pod, *roomState) {
 	return nil, nil
 }
 
-var _ fwk.PodGroupPostFilterPlugin = &Gang{}
-
-// snapshotView reads this scheduling cycle's snapshot for the manager (roomseen.go).
-func (pl *Gang) snapshotView() snapshotView {
+// snapshotView reads this scheduling cycle's snapshot for the manager (gangcore's roomseen.go).
+func (pl *Gang) snapshotView() gangcore.SnapshotView {
 	nodes := pl.handle.SnapshotSharedLister().NodeInfos()
-	return snapshotView{
-		podVersion: func(uid types.UID, node string) (string, bool) {
+	return gangcore.SnapshotView{
+		PodVersion: func(uid types.UID, node string) (string, bool) {
 			ni, err := nodes.Get(node)
 			if err != nil {
 				return "", false
@@ -123,7 +122,7 @@ func (pl *Gang) snapshotView() snapshotView {
 			}
 			return "", false
 		},
-		nodeVersion: func(name string) (string, bool) {
+		NodeVersion: func(name string) (string, bool) {
 			ni, err := nodes.Get(name)
 			if err != nil || ni.Node() == nil {
 				return "", false
@@ -172,9 +171,9 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 		pl.groups.NoteNeed(key, room.need)
 	}
 	switch v.Verdict {
-	case verdictFail:
+	case gangcore.VerdictFail:
 		return nil, fwk.NewStatus(fwk.Unschedulable, pl.release(key, v.Failure, failedUnschedulable))
-	case verdictRetry:
+	case gangcore.VerdictRetry:
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf(
 			"pod group %s keeps its waiting members: this attempt saw room held that has been given back since; retrying", key))
 	}

@@ -1,18 +1,22 @@
 package gang
 
 import (
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	"k8s.io/utils/clock"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	// Wires client-go's feature gates to utilfeature.DefaultFeatureGate, as in kube-scheduler.
 	_ "k8s.io/kubernetes/pkg/features"
+
+	"github.com/berth-sched/berth/internal/fakeclock"
+	"github.com/berth-sched/berth/pkg/gangcore"
 )
 
 // disableWatchList makes informers list then watch. The generated PodGroup fake cannot stream a
@@ -22,66 +26,33 @@ func disableWatchList(t testing.TB) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(clientfeatures.WatchListClient), false)
 }
 
-// fakeClock is a manager's clock under a test's control: Step moves it and fires the timers due.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// member returns a pod of group pg in namespace ns.
+func member(pg, name, uid string) *v1.Pod {
+	return st.MakePod().Namespace("ns").Name(name).UID(uid).Label(v1alpha1.PodGroupLabel, pg).Obj()
 }
 
-type fakeTimer struct {
-	at      time.Time
-	f       func()
-	stopped bool
-}
+var (
+	a1   = member("a", "a1", "uid-a1")
+	a2   = member("a", "a2", "uid-a2")
+	a3   = member("a", "a3", "uid-a3")
+	b1   = member("b", "b1", "uid-b1")
+	b2   = member("b", "b2", "uid-b2")
+	keyA = types.NamespacedName{Namespace: "ns", Name: "a"}
+)
 
-func (t *fakeTimer) C() <-chan time.Time { return nil }
-func (t *fakeTimer) Stop() bool          { t.stopped = true; return true }
-func (t *fakeTimer) Reset(time.Duration) bool {
-	panic("the manager does not reset timers")
-}
-
-func newFakeClock(t time.Time) *fakeClock { return &fakeClock{now: t} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) clock.Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-// Step moves the clock by d and runs, in order, the timers that came due.
-func (c *fakeClock) Step(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due, left []*fakeTimer
-	for _, t := range c.timers {
-		if !t.at.After(c.now) {
-			due = append(due, t)
-		} else {
-			left = append(left, t)
-		}
-	}
-	c.timers = left
-	c.mu.Unlock()
-	slices.SortStableFunc(due, func(a, b *fakeTimer) int { return a.at.Compare(b.at) })
-	for _, t := range due {
-		if !t.stopped {
-			t.f()
-		}
-	}
-}
-
-// pending counts the timers not yet fired.
-func (c *fakeClock) pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.timers)
+// testManager returns a group state on a fake clock at t0 whose timers act on nothing.
+func testManager() *gangcore.Manager {
+	return gangcore.NewManager(gangcore.Config{
+		BackoffBase: 2 * time.Second,
+		BackoffMax:  8 * time.Second,
+		TurnMax:     2 * time.Second,
+		Clock:       fakeclock.New(t0),
+		Hooks: gangcore.Hooks{
+			Activate: func([]*v1.Pod) {},
+			Expired:  func(types.NamespacedName, gangcore.RoundFailure) {},
+			Gone:     func(types.NamespacedName) {},
+		},
+	})
 }

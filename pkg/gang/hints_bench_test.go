@@ -13,6 +13,7 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/berth-sched/berth/pkg/amount"
+	"github.com/berth-sched/berth/pkg/gangcore"
 )
 
 // waitingGroups builds a Gang whose manager holds n groups of 4 members that wait for room, as
@@ -20,25 +21,25 @@ import (
 // waiter, turned away by the sum of room, and the other three are parked behind it. It returns
 // the plugin and every group's members, oldest group first.
 func waitingGroups(n int) (*Gang, [][]*v1.Pod) {
-	m, _, _ := testManager()
-	pl := &Gang{core: &core{groups: m}}
+	m := testManager()
+	pl := &Gang{shared: &shared{groups: m}}
 	groups := make([][]*v1.Pod, n)
 	for g := range groups {
 		name := fmt.Sprintf("g%04d", g)
 		key := types.NamespacedName{Namespace: "ns", Name: name}
 		for i := range 4 {
 			p := member(name, fmt.Sprintf("%s-%d", name, i), fmt.Sprintf("uid-%s-%d", name, i))
-			m.PodChanged(key, p.UID, p)
+			m.PodChanged(key, p.UID, memberState(p))
 			groups[g] = append(groups[g], p)
 		}
-		m.Admit(key, groups[g][0], func(v groupView) (parkReason, bool) {
+		m.Admit(key, groups[g][0], func(v gangcore.GroupView) (gangcore.ParkReason, bool) {
 			v.Place(0, t0.Add(time.Duration(g)*time.Millisecond))
 			return 0, true
 		})
 		m.MemberFailed(key, groups[g][0], 4, nil, "could not place member "+groups[g][0].Name)
-		m.NoteNeed(key, roomNeed{all: amount.Amount{"cpu": 4000, "pods": 4 * amount.One}, one: amount.Amount{"cpu": 1000, "pods": amount.One}})
+		m.NoteNeed(key, gangcore.RoomNeed{All: amount.Amount{"cpu": 4000, "pods": 4 * amount.One}, One: amount.Amount{"cpu": 1000, "pods": amount.One}})
 		for _, p := range groups[g][1:] {
-			m.Park(key, p, parkedNoRoom)
+			m.Park(key, p, gangcore.ParkedNoRoom)
 		}
 	}
 	return pl, groups

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
@@ -20,6 +21,17 @@ func (m members) of(key types.NamespacedName) []*v1.Pod { return podgroup.Pods(m
 // by scheduling gates, which would leave its siblings waiting at Permit for nothing.
 func schedulable(pod *v1.Pod) bool {
 	return podgroup.Live(pod) && len(pod.Spec.SchedulingGates) == 0
+}
+
+// memberState is what the group's quorum counts of pod (gangcore.Manager.PodChanged).
+func memberState(pod *v1.Pod) gangcore.PodState {
+	switch {
+	case !schedulable(pod):
+		return gangcore.PodIdle
+	case pod.Spec.NodeName != "":
+		return gangcore.PodBound
+	}
+	return gangcore.PodReady
 }
 
 // bound returns the group's live pods that are bound to a node.

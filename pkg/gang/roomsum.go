@@ -13,6 +13,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/cyclestate"
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/noderoom"
 )
 
@@ -47,13 +48,7 @@ const roomStateKey fwk.StateKey = "PreFilter" + Name + "/room"
 // the least the group needs in all and on one node, which its wait for room keeps (see olderFits).
 type roomState struct {
 	msg  string
-	need roomNeed
-}
-
-// roomNeed is the least a group that holds nothing needs: in all, and on some one node for any
-// one member.
-type roomNeed struct {
-	all, one amount.Amount
+	need gangcore.RoomNeed
 }
 
 func (s *roomState) Clone() fwk.StateData { return s }
@@ -78,8 +73,8 @@ func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, 
 			candidates = append(candidates, p)
 		}
 	}
-	need := roomNeed{all: leastNeed(candidates, minMember), one: leastOne(candidates)}
-	if need.all == nil {
+	need := gangcore.RoomNeed{All: leastNeed(candidates, minMember), One: leastOne(candidates)}
+	if need.All == nil {
 		return nil
 	}
 	counting := "what pods of lower priority hold counted as free"
@@ -87,22 +82,22 @@ func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, 
 		counting = "its members may not preempt"
 	}
 	usable := usableByAny(candidates)
-	short := roomShortOf(nodes, need.all, nil, usable)
+	short := roomShortOf(nodes, need.All, nil, usable)
 	if len(short) > 0 && preempts {
-		short = roomShortOf(nodes, need.all, pod, usable)
+		short = roomShortOf(nodes, need.All, pod, usable)
 	}
 	if len(short) > 0 {
 		for i, name := range short {
 			short[i] = "Insufficient " + name
 		}
 		return &roomState{need: need, msg: fmt.Sprintf("pod group %s needs at least %s for the %d members it still has to place: %s in the whole cluster (%s); it is tried again at once when room is freed",
-			key, need.all, minMember, strings.Join(short, ", "), counting)}
+			key, need.All, minMember, strings.Join(short, ", "), counting)}
 	}
-	if nodeHolds(nodes, need.one, nil, usable) || preempts && nodeHolds(nodes, need.one, pod, usable) {
+	if nodeHolds(nodes, need.One, nil, usable) || preempts && nodeHolds(nodes, need.One, pod, usable) {
 		return nil
 	}
 	return &roomState{need: need, msg: fmt.Sprintf("pod group %s has no node with room for any of its members, each of which needs at least %s on one node (%s); it is tried again at once when room is freed",
-		key, need.one, counting)}
+		key, need.One, counting)}
 }
 
 // olderFits names an older group (see manager.older) that waits for room, was turned away by the
@@ -117,7 +112,7 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 	}
 	all := amount.Amount{}
 	for _, w := range older {
-		for name := range w.need.all {
+		for name := range w.Need.All {
 			all[name] = 1
 		}
 	}
@@ -139,8 +134,8 @@ func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string
 		t.add(n, nil)
 		if i+1 == len(nodes) || i&(i+1) == 0 {
 			for _, w := range older {
-				if t.covers(w.need.all) && oneFits(w.need.one) {
-					return w.key.String()
+				if t.covers(w.Need.All) && oneFits(w.Need.One) {
+					return w.Key.String()
 				}
 			}
 		}

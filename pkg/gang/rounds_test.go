@@ -12,6 +12,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+
+	"github.com/berth-sched/berth/pkg/gangcore"
 )
 
 // The tests in this file each pin one rule of how a round ends: from facts the plugin can see, not
@@ -85,7 +87,7 @@ func TestAFailureThatAReleaseExplainsKeepsTheRound(t *testing.T) {
 		t.Errorf("PostFilter: %v", got)
 	}
 	stillWaiting(t, "b1", doneB)
-	if reason, ok := h.pl.groups.ParkedReason(keyB, b2.UID); !ok || reason != parkedRetry {
+	if reason, ok := h.pl.groups.ParkedReason(keyB, b2.UID); !ok || reason != gangcore.ParkedRetry {
 		t.Errorf("b2 parked %v (%v), want parked to retry", reason, ok)
 	}
 	h.fh.RejectWaitingPod(b1.UID)
@@ -235,7 +237,7 @@ func TestALateUnreserveFromAnEarlierRoundLeavesTheNewRoundAlone(t *testing.T) {
 	// Round 2, after the backoff: a3 waits.
 	h.eventually("the end of the backoff", func() bool {
 		var in bool
-		h.pl.groups.Admit(keyA, a3, func(g groupView) (parkReason, bool) {
+		h.pl.groups.Admit(keyA, a3, func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
 			in, _ = g.InBackoff()
 			return 0, true
 		})
@@ -312,7 +314,7 @@ func TestMembersAReleaseRejectedDoNotCompleteTheNextRound(t *testing.T) {
 	h.pl.groups.RoomFreed()
 	inBackoff := func() bool {
 		var in bool
-		h.pl.groups.Admit(keyA, a3, func(g groupView) (parkReason, bool) {
+		h.pl.groups.Admit(keyA, a3, func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
 			in, _ = g.InBackoff()
 			return 0, true
 		})

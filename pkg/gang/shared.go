@@ -18,23 +18,24 @@ import (
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/berth-sched/berth/pkg/activate"
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/podroom"
 	"github.com/berth-sched/berth/pkg/process"
 	"github.com/berth-sched/berth/pkg/tombstone"
 )
 
-// core is Gang's state for one scheduler process: the group state machine, the PodGroup
+// shared is Gang's state for one scheduler process: the group state machine, the PodGroup
 // informer, the status writer and the informer handlers that wake parked pods. A plugin factory
-// runs once per profile; every profile that enables Gang shares the core, as it shares the
+// runs once per profile; every profile that enables Gang shares it, as it shares the
 // scheduler's informers, queue and map of pods waiting at Permit, so a group's members count
 // toward one quorum whichever profile placed them, and one status writer serves them all.
-type core struct {
+type shared struct {
 	logger klog.Logger
-	// handle is the first profile's. What the core asks of it (activating pods, finding a pod
+	// handle is the first profile's. What it asks of the handle (activating pods, finding a pod
 	// waiting at Permit) is the scheduler's, not the profile's.
 	handle    fwk.Handle
-	groups    *manager
+	groups    *gangcore.Manager
 	podGroups *podgroup.Groups
 	members   members
 	status    *statusWriter
@@ -46,16 +47,16 @@ type core struct {
 	rejectMu sync.Mutex
 }
 
-// cores holds each scheduler's core, keyed by the informer factory its profiles share.
-var cores process.Shared[informers.SharedInformerFactory, *core]
+// perScheduler holds each scheduler's shared state, keyed by the informer factory its profiles share.
+var perScheduler process.Shared[informers.SharedInformerFactory, *shared]
 
-// sharedCore returns the core of h's scheduler, building it on the first call, with client for
+// sharedFor returns the shared state of h's scheduler, building it on the first call, with client for
 // PodGroups (nil: the scheduler's, see podgroup.For). It lives as long as ctx, the scheduler's.
-func sharedCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
-	return cores.Get(ctx, h.SharedInformerFactory(), func() (*core, error) { return newCore(ctx, h, client, t) })
+func sharedFor(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*shared, error) {
+	return perScheduler.Get(ctx, h.SharedInformerFactory(), func() (*shared, error) { return newShared(ctx, h, client, t) })
 }
 
-func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*core, error) {
+func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, t timings) (*shared, error) {
 	groups, err := podgroup.For(ctx, h, client)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
@@ -69,19 +70,29 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 	if podgroup.NativeEnabled() {
 		status.serveNative(h.ClientSet(), groups)
 	}
-	c := &core{
+	c := &shared{
 		logger:    klog.FromContext(ctx).WithValues("plugin", Name),
 		handle:    h,
 		podGroups: groups,
 		members:   members{indexer: groups.Pods},
 		status:    status,
 	}
-	c.groups = newManager(t.backoffBase, t.backoffMax, t.clock, hooks{
-		activate: c.activate,
-		expired:  func(key types.NamespacedName, f roundFailure) { c.release(key, f, failedTimeout) },
-		gone:     groups.Order.Forget,
+	var native func(types.NamespacedName) bool
+	if podgroup.NativeEnabled() {
+		native = func(key types.NamespacedName) bool { _, ok := podgroup.NativeName(key); return ok }
+	}
+	c.groups = gangcore.NewManager(gangcore.Config{
+		BackoffBase: t.backoffBase,
+		BackoffMax:  t.backoffMax,
+		TurnMax:     t.turn,
+		Clock:       t.clock,
+		Hooks: gangcore.Hooks{
+			Activate: c.activate,
+			Expired:  func(key types.NamespacedName, f gangcore.RoundFailure) { c.release(key, f, failedTimeout) },
+			Gone:     groups.Order.Forget,
+		},
+		Native: native,
 	})
-	c.groups.turnMax = t.turn
 	if err := groups.AddEventHandler(c.podGroupHandler()); err != nil {
 		return nil, err
 	}
@@ -119,7 +130,7 @@ func newCore(ctx context.Context, h fwk.Handle, client versioned.Interface, t ti
 // that does not show the PodGroup yet, and be gated again with nothing left to wake it. These
 // handlers run after this informer's cache holds the change, and manager.Admit/Wake make parking
 // and waking atomic.
-func (c *core) podGroupHandler() cache.ResourceEventHandler {
+func (c *shared) podGroupHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if pg, ok := obj.(*podgroup.Group); ok {
@@ -156,12 +167,12 @@ func (c *core) podGroupHandler() cache.ResourceEventHandler {
 // members, and wakes a group's parked pods when a member arrives or loses its scheduling gates.
 // Unscheduled-pod Add events reach plugins' queueing hints only with the GenericWorkload feature
 // gate, so the queue alone would never requeue pods waiting for their siblings.
-func (c *core) podHandler() cache.ResourceEventHandler {
+func (c *shared) podHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if pod, ok := obj.(*v1.Pod); ok {
 				if key, ok := podgroup.KeyOf(pod); ok {
-					c.groups.PodChanged(key, pod.UID, pod)
+					c.groups.PodChanged(key, pod.UID, memberState(pod))
 					c.wakeIfReady(key)
 					c.newCandidate(key, pod)
 				}
@@ -186,10 +197,10 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 			oldKey, wasMember := podgroup.KeyOf(old)
 			key, isMember := podgroup.KeyOf(cur)
 			if wasMember && oldKey != key {
-				c.groups.PodChanged(oldKey, old.UID, nil)
+				c.groups.PodChanged(oldKey, old.UID, gangcore.PodGone)
 			}
 			if isMember {
-				c.groups.PodChanged(key, cur.UID, cur)
+				c.groups.PodChanged(key, cur.UID, memberState(cur))
 				if oldKey != key || !schedulable(old) {
 					c.wakeIfReady(key)
 					c.newCandidate(key, cur)
@@ -203,7 +214,7 @@ func (c *core) podHandler() cache.ResourceEventHandler {
 					c.groups.PodFreed(pod.UID, pod.Spec.NodeName, "")
 				}
 				if key, ok := podgroup.KeyOf(pod); ok {
-					c.groups.PodChanged(key, pod.UID, nil)
+					c.groups.PodChanged(key, pod.UID, gangcore.PodGone)
 				}
 			}
 		},
@@ -225,7 +236,7 @@ func scaledDown(old, cur *v1.Pod) bool {
 // joins or grows, and cuts short the waits of native groups (roomseen.go). Pods ending do the same from
 // podHandler. The queue's events cannot: a member in backoff is held in PreEnqueue, and PreEnqueue
 // alone cannot tell that room appeared.
-func (c *core) nodeHandler() cache.ResourceEventHandler {
+func (c *shared) nodeHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if n, ok := obj.(*v1.Node); ok {
@@ -254,7 +265,7 @@ func (c *core) nodeHandler() cache.ResourceEventHandler {
 // quotaHandler ends the waits for room of a namespace's groups when an ElasticQuota appears
 // there: its reclaim may let them preempt pods of any priority, which the sum of room held them
 // back without counting (roomsum.go).
-func (c *core) quotaHandler() cache.ResourceEventHandler {
+func (c *shared) quotaHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			// The ElasticQuota informer's: its namespace is all that is read.
@@ -267,7 +278,7 @@ func (c *core) quotaHandler() cache.ResourceEventHandler {
 
 // newCandidate ends the group's wait for room when pod joins the members it may place: the least
 // its group needs (roomsum.go) may be less with it.
-func (c *core) newCandidate(key types.NamespacedName, pod *v1.Pod) {
+func (c *shared) newCandidate(key types.NamespacedName, pod *v1.Pod) {
 	if pod.Spec.NodeName == "" && schedulable(pod) {
 		c.groups.EndRoomWait(key)
 	}
@@ -275,22 +286,22 @@ func (c *core) newCandidate(key types.NamespacedName, pod *v1.Pod) {
 
 // wokenByPodGroup are the reasons a PodGroup appearing or changing may lift. A group that
 // stands aside waits for its timer whatever changes.
-var wokenByPodGroup = []parkReason{parkedNotFound, parkedTooFew, parkedMinResources, parkedTopology, parkedBadTopology}
+var wokenByPodGroup = []gangcore.ParkReason{gangcore.ParkedNotFound, gangcore.ParkedTooFew, gangcore.ParkedMinResources, gangcore.ParkedTopology, gangcore.ParkedBadTopology}
 
 // wakeIfReady wakes the group's pods waiting for siblings once minMember of its pods can be
 // scheduled.
-func (c *core) wakeIfReady(key types.NamespacedName) {
-	c.activate(c.groups.Wake(key, func(g groupView) bool {
+func (c *shared) wakeIfReady(key types.NamespacedName) {
+	c.activate(c.groups.Wake(key, func(g gangcore.GroupView) bool {
 		pg, err := c.podGroups.Of(key)
 		return err == nil && g.Ready() >= pg.MinMember
-	}, parkedTooFew))
+	}, gangcore.ParkedTooFew))
 }
 
 // activate moves pods to the active queue; the queue runs PreEnqueue on them again.
-func (c *core) activate(pods []*v1.Pod) { activate.Pods(c.handle, c.logger, pods) }
+func (c *shared) activate(pods []*v1.Pod) { activate.Pods(c.handle, c.logger, pods) }
 
 // allow lets through the waiting members of a round that reached quorum.
-func (c *core) allow(v permitVerdict) {
+func (c *shared) allow(v gangcore.PermitVerdict) {
 	for _, uid := range v.Allow {
 		if wp := c.handle.GetWaitingPod(uid); wp != nil {
 			wp.Allow(Name)
@@ -315,7 +326,7 @@ func (c *core) allow(v permitVerdict) {
 // their framework timers would fire together with the release each of them triggers. The
 // scheduler's own Reject of a member whose deletion starts cannot be serialized from here:
 // hack/patches fixes the framework for that one.
-func (c *core) reject(key types.NamespacedName, waiting []types.UID, msg string) {
+func (c *shared) reject(key types.NamespacedName, waiting []types.UID, msg string) {
 	var late []types.UID
 	c.rejectMu.Lock()
 	for _, uid := range waiting {
@@ -334,7 +345,7 @@ func (c *core) reject(key types.NamespacedName, waiting []types.UID, msg string)
 // rejectWhenParked rejects a released member once the framework parks it at Permit, or gives up
 // when its reservation is gone (another plugin's Permit turned it down, or it was deleted). Both
 // follow within the member's scheduling cycle.
-func (c *core) rejectWhenParked(key types.NamespacedName, uid types.UID, msg string) {
+func (c *shared) rejectWhenParked(key types.NamespacedName, uid types.UID, msg string) {
 	for c.groups.Holds(key, uid) {
 		c.rejectMu.Lock()
 		wp := c.handle.GetWaitingPod(uid)
@@ -351,7 +362,7 @@ func (c *core) rejectWhenParked(key types.NamespacedName, uid types.UID, msg str
 
 // release rejects the members a failed round gave up, and returns the message they are rejected
 // with; the manager wakes the group when its backoff ends.
-func (c *core) release(key types.NamespacedName, f roundFailure, reason string) string {
+func (c *shared) release(key types.NamespacedName, f gangcore.RoundFailure, reason string) string {
 	failedRounds.WithLabelValues(reason).Inc()
 	c.logger.V(2).Info("Pod group round failed", "podGroup", key, "reason", reason, "why", f.Why, "released", len(f.Released), "backoff", f.Backoff)
 	msg := fmt.Sprintf("pod group %s %s; all %d waiting members were released and the group stands aside for %v",

@@ -1,7 +1,6 @@
 package gang
 
 import (
-	"context"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/cyclestate"
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/noderoom"
 	"github.com/berth-sched/berth/pkg/podgroup"
 	"github.com/berth-sched/berth/pkg/topology"
@@ -66,25 +66,6 @@ func (pl *Gang) newTopologyState(choice topology.Choice, nodes []fwk.NodeInfo, b
 	}
 }
 
-var _ fwk.FilterPlugin = &Gang{}
-
-// Filter turns away the nodes outside the member's domain. They are unresolvable: preemption
-// looks for room only inside the domain. PreFilter already names the domain's nodes, so the
-// scheduler passes Filter no others; Filter stays for callers that filter any node (preemption's
-// dry runs, the extender-style checks of other profiles).
-func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
-	if r := roomStateOf(state); r != nil {
-		// The group cannot fit the cluster's room at all (roomsum.go), or no domain of the
-		// level it requires (PreFilter).
-		return fwk.NewStatus(fwk.Pending, r.msg)
-	}
-	s := topologyStateOf(state)
-	if s == nil || ni.Node() == nil || s.nodes.Has(ni.Node().Name) {
-		return nil
-	}
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.outside)
-}
-
 // domainAsk is what a group asks of the topology, read under the manager's lock (askDomain) for
 // a choice made without it (choose): the choice reads every node.
 type domainAsk struct {
@@ -97,17 +78,16 @@ type domainAsk struct {
 
 // askDomain is the topology part of PreFilter's admission, under the manager's lock: what pg's
 // members ask of the topology (nil: nothing), or why the group cannot go and what it is told.
-func (pl *Gang) askDomain(key types.NamespacedName, pg *podgroup.Group, g groupView, pod *v1.Pod) (*domainAsk, parkReason, string) {
+func (pl *Gang) askDomain(key types.NamespacedName, pg *podgroup.Group, g gangcore.GroupView, pod *v1.Pod) (*domainAsk, gangcore.ParkReason, string) {
 	c, ok, err := pl.index.Levels().ConstraintOf(pg.Topology)
 	if err != nil {
-		return nil, parkedBadTopology, fmt.Sprintf("pod group %s cannot be placed: %v; it waits until that is fixed", key, err)
+		return nil, gangcore.ParkedBadTopology, fmt.Sprintf("pod group %s cannot be placed: %v; it waits until that is fixed", key, err)
 	}
 	if !ok {
 		return nil, 0, ""
 	}
-	if d := g.g.domain; d != nil {
-		fixed := *d
-		return &domainAsk{c: c, fixed: &fixed}, 0, ""
+	if d := g.Domain(); d != nil {
+		return &domainAsk{c: c, fixed: d}, 0, ""
 	}
 	return &domainAsk{c: c, group: pl.topologyGroup(key, pg, g, pod), pod: pod}, 0, ""
 }
@@ -115,7 +95,7 @@ func (pl *Gang) askDomain(key types.NamespacedName, pg *podgroup.Group, g groupV
 // chooseDomain is the domain the group's members go to among the snapshot's nodes (nil:
 // anywhere), or why the group cannot go now and what it is told. It changes nothing but the
 // domain index, and runs without the manager's lock.
-func (pl *Gang) chooseDomain(key types.NamespacedName, a *domainAsk, nodes []fwk.NodeInfo) (*topologyState, parkReason, string) {
+func (pl *Gang) chooseDomain(key types.NamespacedName, a *domainAsk, nodes []fwk.NodeInfo) (*topologyState, gangcore.ParkReason, string) {
 	if a == nil {
 		return nil, 0, ""
 	}
@@ -132,7 +112,7 @@ func (pl *Gang) chooseDomain(key types.NamespacedName, a *domainAsk, nodes []fwk
 		preempting = true
 	}
 	if choice == nil && err != nil {
-		return nil, parkedTopology, fmt.Sprintf("pod group %s %v (%s)", key, err, c.Mode())
+		return nil, gangcore.ParkedTopology, fmt.Sprintf("pod group %s %v (%s)", key, err, c.Mode())
 	}
 	if choice == nil {
 		return nil, 0, ""
@@ -157,16 +137,12 @@ func chosenBecause(c topology.Constraint, choice topology.Choice, g topology.Gro
 
 // topologyGroup is what the group still needs placed: each ready member without a place (pod
 // included), at least enough to reach minMember, each counted at the largest request among them.
-func (pl *Gang) topologyGroup(key types.NamespacedName, pg *podgroup.Group, g groupView, pod *v1.Pod) topology.Group {
+func (pl *Gang) topologyGroup(key types.NamespacedName, pg *podgroup.Group, g gangcore.GroupView, pod *v1.Pod) topology.Group {
 	placedNodes := sets.New[string]()
 	placed := sets.New[types.UID]()
-	for _, r := range g.g.reserved {
-		if !g.g.placed.Has(r.pod.UID) {
-			// Released by a failed round: it will not bind.
-			continue
-		}
-		placedNodes.Insert(r.node)
-		placed.Insert(r.pod.UID)
+	for uid, node := range g.PlacedReservations() {
+		placedNodes.Insert(node)
+		placed.Insert(uid)
 	}
 	for _, p := range pl.members.bound(key) {
 		placedNodes.Insert(p.Spec.NodeName)
@@ -219,42 +195,6 @@ func topologyNodes(nodes []fwk.NodeInfo, member amount.Amount, pod *v1.Pod, pree
 // mayPreempt reports whether pod may evict others at all.
 func mayPreempt(pod *v1.Pod) bool {
 	return pod.Spec.PreemptionPolicy == nil || *pod.Spec.PreemptionPolicy != v1.PreemptNever
-}
-
-// NoteDomain records the domain a member was reserved in as its group's, unless the group has one.
-func (m *manager) NoteDomain(key types.NamespacedName, s *topologyState) {
-	if s == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if g, ok := m.groups[key]; ok && g.domain == nil && len(g.reserved) > 0 {
-		c := s.choice
-		g.domain = &c
-	}
-}
-
-// Domain returns the group's recorded domain, if it has one.
-func (m *manager) Domain(key types.NamespacedName) *topology.Choice {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if g, ok := m.groups[key]; ok && g.domain != nil {
-		c := *g.domain
-		return &c
-	}
-	return nil
-}
-
-// dropDomainIfEmpty forgets the group's domain once no member holds a place by reservation
-// (members a failed round released do not, though their reservations last until their Unreserve):
-// the next round chooses again. The caller holds the manager's lock.
-func (g *group) dropDomainIfEmpty() {
-	for uid := range g.reserved {
-		if g.placed.Has(uid) {
-			return
-		}
-	}
-	g.domain = nil
 }
 
 // warnPodGroup puts a problem with a PodGroup where its owner looks: a Warning event on it.

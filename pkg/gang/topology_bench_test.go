@@ -13,7 +13,7 @@ import (
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
-// benchCluster is test/bench's topology cluster at full size: 5000 nodes of 4 cores in racks of
+// benchCluster is test/bench's topology cluster at full size: 5000 nodes of 4 perScheduler in racks of
 // 50, 10 racks a block, rack names repeating in each block, each node running podsPerNode pods.
 func benchCluster(podsPerNode int) []fwk.NodeInfo {
 	nodes := make([]fwk.NodeInfo, 5000)

@@ -16,7 +16,7 @@ import (
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
-// rackNode is a node of cpu cores in rack of block b1.
+// rackNode is a node of cpu perScheduler in rack of block b1.
 func rackNode(name, rack, cpu string) *v1.Node {
 	return st.MakeNode().Name(name).Label(topology.BlockLabel, "b1").Label(topology.RackLabel, rack).
 		Label(topology.HostLabel, name).Capacity(map[v1.ResourceName]string{v1.ResourceCPU: cpu, v1.ResourcePods: "110"}).Obj()

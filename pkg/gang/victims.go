@@ -73,7 +73,7 @@ func (g *groupRule) index() map[types.NamespacedName][]*v1.Pod {
 func (g *groupRule) Companions() int {
 	g.company.Do(func() {
 		key, ok := podgroup.KeyOf(g.preemptor)
-		c := coreOf(g.h)
+		c := lookupShared(g.h)
 		if !ok || c == nil {
 			return
 		}
@@ -113,9 +113,9 @@ func (g *groupRule) CompanionPods() []*v1.Pod {
 	return g.waiting
 }
 
-// coreOf returns the Gang state of h's scheduler, or nil where Gang is not enabled.
-func coreOf(h fwk.Handle) *core {
-	c, _ := cores.Lookup(h.SharedInformerFactory())
+// lookupShared returns the Gang state of h's scheduler, or nil where Gang is not enabled.
+func lookupShared(h fwk.Handle) *shared {
+	c, _ := perScheduler.Lookup(h.SharedInformerFactory())
 	return c
 }
 

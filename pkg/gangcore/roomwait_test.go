@@ -1,4 +1,4 @@
-package gang
+package gangcore
 
 import (
 	"fmt"
@@ -9,14 +9,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/berth-sched/berth/internal/fakeclock"
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // admitForRoom runs the room check of Gang's admit for pod, and ends the wait when it lets the
 // pod in, as admit does.
-func admitForRoom(m *manager, pod *v1.Pod) bool {
-	reason, ok, _ := m.Admit(keyA, pod, func(g groupView) (parkReason, bool) {
+func admitForRoom(m *Manager, pod *v1.Pod) bool {
+	reason, ok, _ := m.Admit(keyA, pod, func(g GroupView) (ParkReason, bool) {
 		if waits, _ := g.WaitsForRoom(pod.UID); waits {
-			return parkedNoRoom, false
+			return ParkedNoRoom, false
 		}
 		return 0, true
 	})
@@ -27,7 +30,7 @@ func admitForRoom(m *manager, pod *v1.Pod) bool {
 }
 
 // takeActivated runs the timers due now and returns, sorted, the pods activated since the last call.
-func takeActivated(c *fakeClock, rec *testRecorder) []string {
+func takeActivated(c *fakeclock.Clock, rec *testRecorder) []string {
 	c.Step(0)
 	got := rec.activated
 	rec.activated = nil
@@ -42,15 +45,15 @@ func takeActivated(c *fakeClock, rec *testRecorder) []string {
 func TestWaitForRoom(t *testing.T) {
 	m, c, rec := testManager()
 	activated := func() []string { return takeActivated(c, rec) }
-	if out := m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1"); out.Verdict != verdictNone {
+	if out := m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1"); out.Verdict != VerdictNone {
 		t.Fatalf("a group that holds nothing failed a round: %+v", out)
 	}
 	for _, p := range []*v1.Pod{a2, a3} {
 		if admitForRoom(m, p) {
 			t.Fatalf("%s admitted while its group waits for room", p.Name)
 		}
-		if r, _ := m.ParkedReason(keyA, p.UID); r != parkedNoRoom {
-			t.Fatalf("%s parked for %v, want parkedNoRoom", p.Name, r)
+		if r, _ := m.ParkedReason(keyA, p.UID); r != ParkedNoRoom {
+			t.Fatalf("%s parked for %v, want ParkedNoRoom", p.Name, r)
 		}
 	}
 	c.Step(minRoomBackstop - time.Millisecond)
@@ -84,7 +87,7 @@ func TestWaitForRoom(t *testing.T) {
 	// A deleted waiter ends the wait at once.
 	m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1")
 	admitForRoom(m, a3)
-	m.PodChanged(keyA, a1.UID, nil)
+	m.PodChanged(keyA, a1.UID, PodGone)
 	if diff := cmp.Diff([]string{"a3"}, activated()); diff != "" {
 		t.Errorf("woken when the waiter was deleted (-want +got):\n%s", diff)
 	}
@@ -118,14 +121,41 @@ func TestRoomWaiterAndQuota(t *testing.T) {
 	}
 }
 
+// waitingGroups builds a manager that holds n groups of 4 members that wait for room, as
+// after a full cluster turned them all away (BenchmarkBacklog): each group's first member is its
+// waiter, turned away by the sum of room, and the other three are parked behind it. It returns
+// the manager and every group's members, oldest group first.
+func waitingGroups(n int) (*Manager, [][]*v1.Pod) {
+	m, _, _ := testManager()
+	groups := make([][]*v1.Pod, n)
+	for g := range groups {
+		name := fmt.Sprintf("g%04d", g)
+		key := types.NamespacedName{Namespace: "ns", Name: name}
+		for i := range 4 {
+			p := member(name, fmt.Sprintf("%s-%d", name, i), fmt.Sprintf("uid-%s-%d", name, i))
+			m.PodChanged(key, p.UID, PodReady)
+			groups[g] = append(groups[g], p)
+		}
+		m.Admit(key, groups[g][0], func(v GroupView) (ParkReason, bool) {
+			v.Place(0, t0.Add(time.Duration(g)*time.Millisecond))
+			return 0, true
+		})
+		m.MemberFailed(key, groups[g][0], 4, nil, "could not place member "+groups[g][0].Name)
+		m.NoteNeed(key, RoomNeed{All: amount.Amount{"cpu": 4000, "pods": 4 * amount.One}, One: amount.Amount{"cpu": 1000, "pods": amount.One}})
+		for _, p := range groups[g][1:] {
+			m.Park(key, p, ParkedNoRoom)
+		}
+	}
+	return m, groups
+}
+
 // TestTurnHandOver: when an older group's wait for room ends (its waiter passed PreEnqueue on
 // a room event and is on its way to the active queue), a younger group that holds nothing gives
 // way to it until it is tried: its need stays in OlderWaiting and the younger group's turn waits
 // for it. Without that, a younger member popped in between took the room (issue 28, one run in
 // ten of TestBacklogShort). Once the older group takes its turn, neither holds the younger back.
 func TestTurnHandOver(t *testing.T) {
-	pl, groups := waitingGroups(2)
-	m := pl.groups
+	m, groups := waitingGroups(2)
 	older := types.NamespacedName{Namespace: "ns", Name: "g0000"}
 	younger := types.NamespacedName{Namespace: "ns", Name: "g0001"}
 	turnOf := func(key types.NamespacedName) time.Duration {
@@ -133,15 +163,15 @@ func TestTurnHandOver(t *testing.T) {
 		defer m.mu.Unlock()
 		return m.turnRemaining(key, m.groups[key], m.clock.Now())
 	}
-	if got := m.OlderWaiting(younger); len(got) != 1 || got[0].key != older {
+	if got := m.OlderWaiting(younger); len(got) != 1 || got[0].Key != older {
 		t.Fatalf("while both wait: older waiting %v, want %v", got, older)
 	}
 	// The older waiter passes PreEnqueue: its wait ends, its turn has not been taken.
-	if _, ok, _ := m.Admit(older, groups[0][0], func(groupView) (parkReason, bool) { return 0, true }); !ok {
+	if _, ok, _ := m.Admit(older, groups[0][0], func(GroupView) (ParkReason, bool) { return 0, true }); !ok {
 		t.Fatal("the older waiter was held")
 	}
 	m.EndRoomWait(older)
-	if got := m.OlderWaiting(younger); len(got) != 1 || got[0].key != older {
+	if got := m.OlderWaiting(younger); len(got) != 1 || got[0].Key != older {
 		t.Errorf("after the older wait ended: older waiting %v, want %v", got, older)
 	}
 	if d := turnOf(younger); d <= 0 {
@@ -171,10 +201,10 @@ func TestTurnsAreHandedOnOldestFirst(t *testing.T) {
 	for i, name := range []string{"r", "g1", "g2", "g3"} {
 		for j := range 2 {
 			p := member(name, fmt.Sprintf("%s-%d", name, j), fmt.Sprintf("uid-%s-%d", name, j))
-			m.PodChanged(key(name), p.UID, p)
+			m.PodChanged(key(name), p.UID, stateOf(p))
 			pods[name] = append(pods[name], p)
 		}
-		m.Admit(key(name), pods[name][0], func(v groupView) (parkReason, bool) {
+		m.Admit(key(name), pods[name][0], func(v GroupView) (ParkReason, bool) {
 			v.Place(0, t0.Add(time.Duration(i)*time.Second))
 			return 0, true
 		})
@@ -184,9 +214,9 @@ func TestTurnsAreHandedOnOldestFirst(t *testing.T) {
 	m.Permit(key("r"), pods["r"][0], 2, time.Minute)
 	for _, name := range []string{"g3", "g2", "g1"} {
 		for _, p := range pods[name] {
-			if _, ok, _ := m.Admit(key(name), p, func(v groupView) (parkReason, bool) {
+			if _, ok, _ := m.Admit(key(name), p, func(v GroupView) (ParkReason, bool) {
 				if v.TurnRemaining() > 0 {
-					return parkedTurn, false
+					return ParkedTurn, false
 				}
 				return 0, true
 			}); ok {
@@ -232,12 +262,11 @@ func TestTurnsAreHandedOnOldestFirst(t *testing.T) {
 // for room ended.
 func TestAGroupGoneOrLateHoldsNoOneBack(t *testing.T) {
 	for _, gone := range []bool{true, false} {
-		pl, groups := waitingGroups(2)
-		m := pl.groups
-		c := m.clock.(*fakeClock)
+		m, groups := waitingGroups(2)
+		c := m.clock.(*fakeclock.Clock)
 		older := types.NamespacedName{Namespace: "ns", Name: "g0000"}
 		younger := types.NamespacedName{Namespace: "ns", Name: "g0001"}
-		if _, ok, _ := m.Admit(older, groups[0][0], func(groupView) (parkReason, bool) { return 0, true }); !ok {
+		if _, ok, _ := m.Admit(older, groups[0][0], func(GroupView) (ParkReason, bool) { return 0, true }); !ok {
 			t.Fatal("the older waiter was held")
 		}
 		m.EndRoomWait(older)
@@ -246,7 +275,7 @@ func TestAGroupGoneOrLateHoldsNoOneBack(t *testing.T) {
 		}
 		if gone {
 			for _, p := range groups[0] {
-				m.PodChanged(older, p.UID, nil)
+				m.PodChanged(older, p.UID, PodGone)
 			}
 		} else {
 			c.Step(m.turnMax)

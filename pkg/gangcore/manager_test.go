@@ -1,6 +1,7 @@
-package gang
+package gangcore
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -10,9 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
-	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/internal/fakeclock"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -25,7 +25,7 @@ const (
 
 // member returns a pod of group pg in namespace ns.
 func member(pg, name, uid string) *v1.Pod {
-	return st.MakePod().Namespace("ns").Name(name).UID(uid).Label(v1alpha1.PodGroupLabel, pg).Obj()
+	return st.MakePod().Namespace("ns").Name(name).UID(uid).Label(groupLabel, pg).Obj()
 }
 
 var (
@@ -42,23 +42,64 @@ var (
 // testRecorder keeps what the manager's timers did.
 type testRecorder struct {
 	activated []string
-	expired   []roundFailure
+	expired   []RoundFailure
 }
 
 // testManager returns a manager on a fake clock at t0, and what its timers do.
-func testManager() (*manager, *fakeClock, *testRecorder) {
-	c := newFakeClock(t0)
+func testManager() (*Manager, *fakeclock.Clock, *testRecorder) {
+	c := fakeclock.New(t0)
 	r := &testRecorder{}
-	m := newManager(testBackoffBase, testBackoffMax, c, hooks{
-		activate: func(pods []*v1.Pod) {
-			for _, p := range pods {
-				r.activated = append(r.activated, p.Name)
-			}
+	m := NewManager(Config{
+		BackoffBase: testBackoffBase,
+		BackoffMax:  testBackoffMax,
+		TurnMax:     testBackoffBase,
+		Clock:       c,
+		Hooks: Hooks{
+			Activate: func(pods []*v1.Pod) {
+				for _, p := range pods {
+					r.activated = append(r.activated, p.Name)
+				}
+			},
+			Expired: func(_ types.NamespacedName, f RoundFailure) { r.expired = append(r.expired, f) },
+			Gone:    func(types.NamespacedName) {},
 		},
-		expired: func(_ types.NamespacedName, f roundFailure) { r.expired = append(r.expired, f) },
-		gone:    func(types.NamespacedName) {},
+		Native: func(key types.NamespacedName) bool { return strings.HasPrefix(key.Name, nativePrefix) },
 	})
 	return m, c, r
+}
+
+// nativePrefix starts the names of the test's native groups, as pkg/podgroup's keys of native
+// PodGroups do.
+const nativePrefix = "native/"
+
+// groupLabel names a test pod's group.
+const groupLabel = "group"
+
+// keyOf is the key of the group p joins.
+func keyOf(p *v1.Pod) types.NamespacedName {
+	return types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[groupLabel]}
+}
+
+// stateOf is what a group's quorum counts of p, a live pod: bound if it has a node.
+func stateOf(p *v1.Pod) PodState {
+	if p.Spec.NodeName != "" {
+		return PodBound
+	}
+	return PodReady
+}
+
+func onNode(pod *v1.Pod, node string) *v1.Pod {
+	p := pod.DeepCopy()
+	p.Spec.NodeName = node
+	return p
+}
+
+func uids(pods []*v1.Pod) sets.Set[types.UID] {
+	s := sets.New[types.UID]()
+	for _, pod := range pods {
+		s.Insert(pod.UID)
+	}
+	return s
 }
 
 // step is one call into the manager, at t0+at, the way the plugin makes it.
@@ -70,18 +111,18 @@ type step struct {
 
 // result holds what a step returned, and what the manager's timers did before it.
 type result struct {
-	Permit        *permitVerdict
-	Unreserve     *unreserveResult
-	Unschedulable *memberOutcome
-	Expired       []roundFailure
+	Permit        *PermitVerdict
+	Unreserve     *UnreserveResult
+	Unschedulable *MemberOutcome
+	Expired       []RoundFailure
 }
 
-func permitted(v permitVerdict) result     { return result{Permit: &v} }
-func unreserved(r unreserveResult) result  { return result{Unreserve: &r} }
-func unschedulable(v memberOutcome) result { return result{Unschedulable: &v} }
+func permitted(v PermitVerdict) result     { return result{Permit: &v} }
+func unreserved(r UnreserveResult) result  { return result{Unreserve: &r} }
+func unschedulable(v MemberOutcome) result { return result{Unschedulable: &v} }
 func uidList(pods ...*v1.Pod) []types.UID  { return sets.List(uids(pods)) }
-func failed(f roundFailure) memberOutcome  { return memberOutcome{Verdict: verdictFail, Failure: f} }
-func expired(f ...roundFailure) result     { return result{Expired: f} }
+func failed(f RoundFailure) MemberOutcome  { return MemberOutcome{Verdict: VerdictFail, Failure: f} }
+func expired(f ...RoundFailure) result     { return result{Expired: f} }
 func (r result) and(o result) result       { o.Expired = r.Expired; return o }
 
 // noRelease is a snapshot that shows no released pod; staleFor one that shows every released pod
@@ -92,12 +133,12 @@ func staleFor(types.UID, string) (bool, bool)  { return true, true }
 func run(steps []step, minMember int32, bound []*v1.Pod) []result {
 	m, c, rec := testManager()
 	for _, p := range bound {
-		key, _ := podgroup.KeyOf(p)
-		m.PodChanged(key, p.UID, p)
+		key := keyOf(p)
+		m.PodChanged(key, p.UID, stateOf(p))
 	}
 	var got []result
 	for _, s := range steps {
-		key, _ := podgroup.KeyOf(s.pod)
+		key := keyOf(s.pod)
 		c.Step(t0.Add(s.at).Sub(c.Now()))
 		var r result
 		switch s.op {
@@ -111,7 +152,7 @@ func run(steps []step, minMember int32, bound []*v1.Pod) []result {
 		case "stale":
 			r = unschedulable(m.MemberFailed(key, s.pod, minMember, staleFor, "failed "+s.pod.Name))
 		case "forget":
-			m.PodChanged(key, s.pod.UID, nil)
+			m.PodChanged(key, s.pod.UID, PodGone)
 		}
 		r.Expired, rec.expired = rec.expired, nil
 		got = append(got, r)
@@ -122,7 +163,7 @@ func run(steps []step, minMember int32, bound []*v1.Pod) []result {
 func boundTo(p *v1.Pod) *v1.Pod { return onNode(p, "node") }
 
 func TestManagerRounds(t *testing.T) {
-	lostA1 := unreserveResult{Outcome: failed(roundFailure{Backoff: testBackoffBase, Why: "lost member a1 before it was complete"}), Lost: true}
+	lostA1 := UnreserveResult{Outcome: failed(RoundFailure{Backoff: testBackoffBase, Why: "lost member a1 before it was complete"}), Lost: true}
 	tests := []struct {
 		name      string
 		minMember int32
@@ -134,15 +175,15 @@ func TestManagerRounds(t *testing.T) {
 			name:      "the first member waits the whole timeout and opens the round",
 			minMember: 2,
 			steps:     []step{{0, "permit", a1}},
-			want:      []result{permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true})},
+			want:      []result{permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true})},
 		},
 		{
 			name:      "later members wait only until the round's deadline",
 			minMember: 3,
 			steps:     []step{{0, "permit", a1}, {4 * time.Second, "permit", a2}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Wait: 6 * time.Second}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: 6 * time.Second}),
 			},
 		},
 		{
@@ -150,9 +191,9 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 3,
 			steps:     []step{{0, "permit", a1}, {time.Second, "permit", a2}, {3 * time.Second, "permit", a3}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Wait: 9 * time.Second}),
-				permitted(permitVerdict{Allow: uidList(a1, a2), QuorumWait: 3 * time.Second}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: 9 * time.Second}),
+				permitted(PermitVerdict{Allow: uidList(a1, a2), QuorumWait: 3 * time.Second}),
 			},
 		},
 		{
@@ -160,7 +201,7 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 3,
 			bound:     []*v1.Pod{boundTo(a2), boundTo(a3)},
 			steps:     []step{{0, "permit", a1}},
-			want:      []result{permitted(permitVerdict{})},
+			want:      []result{permitted(PermitVerdict{})},
 		},
 		{
 			name:      "a member both bound and reserved counts once",
@@ -168,9 +209,9 @@ func TestManagerRounds(t *testing.T) {
 			bound:     []*v1.Pod{boundTo(a1)},
 			steps:     []step{{0, "permit", a1}, {time.Second, "permit", a2}, {2 * time.Second, "permit", a3}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Wait: 9 * time.Second}),
-				permitted(permitVerdict{Allow: uidList(a1, a2), QuorumWait: 2 * time.Second}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: 9 * time.Second}),
+				permitted(PermitVerdict{Allow: uidList(a1, a2), QuorumWait: 2 * time.Second}),
 			},
 		},
 		{
@@ -178,8 +219,8 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 2,
 			steps:     []step{{0, "permit", a1}, {time.Second, "permit", a1Again}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Allow: uidList(a1), QuorumWait: time.Second}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Allow: uidList(a1), QuorumWait: time.Second}),
 			},
 		},
 		{
@@ -187,10 +228,10 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 2,
 			steps:     []step{{0, "permit", a1}, {time.Second, "unreserve", a1}, {2 * time.Second, "forget", a1}, {20 * time.Second, "permit", a2}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
 				unreserved(lostA1),
 				{},
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
 			},
 		},
 		{
@@ -198,10 +239,10 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 2,
 			steps:     []step{{0, "permit", a1}, {time.Second, "permit", a2}, {2 * time.Second, "permit", a3}, {3 * time.Second, "unschedulable", b1}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Allow: uidList(a1), QuorumWait: time.Second}),
-				permitted(permitVerdict{}),
-				unschedulable(memberOutcome{}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Allow: uidList(a1), QuorumWait: time.Second}),
+				permitted(PermitVerdict{}),
+				unschedulable(MemberOutcome{}),
 			},
 		},
 		{
@@ -209,10 +250,10 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 3,
 			steps:     []step{{0, "permit", a1}, {5 * time.Second, "permit", a2}, {testTimeout, "unreserve", a1}, {testTimeout, "unreserve", a2}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Wait: 5 * time.Second}),
-				expired(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase, Why: whyTimedOut}).and(unreserved(unreserveResult{})),
-				unreserved(unreserveResult{}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: 5 * time.Second}),
+				expired(RoundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase, Why: whyTimedOut}).and(unreserved(UnreserveResult{})),
+				unreserved(UnreserveResult{}),
 			},
 		},
 		{
@@ -220,9 +261,9 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 3,
 			steps:     []step{{0, "permit", a1}, {5 * time.Second, "permit", a2}, {6 * time.Second, "unreserve", a1}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Wait: 5 * time.Second}),
-				unreserved(unreserveResult{Outcome: failed(roundFailure{Released: uidList(a2), Backoff: testBackoffBase, Why: "lost member a1 before it was complete"}), Lost: true}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: 5 * time.Second}),
+				unreserved(UnreserveResult{Outcome: failed(RoundFailure{Released: uidList(a2), Backoff: testBackoffBase, Why: "lost member a1 before it was complete"}), Lost: true}),
 			},
 		},
 		{
@@ -230,8 +271,8 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 3,
 			steps:     []step{{0, "permit", a1}, {time.Second, "unreserve", a2}},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unreserved(unreserveResult{Outcome: failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				unreserved(UnreserveResult{Outcome: failed(RoundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})}),
 			},
 		},
 		{
@@ -239,8 +280,8 @@ func TestManagerRounds(t *testing.T) {
 			minMember: 1,
 			steps:     []step{{0, "permit", a1}, {time.Second, "unreserve", a1}},
 			want: []result{
-				permitted(permitVerdict{}),
-				unreserved(unreserveResult{}),
+				permitted(PermitVerdict{}),
+				unreserved(UnreserveResult{}),
 			},
 		},
 		{
@@ -251,18 +292,18 @@ func TestManagerRounds(t *testing.T) {
 				{3 * time.Second, "permit", a1}, {4 * time.Second, "permit", a1},
 			},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Wait: 9 * time.Second}),
-				unschedulable(failed(roundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase, Why: "failed a3"})),
-				permitted(permitVerdict{Refused: parkedBackoff, Backoff: testBackoffBase, Why: "failed a3"}),
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: 9 * time.Second}),
+				unschedulable(failed(RoundFailure{Released: uidList(a1, a2), Backoff: testBackoffBase, Why: "failed a3"})),
+				permitted(PermitVerdict{Refused: ParkedBackoff, Backoff: testBackoffBase, Why: "failed a3"}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
 			},
 		},
 		{
 			name:      "a member failure with nothing waiting releases nothing",
 			minMember: 2,
 			steps:     []step{{0, "unschedulable", a1}},
-			want:      []result{unschedulable(memberOutcome{})},
+			want:      []result{unschedulable(MemberOutcome{})},
 		},
 		{
 			name:      "consecutive failed rounds double the backoff up to its cap, and quorum resets it",
@@ -277,20 +318,20 @@ func TestManagerRounds(t *testing.T) {
 				{50 * time.Second, "permit", a1}, {51 * time.Second, "unschedulable", a2}, // 2s again
 			},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 2 * time.Second, Why: "failed a2"})),
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 4 * time.Second, Why: "failed a2"})),
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 8 * time.Second, Why: "failed a2"})),
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 8 * time.Second, Why: "failed a2"})),
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Allow: uidList(a1), QuorumWait: time.Second}),
-				unreserved(unreserveResult{}),
-				unreserved(unreserveResult{}),
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: 2 * time.Second, Why: "failed a2"})),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				unschedulable(failed(RoundFailure{Released: uidList(a1), Backoff: 2 * time.Second, Why: "failed a2"})),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				unschedulable(failed(RoundFailure{Released: uidList(a1), Backoff: 4 * time.Second, Why: "failed a2"})),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				unschedulable(failed(RoundFailure{Released: uidList(a1), Backoff: 8 * time.Second, Why: "failed a2"})),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				unschedulable(failed(RoundFailure{Released: uidList(a1), Backoff: 8 * time.Second, Why: "failed a2"})),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Allow: uidList(a1), QuorumWait: time.Second}),
+				unreserved(UnreserveResult{}),
+				unreserved(UnreserveResult{}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				unschedulable(failed(RoundFailure{Released: uidList(a1), Backoff: 2 * time.Second, Why: "failed a2"})),
 			},
 		},
 		{
@@ -304,12 +345,12 @@ func TestManagerRounds(t *testing.T) {
 				{300 * time.Millisecond, "permit", b2},        // retried: B completes
 			},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})),
-				unreserved(unreserveResult{}),
-				unschedulable(memberOutcome{Verdict: verdictRetry}),
-				permitted(permitVerdict{Allow: uidList(b1), QuorumWait: 200 * time.Millisecond}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				unschedulable(failed(RoundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})),
+				unreserved(UnreserveResult{}),
+				unschedulable(MemberOutcome{Verdict: VerdictRetry}),
+				permitted(PermitVerdict{Allow: uidList(b1), QuorumWait: 200 * time.Millisecond}),
 			},
 		},
 		{
@@ -322,11 +363,11 @@ func TestManagerRounds(t *testing.T) {
 				{260 * time.Millisecond, "unschedulable", b2},
 			},
 			want: []result{
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				permitted(permitVerdict{Wait: testTimeout, FirstWaiter: true}),
-				unschedulable(failed(roundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})),
-				unreserved(unreserveResult{}),
-				unschedulable(failed(roundFailure{Released: uidList(b1), Backoff: testBackoffBase, Why: "failed b2"})),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				permitted(PermitVerdict{Wait: testTimeout, FirstWaiter: true}),
+				unschedulable(failed(RoundFailure{Released: uidList(a1), Backoff: testBackoffBase, Why: "failed a2"})),
+				unreserved(UnreserveResult{}),
+				unschedulable(failed(RoundFailure{Released: uidList(b1), Backoff: testBackoffBase, Why: "failed b2"})),
 			},
 		},
 	}
@@ -341,57 +382,57 @@ func TestManagerRounds(t *testing.T) {
 }
 
 func TestManagerParking(t *testing.T) {
-	refuse := func(r parkReason) func(groupView) (parkReason, bool) {
-		return func(groupView) (parkReason, bool) { return r, false }
+	refuse := func(r ParkReason) func(GroupView) (ParkReason, bool) {
+		return func(GroupView) (ParkReason, bool) { return r, false }
 	}
-	pass := func(groupView) (parkReason, bool) { return 0, true }
+	pass := func(GroupView) (ParkReason, bool) { return 0, true }
 	type admitted struct {
-		Reason      parkReason
+		Reason      ParkReason
 		OK, First   bool
 		ParkedNow   bool
-		ParkedAfter parkReason
+		ParkedAfter ParkReason
 	}
 	tests := []struct {
 		name  string
-		prior []func(groupView) (parkReason, bool)
-		check func(groupView) (parkReason, bool)
+		prior []func(GroupView) (ParkReason, bool)
+		check func(GroupView) (ParkReason, bool)
 		want  admitted
 	}{
 		{
 			name:  "a refused pod is parked with its reason",
-			check: refuse(parkedTooFew),
-			want:  admitted{Reason: parkedTooFew, First: true, ParkedNow: true, ParkedAfter: parkedTooFew},
+			check: refuse(ParkedTooFew),
+			want:  admitted{Reason: ParkedTooFew, First: true, ParkedNow: true, ParkedAfter: ParkedTooFew},
 		},
 		{
 			name:  "refusing again for the same reason is not news",
-			prior: []func(groupView) (parkReason, bool){refuse(parkedTooFew)},
-			check: refuse(parkedTooFew),
-			want:  admitted{Reason: parkedTooFew, ParkedNow: true, ParkedAfter: parkedTooFew},
+			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedTooFew)},
+			check: refuse(ParkedTooFew),
+			want:  admitted{Reason: ParkedTooFew, ParkedNow: true, ParkedAfter: ParkedTooFew},
 		},
 		{
 			name:  "a new reason is news",
-			prior: []func(groupView) (parkReason, bool){refuse(parkedNotFound)},
-			check: refuse(parkedTooFew),
-			want:  admitted{Reason: parkedTooFew, First: true, ParkedNow: true, ParkedAfter: parkedTooFew},
+			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedNotFound)},
+			check: refuse(ParkedTooFew),
+			want:  admitted{Reason: ParkedTooFew, First: true, ParkedNow: true, ParkedAfter: ParkedTooFew},
 		},
 		{
 			name: "a reason the pod was told of before is not news, whatever came between",
 			// A group that waits for room goes through backoff and turns over and over: an event
 			// each time would load the API server with what the first ones said.
-			prior: []func(groupView) (parkReason, bool){refuse(parkedBackoff), pass, refuse(parkedTurn), refuse(parkedBackoff), pass},
-			check: refuse(parkedBackoff),
-			want:  admitted{Reason: parkedBackoff, ParkedNow: true, ParkedAfter: parkedBackoff},
+			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedBackoff), pass, refuse(ParkedTurn), refuse(ParkedBackoff), pass},
+			check: refuse(ParkedBackoff),
+			want:  admitted{Reason: ParkedBackoff, ParkedNow: true, ParkedAfter: ParkedBackoff},
 		},
 		{
 			name: "giving way for a turn is never news",
 			// It lasts 2 s at most, and a freeing in a deep backlog holds every waiting group for
 			// one: an event each would be a burst of API writes that slows the bindings.
-			check: refuse(parkedTurn),
-			want:  admitted{Reason: parkedTurn, ParkedNow: true, ParkedAfter: parkedTurn},
+			check: refuse(ParkedTurn),
+			want:  admitted{Reason: ParkedTurn, ParkedNow: true, ParkedAfter: ParkedTurn},
 		},
 		{
 			name:  "an admitted pod is unparked",
-			prior: []func(groupView) (parkReason, bool){refuse(parkedTooFew)},
+			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedTooFew)},
 			check: pass,
 			want:  admitted{OK: true},
 		},
@@ -413,7 +454,7 @@ func TestManagerParking(t *testing.T) {
 }
 
 func TestManagerWake(t *testing.T) {
-	allReasons := []parkReason{parkedNotFound, parkedTooFew, parkedMinResources, parkedBackoff, parkedRetry}
+	allReasons := []ParkReason{ParkedNotFound, ParkedTooFew, ParkedMinResources, ParkedBackoff, ParkedRetry}
 	names := func(pods []*v1.Pod) []string {
 		var n []string
 		for _, p := range pods {
@@ -423,59 +464,59 @@ func TestManagerWake(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		setup     func(m *manager)
-		reasons   []parkReason
-		ready     func(groupView) bool
+		setup     func(m *Manager)
+		reasons   []ParkReason
+		ready     func(GroupView) bool
 		want      []string
 		wantAfter []string
 	}{
 		{
 			name: "wakes the group's pods parked for the given reasons when ready",
-			setup: func(m *manager) {
-				m.Park(keyA, a1, parkedTooFew)
-				m.Park(keyA, a2, parkedTooFew)
-				m.Park(keyA, a3, parkedBackoff)
-				m.Park(types.NamespacedName{Namespace: "ns", Name: "b"}, b1, parkedTooFew)
+			setup: func(m *Manager) {
+				m.Park(keyA, a1, ParkedTooFew)
+				m.Park(keyA, a2, ParkedTooFew)
+				m.Park(keyA, a3, ParkedBackoff)
+				m.Park(types.NamespacedName{Namespace: "ns", Name: "b"}, b1, ParkedTooFew)
 			},
-			reasons:   []parkReason{parkedTooFew},
-			ready:     func(groupView) bool { return true },
+			reasons:   []ParkReason{ParkedTooFew},
+			ready:     func(GroupView) bool { return true },
 			want:      []string{"a1", "a2"},
 			wantAfter: []string{"a3"},
 		},
 		{
 			name:      "nil readiness wakes unconditionally",
-			setup:     func(m *manager) { m.Park(keyA, a1, parkedBackoff); m.Park(keyA, a2, parkedRetry) },
-			reasons:   []parkReason{parkedBackoff, parkedRetry},
+			setup:     func(m *Manager) { m.Park(keyA, a1, ParkedBackoff); m.Park(keyA, a2, ParkedRetry) },
+			reasons:   []ParkReason{ParkedBackoff, ParkedRetry},
 			want:      []string{"a1", "a2"},
 			wantAfter: nil,
 		},
 		{
 			name:      "wakes nothing while not ready, and keeps the pods parked",
-			setup:     func(m *manager) { m.Park(keyA, a1, parkedTooFew); m.Park(keyA, a2, parkedTooFew) },
-			reasons:   []parkReason{parkedTooFew},
-			ready:     func(groupView) bool { return false },
+			setup:     func(m *Manager) { m.Park(keyA, a1, ParkedTooFew); m.Park(keyA, a2, ParkedTooFew) },
+			reasons:   []ParkReason{ParkedTooFew},
+			ready:     func(GroupView) bool { return false },
 			want:      nil,
 			wantAfter: []string{"a1", "a2"},
 		},
 		{
 			name:  "readiness is not computed when nobody waits for it",
-			setup: func(m *manager) { m.Park(keyA, a1, parkedBackoff) },
-			ready: func(groupView) bool {
+			setup: func(m *Manager) { m.Park(keyA, a1, ParkedBackoff) },
+			ready: func(GroupView) bool {
 				t.Error("readiness computed with no pod parked for the reason")
 				return true
 			},
-			reasons:   []parkReason{parkedTooFew},
+			reasons:   []ParkReason{ParkedTooFew},
 			want:      nil,
 			wantAfter: []string{"a1"},
 		},
 		{
 			name: "a deleted pod is no longer parked",
-			setup: func(m *manager) {
-				m.Park(keyA, a1, parkedTooFew)
-				m.Park(keyA, a2, parkedTooFew)
-				m.PodChanged(keyA, a2.UID, nil)
+			setup: func(m *Manager) {
+				m.Park(keyA, a1, ParkedTooFew)
+				m.Park(keyA, a2, ParkedTooFew)
+				m.PodChanged(keyA, a2.UID, PodGone)
 			},
-			reasons:   []parkReason{parkedTooFew},
+			reasons:   []ParkReason{ParkedTooFew},
 			want:      []string{"a1"},
 			wantAfter: nil,
 		},
@@ -503,7 +544,7 @@ func TestManagerDrop(t *testing.T) {
 	if diff := cmp.Diff(uidList(a1, a2), m.Drop(keyA)); diff != "" {
 		t.Errorf("released (-want +got):\n%s", diff)
 	}
-	if r, ok := m.ParkedReason(keyA, a1.UID); !ok || r != parkedNotFound {
+	if r, ok := m.ParkedReason(keyA, a1.UID); !ok || r != ParkedNotFound {
 		t.Errorf("a released member is parked %v (%v), want until its PodGroup is back", r, ok)
 	}
 	m.Reserve(keyA, a3, "node")
@@ -516,7 +557,7 @@ func TestManagerForgetsEmptyGroups(t *testing.T) {
 	m, c, _ := testManager()
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 1, testTimeout)
-	m.PodChanged(keyA, a1.UID, nil)
+	m.PodChanged(keyA, a1.UID, PodGone)
 	if len(m.groups) != 0 {
 		t.Errorf("a group with nothing left is kept: %+v", m.groups[keyA])
 	}
@@ -528,8 +569,8 @@ func TestManagerForgetsEmptyGroups(t *testing.T) {
 	m.MemberFailed(keyA, a2, 2, noRelease, "failed")
 	m.Unreserve(keyA, a1, 2, noRelease, "failed")
 	c.Step(time.Minute)
-	m.PodChanged(keyA, a1.UID, nil)
-	m.PodChanged(keyA, a2.UID, nil)
+	m.PodChanged(keyA, a1.UID, PodGone)
+	m.PodChanged(keyA, a2.UID, PodGone)
 	if len(m.groups) == 0 {
 		t.Errorf("a group with failed rounds was dropped")
 	}
@@ -545,10 +586,10 @@ func TestManagerWakesEveryTimedPark(t *testing.T) {
 	m.MemberFailed(keyA, a2, 3, noRelease, "failed") // a1 released, a2 parked: backoff until t0+3s
 	c.Step(time.Second)
 	m.Reserve(keyA, a3, "node")
-	if v := m.Permit(keyA, a3, 3, testTimeout); v.Refused != parkedBackoff {
+	if v := m.Permit(keyA, a3, 3, testTimeout); v.Refused != ParkedBackoff {
 		t.Fatalf("Permit during the backoff: %+v", v)
 	}
-	m.Admit(keyA, a1Again, func(g groupView) (parkReason, bool) { in, _ := g.InBackoff(); return parkedBackoff, !in })
+	m.Admit(keyA, a1Again, func(g GroupView) (ParkReason, bool) { in, _ := g.InBackoff(); return ParkedBackoff, !in })
 	c.Step(testBackoffBase)
 	if diff := cmp.Diff([]string{"a1", "a1", "a2", "a3"}, rec.activated, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("woken at the end of the backoff (-want +got):\n%s", diff)
@@ -566,7 +607,7 @@ func TestManagerWakesEveryTimedPark(t *testing.T) {
 	m.MemberFailed(keyA, a2, 3, noRelease, "failed")
 	c.Step(testBackoffBase * 2)
 	rec.activated = nil
-	m.Park(keyA, a3, parkedBackoff) // a backoff already over: woken at once
+	m.Park(keyA, a3, ParkedBackoff) // a backoff already over: woken at once
 	c.Step(0)
 	if diff := cmp.Diff([]string{"a3"}, rec.activated); diff != "" {
 		t.Errorf("woken (-want +got):\n%s", diff)
@@ -590,7 +631,7 @@ func TestManagerReevaluate(t *testing.T) {
 
 // failRoundOfA runs one failed round of group a (minMember 2): a1 waits at Permit, a2 fits
 // nowhere, and a1's Unreserve follows.
-func failRoundOfA(m *manager) {
+func failRoundOfA(m *Manager) {
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 2, testTimeout)
 	m.MemberFailed(keyA, a2, 2, noRelease, "failed")
@@ -599,7 +640,7 @@ func failRoundOfA(m *manager) {
 
 // failThreeRoundsOfA fails three rounds of group a in a row, each as its backoff ends: the third
 // stands aside for 8s.
-func failThreeRoundsOfA(m *manager, c *fakeClock) {
+func failThreeRoundsOfA(m *Manager, c *fakeclock.Clock) {
 	failRoundOfA(m)
 	c.Step(testBackoffBase)
 	failRoundOfA(m)
@@ -691,7 +732,7 @@ func TestManagerReleasedMembersDoNotMakeQuorum(t *testing.T) {
 		t.Fatalf("a2 at Permit: %+v, want it to wait", v)
 	}
 	out := m.MemberFailed(keyA, a3, 3, noRelease, "failed a3")
-	if out.Verdict != verdictFail || len(out.Failure.Released) != 2 {
+	if out.Verdict != VerdictFail || len(out.Failure.Released) != 2 {
 		t.Fatalf("a3 failed: %+v, want the round failed with a1 and a2 released", out)
 	}
 	// The backoff ends before a1's and a2's Unreserves run.
@@ -703,7 +744,7 @@ func TestManagerReleasedMembersDoNotMakeQuorum(t *testing.T) {
 	}
 	// Their Unreserves then give their places back without touching the new round.
 	for _, p := range []*v1.Pod{a1, a2} {
-		if r := m.Unreserve(keyA, p, 3, nil, ""); r.Outcome.Verdict != verdictNone || r.Lost {
+		if r := m.Unreserve(keyA, p, 3, nil, ""); r.Outcome.Verdict != VerdictNone || r.Lost {
 			t.Errorf("late Unreserve of %s: %+v, want no effect on a3's round", p.Name, r)
 		}
 	}

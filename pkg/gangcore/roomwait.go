@@ -1,14 +1,13 @@
-package gang
+package gangcore
 
 import (
-	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
-	"github.com/berth-sched/berth/pkg/podgroup"
+	"github.com/berth-sched/berth/pkg/amount"
 )
 
 // Waiting for room.
@@ -31,7 +30,7 @@ import (
 // GPUShare or ElasticQuota, it sits out the queue's backoff, which grows with each attempt: when
 // room was freed node by node, the older groups, retried and turned away a moment before, waited
 // while younger ones took the room (issue 28). So when the cluster's free room cannot hold the
-// group at all, Gang turns the waiter away itself, as Pending (roomsum.go): the queue then moves it
+// group at all, Gang turns the waiter away itself, as Pending (pkg/gang's roomsum.go): the queue then moves it
 // to the active queue past its backoff as soon as Gang's hint accepts a room event, and the hint
 // accepts every event that can raise the free sum (a bound pod deleted or scaled down, a node
 // added or its allocatable changed); a new member, or an ElasticQuota in the group's namespace,
@@ -56,8 +55,8 @@ type roomWait struct {
 	// why says what the waiter lacked, as a clause after "pod group ns/name".
 	why string
 	// need is the least the group needs, when the waiter was turned away by the sum of room or
-	// for want of a node with room for one member (roomsum.go); zero otherwise.
-	need roomNeed
+	// for want of a node with room for one member (pkg/gang's roomsum.go); zero otherwise.
+	need RoomNeed
 	// fresh is set for a native group's wait until its waiter is first held (WaitsForRoom).
 	fresh bool
 }
@@ -70,17 +69,17 @@ const (
 )
 
 // waitForRoom starts the group's wait for room, with pod as its waiter. The caller holds the lock.
-func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, why string, now time.Time) {
+func (m *Manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, why string, now time.Time) {
 	backstop := minRoomBackstop
 	for i := 0; i < g.room.waits && backstop < maxRoomBackstop; i++ {
 		backstop *= 2
 	}
 	backstop = min(backstop, maxRoomBackstop)
-	_, native := podgroup.NativeName(key)
+	native := m.native != nil && m.native(key)
 	g.room = roomWait{waiter: pod.UID, until: now.Add(backstop), waits: g.room.waits + 1, why: why, fresh: native}
 	m.roomWaiting.Insert(key)
 	klog.Background().V(4).Info("Pod group waits for room", "podGroup", key, "waiter", klog.KObj(pod), "waits", g.room.waits)
-	m.park(key, g, pod, parkedNoRoom, now)
+	m.park(key, g, pod, ParkedNoRoom, now)
 	// The room is not this group's to take: the groups that gave way to it go on.
 	m.turnWoken[key] = now
 	m.passTurn(key)
@@ -93,7 +92,7 @@ func (m *manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 // the failed cycle, and parks the entity among its unschedulable ones only while a member is held;
 // had the waiter passed then, it would have ended the wait at once, and the group would have come
 // back on the queue's backoff whatever changed. The caller holds the lock.
-func (v groupView) WaitsForRoom(pod types.UID) (bool, string) {
+func (v GroupView) WaitsForRoom(pod types.UID) (bool, string) {
 	r := &v.g.room
 	if r.waiter == "" || !v.now.Before(r.until) {
 		return false, r.why
@@ -110,7 +109,7 @@ func (v groupView) WaitsForRoom(pod types.UID) (bool, string) {
 
 // EndRoomWait ends the group's wait for room and activates the members parked for it, on a timer
 // of its own: PreEnqueue, which calls it, runs under the queue's lock, which activation takes.
-func (m *manager) EndRoomWait(key types.NamespacedName) {
+func (m *Manager) EndRoomWait(key types.NamespacedName) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if g, ok := m.groups[key]; ok {
@@ -130,7 +129,7 @@ func (m *manager) EndRoomWait(key types.NamespacedName) {
 }
 
 // EndRoomWaitsIn ends the waits for room of the groups in namespace.
-func (m *manager) EndRoomWaitsIn(namespace string) {
+func (m *Manager) EndRoomWaitsIn(namespace string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for key, g := range m.groups {
@@ -140,9 +139,9 @@ func (m *manager) EndRoomWaitsIn(namespace string) {
 	}
 }
 
-// NoteNeed records that the group's waiter was turned away by the room there is (roomsum.go),
+// NoteNeed records that the group's waiter was turned away by the room there is (pkg/gang's roomsum.go),
 // and the least its group needs.
-func (m *manager) NoteNeed(key types.NamespacedName, need roomNeed) {
+func (m *Manager) NoteNeed(key types.NamespacedName, need RoomNeed) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if g, ok := m.groups[key]; ok && g.room.waiter != "" {
@@ -150,27 +149,33 @@ func (m *manager) NoteNeed(key types.NamespacedName, need roomNeed) {
 	}
 }
 
-// olderWaiter is a group that waits for room, turned away by the room there is, and what it needs.
-type olderWaiter struct {
-	key  types.NamespacedName
-	need roomNeed
+// RoomNeed is the least a group that holds nothing needs: in All, and on some one node for any
+// one member (One).
+type RoomNeed struct {
+	All, One amount.Amount
+}
+
+// OlderWaiter is a group that waits for room, turned away by the room there is, and what it needs.
+type OlderWaiter struct {
+	Key  types.NamespacedName
+	Need RoomNeed
 }
 
 // OlderWaiting lists the groups older than key's (see older) whose waiters the sum of room
 // turned away, and which still wait or have just been woken for their turn (see EndRoomWait):
 // PreFilter reads the turn first and this after, and a wait that ends in between must be seen
 // by one of them.
-func (m *manager) OlderWaiting(key types.NamespacedName) []olderWaiter {
+func (m *Manager) OlderWaiting(key types.NamespacedName) []OlderWaiter {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
 	if !ok {
 		return nil
 	}
-	var out []olderWaiter
+	var out []OlderWaiter
 	add := func(other types.NamespacedName) {
-		if o, ok := m.groups[other]; ok && o.room.need.all != nil && m.older(other, key, g) {
-			out = append(out, olderWaiter{key: other, need: o.room.need})
+		if o, ok := m.groups[other]; ok && o.room.need.All != nil && m.older(other, key, g) {
+			out = append(out, OlderWaiter{Key: other, Need: o.room.need})
 		}
 	}
 	for other := range m.roomWaiting {
@@ -189,18 +194,18 @@ func (m *manager) OlderWaiting(key types.NamespacedName) []olderWaiter {
 
 // GiveWay parks pod for its turn, behind an older group (see olderFits): it is woken when that
 // group's round ends or it fails, or after turnMax.
-func (m *manager) GiveWay(key types.NamespacedName, pod *v1.Pod) {
+func (m *Manager) GiveWay(key types.NamespacedName, pod *v1.Pod) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.clock.Now()
 	g := m.group(key)
-	g.parked[pod.UID] = parkedPod{pod: pod, reason: parkedTurn}
+	g.parked[pod.UID] = parkedPod{pod: pod, reason: ParkedTurn}
 	m.turnParked.Insert(key)
 	m.armWake(key, g, now.Add(m.turnMax))
 }
 
 // IsRoomWaiter reports whether pod is the member its group's wait for room hangs on.
-func (m *manager) IsRoomWaiter(key types.NamespacedName, pod types.UID) bool {
+func (m *Manager) IsRoomWaiter(key types.NamespacedName, pod types.UID) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g, ok := m.groups[key]
@@ -208,7 +213,7 @@ func (m *manager) IsRoomWaiter(key types.NamespacedName, pod types.UID) bool {
 }
 
 // endRoomWait is EndRoomWait with the lock held; also called when the waiter is deleted.
-func (m *manager) endRoomWait(key types.NamespacedName, g *group) {
+func (m *Manager) endRoomWait(key types.NamespacedName, g *group) {
 	if g.room.waiter == "" {
 		return
 	}
@@ -216,18 +221,12 @@ func (m *manager) endRoomWait(key types.NamespacedName, g *group) {
 	m.roomWaiting.Delete(key)
 	var pods []*v1.Pod
 	for uid, p := range g.parked {
-		if p.reason == parkedNoRoom {
+		if p.reason == ParkedNoRoom {
 			pods = append(pods, p.pod)
 			delete(g.parked, uid)
 		}
 	}
 	if len(pods) > 0 {
-		m.clock.AfterFunc(0, func() { m.hooks.activate(pods) })
+		m.clock.AfterFunc(0, func() { m.hooks.Activate(pods) })
 	}
-}
-
-// waitsForRoom is what a member held back while its group waits for room is told. It leaves out
-// the backstop, which grows, so that the message changes only when the cause does.
-func waitsForRoom(key types.NamespacedName, why string) string {
-	return fmt.Sprintf("pod group %s waits for room because it %s; it is tried again when that member's own check may pass (pods end, nodes join or grow, quota is freed)", key, why)
 }

@@ -1,4 +1,4 @@
-package gang
+package gangcore
 
 import (
 	"maps"
@@ -8,8 +8,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
-
-	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 // Room freed while a native group's cycle runs (issue 45).
@@ -114,18 +112,18 @@ func (f *freedRoom) prune(now time.Time) {
 	}
 }
 
-// snapshotView is what a failed cycle's snapshot shows: pod uid's resourceVersion on node, and
+// SnapshotView is what a failed cycle's snapshot shows: pod uid's resourceVersion on node, and
 // node's (false: the snapshot has no such pod there, or no such node).
-type snapshotView struct {
-	podVersion  func(uid types.UID, node string) (string, bool)
-	nodeVersion func(name string) (string, bool)
+type SnapshotView struct {
+	PodVersion  func(uid types.UID, node string) (string, bool)
+	NodeVersion func(name string) (string, bool)
 }
 
 // missedBy reports whether view, a cycle's snapshot, misses a freeing recorded here, and forgets
 // those it shows: later snapshots show them too. The record's lock is held only to copy it and to
 // forget; the snapshot is read with no lock held. A freeing recorded after the copy is counted
 // after it too (recordFreed), which the caller sees.
-func (f *freedRoom) missedBy(view snapshotView) bool {
+func (f *freedRoom) missedBy(view SnapshotView) bool {
 	f.mu.Lock()
 	pods, nodes := maps.Clone(f.pods), maps.Clone(f.nodes)
 	f.mu.Unlock()
@@ -134,14 +132,14 @@ func (f *freedRoom) missedBy(view snapshotView) bool {
 	var shownPods []types.UID
 	var shownNodes []string
 	for uid, p := range pods {
-		if p.shownBy(view.podVersion(uid, p.node)) {
+		if p.shownBy(view.PodVersion(uid, p.node)) {
 			shownPods = append(shownPods, uid)
 		} else {
 			missed = true
 		}
 	}
 	for name, n := range nodes {
-		if v, ok := view.nodeVersion(name); ok && v == n.version {
+		if v, ok := view.NodeVersion(name); ok && v == n.version {
 			shownNodes = append(shownNodes, name)
 		} else {
 			// Not in the snapshot, or another version: older, or newer than Gang's handler has
@@ -172,13 +170,13 @@ func (f *freedRoom) missedBy(view snapshotView) bool {
 
 // PodFreed records that a bound pod that held room was deleted or finished (version ""), or was
 // scaled down in place at version, and frees room (RoomFreed).
-func (m *manager) PodFreed(uid types.UID, node, version string) {
+func (m *Manager) PodFreed(uid types.UID, node, version string) {
 	m.recordFreed(func(f *freedRoom, now time.Time) { f.pods[uid] = freedPod{node: node, version: version, at: now} })
 }
 
 // NodeGrew records that a node joined, grew or became usable, at version, and frees room
 // (RoomFreed).
-func (m *manager) NodeGrew(name, version string) {
+func (m *Manager) NodeGrew(name, version string) {
 	m.recordFreed(func(f *freedRoom, now time.Time) { f.nodes[name] = freedNode{version: version, at: now} })
 }
 
@@ -186,7 +184,7 @@ func (m *manager) NodeGrew(name, version string) {
 // (RoomFreed): a cycle whose copy of the record (missedBy) lacks the freeing finds RoomFreed's
 // count moved since its first member was let on, or, if it decided to wait first, has its wait
 // cut short.
-func (m *manager) recordFreed(record func(f *freedRoom, now time.Time)) {
+func (m *Manager) recordFreed(record func(f *freedRoom, now time.Time)) {
 	if f := m.freed; f != nil {
 		f.mu.Lock()
 		now := m.clock.Now()
@@ -200,7 +198,7 @@ func (m *manager) recordFreed(record func(f *freedRoom, now time.Time)) {
 // BoundPodChanged follows a pod recorded as scaled down to its latest version, as NodeChanged
 // follows a node: a later update that frees nothing (its status, say) does not make every cycle
 // look as if it missed the scale-down. It takes only the record's lock.
-func (m *manager) BoundPodChanged(uid types.UID, version string) {
+func (m *Manager) BoundPodChanged(uid types.UID, version string) {
 	f := m.freed
 	if f == nil {
 		return
@@ -215,7 +213,7 @@ func (m *manager) BoundPodChanged(uid types.UID, version string) {
 
 // NodeChanged follows a recorded node to its latest version; a node deleted (version "") is
 // forgotten. It frees no room and takes only the record's lock.
-func (m *manager) NodeChanged(name, version string) {
+func (m *Manager) NodeChanged(name, version string) {
 	f := m.freed
 	if f == nil {
 		return
@@ -235,13 +233,13 @@ func (m *manager) NodeChanged(name, version string) {
 
 // recheckNativeRoomWaits cuts the backstop of every native group that waits for room to
 // roomRecheck. The caller holds the lock.
-func (m *manager) recheckNativeRoomWaits() {
+func (m *Manager) recheckNativeRoomWaits() {
 	if m.freed == nil || m.roomWaiting.Len() == 0 {
 		return
 	}
 	now := m.clock.Now()
 	for key := range m.roomWaiting {
-		if _, native := podgroup.NativeName(key); !native {
+		if !m.native(key) {
 			continue
 		}
 		if g, ok := m.groups[key]; ok && g.room.waiter != "" {
@@ -252,7 +250,7 @@ func (m *manager) recheckNativeRoomWaits() {
 
 // recheckRoomWait cuts the group's backstop to roomRecheck from now, if it ends later. The caller
 // holds the lock.
-func (m *manager) recheckRoomWait(key types.NamespacedName, g *group, now time.Time) {
+func (m *Manager) recheckRoomWait(key types.NamespacedName, g *group, now time.Time) {
 	at := now.Add(roomRecheck)
 	if g.room.until.After(at) {
 		klog.Background().V(4).Info("Room freed: native pod group's wait for room is cut short", "podGroup", key, "left", roomRecheck)
@@ -265,7 +263,7 @@ func (m *manager) recheckRoomWait(key types.NamespacedName, g *group, now time.T
 // first member was let on when RoomFreed's count was since, and whose snapshot view shows: a group
 // that holds nothing waits for room, with a backstop of roomRecheck if room was freed since or the
 // snapshot misses a freeing Gang has seen.
-func (m *manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check snapshotCheck, why string, since uint64, view snapshotView) memberOutcome {
+func (m *Manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check SnapshotCheck, why string, since uint64, view SnapshotView) MemberOutcome {
 	// Before the lock, which every group's PreEnqueue, Permit and hints wait on: a freeing this
 	// misses is counted after since (recordFreed), which the check below sees.
 	missed := m.freed != nil && m.freed.missedBy(view)
@@ -278,7 +276,7 @@ func (m *manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMem
 		if m.roomFreed != since || missed {
 			m.recheckRoomWait(key, g, now)
 		}
-		return memberOutcome{}
+		return MemberOutcome{}
 	}
 	return m.memberFailed(key, g, pod, minMember, check, why)
 }

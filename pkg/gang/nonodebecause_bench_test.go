@@ -11,41 +11,6 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 )
 
-// BenchmarkMemberCost measures what one member costs the manager from arrival to quorum (the pod
-// informer's count, Reserve, Permit), per member, for groups of growing size: the cost must not
-// grow with the group.
-func BenchmarkMemberCost(b *testing.B) {
-	for _, size := range []int{4, 64, 1024} {
-		b.Run(fmt.Sprintf("groupSize=%d", size), func(b *testing.B) {
-			pods := make([]*v1.Pod, size)
-			for i := range pods {
-				pods[i] = member("a", fmt.Sprintf("a%d", i), fmt.Sprintf("uid-%d", i))
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for n := 0; n < b.N; {
-				b.StopTimer()
-				m, _, _ := testManager()
-				b.StartTimer()
-				for _, p := range pods {
-					m.PodChanged(keyA, p.UID, p)
-					m.Admit(keyA, p, func(g groupView) (parkReason, bool) { return parkedTooFew, g.Ready() >= int32(size) })
-					m.Reserve(keyA, p, "node")
-					m.Permit(keyA, p, int32(size), testTimeout)
-					if n++; n == b.N {
-						break
-					}
-				}
-				b.StopTimer()
-				for _, p := range pods {
-					m.PodChanged(keyA, p.UID, nil)
-				}
-				b.StartTimer()
-			}
-		})
-	}
-}
-
 // BenchmarkNoNodeBecause measures what summing up a failed member's statuses costs PostFilter, on
 // a cluster of 5000 nodes that a Filter plugin turned away for one of three reasons, and on one a
 // PreFilter plugin turned away whole: the price of telling every member why its group waits.

@@ -1,0 +1,185 @@
+package gangcore
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+)
+
+// turnRemaining is how long a group that holds nothing still gives way to another group's round
+// in progress: members of a group are scheduled back to back only if no other group's members
+// come between them, and QOSSort puts an older group's members first. A round normally ends
+// within its members' scheduling cycles; one that lasts longer than turnMax (a member waits for
+// preemption, say) no longer holds the others back.
+//
+// It also gives way to an older group (of higher priority, or created first) parked for its turn
+// or just woken for it. When a round ends, the groups that gave way to it are woken on a timer of
+// their own, and a younger group's waiter requeued by a room event at that moment would otherwise
+// reach the scheduler first and take the room the older one waited for (issue 28). The caller
+// holds the lock.
+func (m *Manager) turnRemaining(key types.NamespacedName, g *group, now time.Time) time.Duration {
+	if m.turnMax == 0 || len(g.reserved) > 0 || len(g.waiting) > 0 {
+		return 0
+	}
+	var left time.Duration
+	for other, start := range m.rounds {
+		if other != key {
+			left = max(left, start.Add(m.turnMax).Sub(now))
+		}
+	}
+	for other := range m.turnParked {
+		if m.older(other, key, g) && m.groups[other].parkedForTurn() {
+			// Nothing gives way for longer: the rest need not be read.
+			return m.turnMax
+		}
+	}
+	for other, at := range m.turnWoken {
+		if m.older(other, key, g) {
+			if l := at.Add(m.turnMax).Sub(now); l > 0 {
+				// A room event wakes every waiting group (roomwait.go), and each of their members
+				// asks this: reading them all was n² per event, 170 us per call with 1,000 woken.
+				// The first older group found decides; a shorter wait than the longest only makes
+				// the park's timer ask again sooner.
+				return max(left, l)
+			}
+		}
+	}
+	return left
+}
+
+// older reports whether group other goes before group key (g) in QOSSort's order: higher
+// priority, then created first, then by name. A group whose place is not known yet goes before
+// none and after none. The caller holds the lock.
+func (m *Manager) older(other, key types.NamespacedName, g *group) bool {
+	o, ok := m.groups[other]
+	if other == key || !ok || o.created.IsZero() || g.created.IsZero() {
+		return false
+	}
+	if o.priority != g.priority {
+		return o.priority > g.priority
+	}
+	if !o.created.Equal(g.created) {
+		return o.created.Before(g.created)
+	}
+	return other.String() < key.String()
+}
+
+// passTurn records that the group no longer takes its turn now (it is admitted, or turned away
+// for another reason), and wakes the groups that gave way to it unless a round holds them anyway.
+// The caller holds the lock.
+func (m *Manager) passTurn(key types.NamespacedName) {
+	if _, ok := m.turnWoken[key]; !ok {
+		return
+	}
+	delete(m.turnWoken, key)
+	klog.Background().V(4).Info("Pod group passes its turn", "podGroup", key, "rounds", len(m.rounds), "parkedForTurn", m.turnParked.Len())
+	if len(m.rounds) == 0 && m.turnParked.Len() > 0 {
+		m.clock.AfterFunc(0, m.wakeTurns)
+	}
+}
+
+// TurnTaken records that a member of the group was admitted by PreFilter: its group's turn has
+// come and its round starts in this scheduling cycle, or it fails and passes the turn on
+// (waitForRoom).
+func (m *Manager) TurnTaken(key types.NamespacedName) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.turnWoken, key)
+}
+
+// endRound records that the group's round ended, and wakes the groups that gave way to it. The
+// caller holds the lock; the wake-up runs on a timer of its own, without it.
+func (m *Manager) endRound(key types.NamespacedName) {
+	if _, ok := m.rounds[key]; !ok {
+		return
+	}
+	delete(m.rounds, key)
+	klog.Background().V(4).Info("Pod group's round ends", "podGroup", key, "parkedForTurn", m.turnParked.Len())
+	if m.turnParked.Len() > 0 {
+		m.clock.AfterFunc(0, m.wakeTurns)
+	}
+}
+
+// wakeTurns wakes the group parked for its turn whose turn has come, if one has: the oldest (in
+// QOSSort's order), since every younger one gives way to it (turnRemaining), and any whose place
+// is not known yet, which give way to no one. It once woke every group parked for its turn, and
+// PreEnqueue, under the queue's lock, parked all but the oldest again: with gangs queued behind
+// one another's rounds that was done for every round, n² in all. scheduler_perf's Gang workload
+// (1,000 gangs of 3 on 5,000 nodes) spent a quarter of berth's CPU there, serially, and the queue's
+// lock was held 100 s in a 45 s run (issue 28's 16-core question).
+func (m *Manager) wakeTurns() {
+	m.mu.Lock()
+	now := m.clock.Now()
+	var pods []*v1.Pod
+	for _, key := range m.nextTurns(now) {
+		g := m.groups[key]
+		for uid, p := range g.parked {
+			if p.reason == ParkedTurn {
+				pods = append(pods, p.pod)
+				delete(g.parked, uid)
+			}
+		}
+		m.turnParked.Delete(key)
+		m.turnWoken[key] = now
+		m.gc(key, now)
+	}
+	left := m.turnParked.Len()
+	m.mu.Unlock()
+	klog.Background().V(4).Info("Pod groups parked for their turn are woken", "pods", len(pods), "stillParked", left)
+	if len(pods) > 0 {
+		m.hooks.Activate(pods)
+	}
+}
+
+// nextTurns lists the groups parked for their turn whose turn has come (see wakeTurns), and drops
+// from turnParked the groups it finds with no pod parked for it any more. The caller holds the lock.
+func (m *Manager) nextTurns(now time.Time) []types.NamespacedName {
+	var due []types.NamespacedName
+	for {
+		var oldest types.NamespacedName
+		found := false
+		for key := range m.turnParked {
+			g, ok := m.groups[key]
+			switch {
+			case !ok:
+				m.turnParked.Delete(key)
+			case g.created.IsZero():
+				// Its place is not known: it gives way to no one, and no one to it.
+				if g.parkedForTurn() && m.turnRemaining(key, g, now) == 0 {
+					due = append(due, key)
+				}
+			case !found || m.older(key, oldest, m.groups[oldest]):
+				oldest, found = key, true
+			}
+		}
+		if !found {
+			return due
+		}
+		g := m.groups[oldest]
+		if !g.parkedForTurn() {
+			// Its pods were let in or parked for another reason since; the next one may be due.
+			m.turnParked.Delete(oldest)
+			due = due[:0]
+			continue
+		}
+		if m.turnRemaining(oldest, g, now) == 0 {
+			due = append(due, oldest)
+		}
+		return due
+	}
+}
+
+// parkedForTurn reports whether a pod of the group is parked for its turn.
+func (g *group) parkedForTurn() bool {
+	for _, p := range g.parked {
+		if p.reason == ParkedTurn {
+			return true
+		}
+	}
+	return false
+}
+
+// TurnMax is how long a group that holds nothing gives way to another group's round at most.
+func (m *Manager) TurnMax() time.Duration { return m.turnMax }
