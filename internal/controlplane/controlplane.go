@@ -306,8 +306,9 @@ func earlyExit(p *proc.Process) error {
 
 var errAddrInUse = errors.New("address already in use")
 
-// stopGrace is how long a process gets to exit after SIGTERM: none. The data is throwaway, and a
-// graceful shutdown of kube-apiserver took 1.1 to 1.2 s of every test's end on a quiet machine.
+// stopGrace is 0: etcd and kube-apiserver are killed at once (proc.Stop), not sent SIGTERM. The data
+// is throwaway, and a graceful shutdown of kube-apiserver took 1.1 to 1.2 s of every test's end on a
+// quiet machine.
 const stopGrace = 0
 
 // probe asks /readyz with the admin token. The serving certificate is read
