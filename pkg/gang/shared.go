@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -41,6 +42,9 @@ type shared struct {
 	status    *statusWriter
 	// quotas lists the ElasticQuotas, for the sum of room (roomsum.go).
 	quotas schedlisters.ElasticQuotaLister
+	// nodes lists the scheduler's nodes, for the topology label of a node a capacity event names
+	// (inRequiredLevel).
+	nodes corelisters.NodeLister
 	// podEvents is the pod handler's registration: its counts are complete once it has synced.
 	podEvents cache.ResourceEventHandlerRegistration
 	// rejectMu serializes Rejects of waiting pods (see reject).
@@ -76,6 +80,7 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, t 
 		podGroups: groups,
 		members:   members{indexer: groups.Pods},
 		status:    status,
+		nodes:     h.SharedInformerFactory().Core().V1().Nodes().Lister(),
 	}
 	var native func(types.NamespacedName) bool
 	if podgroup.NativeEnabled() {

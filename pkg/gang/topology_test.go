@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
+	"github.com/berth-sched/berth/pkg/gangcore"
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
@@ -283,5 +286,53 @@ func TestTopologyCordonedRoomIsNoRoom(t *testing.T) {
 	st := preFilterAndFilter(h, framework.NewCycleState(), m1, []fwk.NodeInfo{nodeInfo(cordoned), nodeInfo(rackNode("one", "r2", "1"))})
 	if st.Code() != fwk.Pending || !strings.Contains(st.Message(), "the largest has room for 1") {
 		t.Errorf("PreFilter and Filter: %v, want Pending with the largest room 1 (the cordoned rack's 8 not counted)", st)
+	}
+}
+
+// A group no rack holds is requeued only by an event that can change a rack: a pod ending or a
+// node joining or changing where the node carries the rack label. Room outside every rack (a
+// CPU node's pod deleted, an unlabelled node added) leaves it waiting, so that the groups that
+// room is for are not queued behind its members' futile tries.
+func TestTopologyWaitIgnoresRoomOutsideTheLevel(t *testing.T) {
+	pods := []*v1.Pod{oneCPU(member("a", "a1", "uid-a1")), oneCPU(member("a", "a2", "uid-a2")), oneCPU(member("a", "a3", "uid-a3"))}
+	h := newHarness(t, []*v1alpha1.PodGroup{annotated(podGroup("a", 3), topology.RequiredAnnotation, topology.RackLabel)}, pods...)
+	inRack, plain := rackNode("n1", "r1", "2"), st.MakeNode().Name("plain").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "8", v1.ResourcePods: "110"}).Obj()
+	for _, n := range []*v1.Node{inRack, plain} {
+		if _, err := h.kube.CoreV1().Nodes().Create(h.ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.eventually("the nodes in the lister", func() bool {
+		_, err1 := h.pl.nodes.Get("n1")
+		_, err2 := h.pl.nodes.Get("plain")
+		return err1 == nil && err2 == nil
+	})
+	if st := preFilterAndFilter(h, framework.NewCycleState(), pods[0], []fwk.NodeInfo{nodeInfo(inRack), nodeInfo(plain)}); st.Code() != fwk.Pending {
+		t.Fatalf("PreFilter and Filter: %v, want Pending (no rack holds the group)", st)
+	}
+	if reason, parked := h.pl.groups.ParkedReason(keyA, "uid-a1"); !parked || reason != gangcore.ParkedTopology {
+		t.Fatalf("the member is parked %v for %v, want for its topology", parked, reason)
+	}
+	onNode := func(node string) *v1.Pod {
+		return st.MakePod().Namespace("ns").Name("filler-" + node).UID("filler-" + node).Node(node).Obj()
+	}
+	relabelled := plain.DeepCopy()
+	relabelled.Labels = map[string]string{topology.RackLabel: "r2"}
+	for _, tc := range []struct {
+		name     string
+		old, cur any
+		want     fwk.QueueingHint
+	}{
+		{"pod deleted on a rack's node", onNode("n1"), nil, fwk.Queue},
+		{"pod deleted on a node in no rack", onNode("plain"), nil, fwk.QueueSkip},
+		{"pod deleted on a node not known", onNode("gone"), nil, fwk.Queue},
+		{"pod scaled down on a node in no rack", onNode("plain"), onNode("plain"), fwk.QueueSkip},
+		{"node added to a rack", nil, rackNode("n2", "r2", "4"), fwk.Queue},
+		{"node added in no rack", nil, plain, fwk.QueueSkip},
+		{"node labelled into a rack", plain, relabelled, fwk.Queue},
+	} {
+		if got, err := h.pl.isSchedulableAfterCapacityChange(klog.Background(), pods[0], tc.old, tc.cur); err != nil || got != tc.want {
+			t.Errorf("%s: %v (%v), want %v", tc.name, got, err, tc.want)
+		}
 	}
 }
