@@ -128,7 +128,7 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, t 
 // dynamic informer), but that informer keeps a second copy of every PodGroup and delivers its
 // events in no order relative to this plugin's informer: a pod requeued by it could meet a lister
 // that does not show the PodGroup yet, and be gated again with nothing left to wake it. These
-// handlers run after this informer's cache holds the change, and manager.Admit/Wake make parking
+// handlers run after this informer's cache holds the change, and the manager's Enqueue, Admit and Wake make parking
 // and waking atomic.
 func (c *shared) podGroupHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{

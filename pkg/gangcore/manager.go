@@ -173,7 +173,7 @@ type group struct {
 	// known yet), for the order in which groups take their turns.
 	priority int32
 	created  time.Time
-	// wakes counts Wake's calls for the group: AdmitScanning's scan, run without the lock, is
+	// wakes counts Wake's calls for the group: Admit's check, run without the lock, is
 	// done again if one came meanwhile.
 	wakes uint64
 }

@@ -39,6 +39,34 @@ var (
 	keyA    = types.NamespacedName{Namespace: "ns", Name: "a"}
 )
 
+// podGroup is the plugin's side of an admission, for the manager's tests: a PodGroup of
+// minMember created at created (none if missing), and a check against the nodes (none if nil),
+// whose calls it counts.
+type podGroup struct {
+	minMember int32
+	created   time.Time
+	missing   bool
+	check     func() (ParkReason, string, bool)
+	checks    int
+}
+
+func (p *podGroup) Group() (Spec, bool) {
+	return Spec{MinMember: p.minMember, Created: p.created}, !p.missing
+}
+
+func (p *podGroup) Check(GroupView) func() (ParkReason, string, bool) {
+	p.checks++
+	return p.check
+}
+
+func (*podGroup) RoomShort() bool                { return false }
+func (*podGroup) OlderFits([]OlderWaiter) string { return "" }
+
+// refusing is a group whose check against the nodes refuses for r.
+func refusing(r ParkReason) *podGroup {
+	return &podGroup{check: func() (ParkReason, string, bool) { return r, "", false }}
+}
+
 // testRecorder keeps what the manager's timers did.
 type testRecorder struct {
 	activated []string
@@ -382,10 +410,8 @@ func TestManagerRounds(t *testing.T) {
 }
 
 func TestManagerParking(t *testing.T) {
-	refuse := func(r ParkReason) func(GroupView) (ParkReason, bool) {
-		return func(GroupView) (ParkReason, bool) { return r, false }
-	}
-	pass := func(GroupView) (ParkReason, bool) { return 0, true }
+	refuse := refusing
+	pass := &podGroup{}
 	type admitted struct {
 		Reason      ParkReason
 		OK, First   bool
@@ -394,8 +420,8 @@ func TestManagerParking(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		prior []func(GroupView) (ParkReason, bool)
-		check func(GroupView) (ParkReason, bool)
+		prior []*podGroup
+		check *podGroup
 		want  admitted
 	}{
 		{
@@ -405,13 +431,13 @@ func TestManagerParking(t *testing.T) {
 		},
 		{
 			name:  "refusing again for the same reason is not news",
-			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedTooFew)},
+			prior: []*podGroup{refuse(ParkedTooFew)},
 			check: refuse(ParkedTooFew),
 			want:  admitted{Reason: ParkedTooFew, ParkedNow: true, ParkedAfter: ParkedTooFew},
 		},
 		{
 			name:  "a new reason is news",
-			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedNotFound)},
+			prior: []*podGroup{refuse(ParkedNotFound)},
 			check: refuse(ParkedTooFew),
 			want:  admitted{Reason: ParkedTooFew, First: true, ParkedNow: true, ParkedAfter: ParkedTooFew},
 		},
@@ -419,7 +445,7 @@ func TestManagerParking(t *testing.T) {
 			name: "a reason the pod was told of before is not news, whatever came between",
 			// A group that waits for room goes through backoff and turns over and over: an event
 			// each time would load the API server with what the first ones said.
-			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedBackoff), pass, refuse(ParkedTurn), refuse(ParkedBackoff), pass},
+			prior: []*podGroup{refuse(ParkedBackoff), pass, refuse(ParkedTurn), refuse(ParkedBackoff), pass},
 			check: refuse(ParkedBackoff),
 			want:  admitted{Reason: ParkedBackoff, ParkedNow: true, ParkedAfter: ParkedBackoff},
 		},
@@ -432,7 +458,7 @@ func TestManagerParking(t *testing.T) {
 		},
 		{
 			name:  "an admitted pod is unparked",
-			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedTooFew)},
+			prior: []*podGroup{refuse(ParkedTooFew)},
 			check: pass,
 			want:  admitted{OK: true},
 		},
@@ -444,7 +470,8 @@ func TestManagerParking(t *testing.T) {
 				m.Admit(keyA, a1, c)
 			}
 			var got admitted
-			got.Reason, got.OK, got.First = m.Admit(keyA, a1, tc.check)
+			a := m.Admit(keyA, a1, tc.check)
+			got.Reason, got.OK, got.First = a.Reason, a.Reason == 0, a.FirstTime
 			got.ParkedAfter, got.ParkedNow = m.ParkedReason(keyA, a1.UID)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -589,7 +616,7 @@ func TestManagerWakesEveryTimedPark(t *testing.T) {
 	if v := m.Permit(keyA, a3, 3, testTimeout); v.Refused != ParkedBackoff {
 		t.Fatalf("Permit during the backoff: %+v", v)
 	}
-	m.Admit(keyA, a1Again, func(g GroupView) (ParkReason, bool) { in, _ := g.InBackoff(); return ParkedBackoff, !in })
+	m.Enqueue(keyA, a1Again, &podGroup{})
 	c.Step(testBackoffBase)
 	if diff := cmp.Diff([]string{"a1", "a1", "a2", "a3"}, rec.activated, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("woken at the end of the backoff (-want +got):\n%s", diff)
