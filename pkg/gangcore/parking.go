@@ -179,13 +179,3 @@ func (m *Manager) ParkedReason(key types.NamespacedName, uid types.UID) (ParkRea
 	}
 	return 0, false
 }
-
-// Busy reports whether the manager's lock is held at this moment: tests show with it that a scan
-// of the cluster runs without the lock.
-func (m *Manager) Busy() bool {
-	if m.mu.TryLock() {
-		m.mu.Unlock()
-		return false
-	}
-	return true
-}
