@@ -10,33 +10,24 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/berth-sched/berth/internal/fakeclock"
+	"github.com/berth-sched/berth/internal/gangtest"
 )
 
-var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+// The fixtures pkg/gang's tests share (internal/gangtest).
+var (
+	t0                       = gangtest.T0
+	member                   = gangtest.Member
+	a1, a2, a3, b1, b2, keyA = gangtest.A1, gangtest.A2, gangtest.A3, gangtest.B1, gangtest.B2, gangtest.KeyA
+	// a1Again has a1's name but is another pod, as after a delete and recreate.
+	a1Again = member("a", "a1", "uid-a1-again")
+)
 
 const (
 	testBackoffBase = 2 * time.Second
 	testBackoffMax  = 8 * time.Second
 	testTimeout     = 10 * time.Second
-)
-
-// member returns a pod of group pg in namespace ns.
-func member(pg, name, uid string) *v1.Pod {
-	return st.MakePod().Namespace("ns").Name(name).UID(uid).Label(groupLabel, pg).Obj()
-}
-
-var (
-	a1 = member("a", "a1", "uid-a1")
-	a2 = member("a", "a2", "uid-a2")
-	a3 = member("a", "a3", "uid-a3")
-	// a1Again has a1's name but is another pod, as after a delete and recreate.
-	a1Again = member("a", "a1", "uid-a1-again")
-	b1      = member("b", "b1", "uid-b1")
-	b2      = member("b", "b2", "uid-b2")
-	keyA    = types.NamespacedName{Namespace: "ns", Name: "a"}
 )
 
 // podGroup is the plugin's side of an admission, for the manager's tests: a PodGroup of
@@ -100,12 +91,9 @@ func testManager() (*Manager, *fakeclock.Clock, *testRecorder) {
 // PodGroups do.
 const nativePrefix = "native/"
 
-// groupLabel names a test pod's group.
-const groupLabel = "group"
-
 // keyOf is the key of the group p joins.
 func keyOf(p *v1.Pod) types.NamespacedName {
-	return types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[groupLabel]}
+	return types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[gangtest.GroupLabel]}
 }
 
 // stateOf is what a group's quorum counts of p, a live pod: bound if it has a node.
