@@ -111,13 +111,21 @@ const maxScans = 3
 // admit runs the group's rules, in PreEnqueue (enqueue) or PreFilter, parks pod if they refuse
 // it and unparks it if not, and ends the group's wait for room when they let it through.
 func (m *Manager) admit(key types.NamespacedName, pod *v1.Pod, c Cluster, enqueue bool) Admission {
+	a, passOnce := m.decide(key, pod, c, enqueue)
+	if a.Passed && !passOnce {
+		m.EndRoomWait(key)
+	}
+	return a
+}
+
+// decide is admit's part under the lock, which it lets go while the check against the nodes runs.
+func (m *Manager) decide(key types.NamespacedName, pod *v1.Pod, c Cluster, enqueue bool) (a Admission, passOnce bool) {
 	m.mu.Lock()
-	var a Admission
+	defer m.mu.Unlock()
 	for try := 1; ; try++ {
 		a = Admission{}
 		now := m.clock.Now()
 		g := m.group(key)
-		var passOnce bool
 		a.Group, a.Found = c.Group()
 		a.Reason, a.Msg, passOnce = rules(key, g, pod, a, enqueue, now)
 		if a.Reason == 0 && !passOnce && !enqueue {
@@ -135,18 +143,12 @@ func (m *Manager) admit(key types.NamespacedName, pod *v1.Pod, c Cluster, enqueu
 				}
 			}
 		}
-		if a.Reason == 0 && !passOnce {
-			if m.turnRemaining(key, g, now) > 0 {
-				a.Reason = ParkedTurn
-				a.Msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, m.turnMax)
-			}
+		if a.Reason == 0 && !passOnce && m.turnRemaining(key, g, now) > 0 {
+			a.Reason = ParkedTurn
+			a.Msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, m.turnMax)
 		}
 		a.Reason, a.Passed, a.FirstTime = m.verdict(key, g, pod, a.Reason, a.Reason == 0, now)
-		m.mu.Unlock()
-		if a.Passed && !passOnce {
-			m.EndRoomWait(key)
-		}
-		return a
+		return a, passOnce
 	}
 }
 
