@@ -73,14 +73,6 @@ func (a *admission) OlderFits(older []gangcore.OlderWaiter) string {
 	return olderFits(older, a.nodes)
 }
 
-// noteOrder gives QOSSort the group's place once a member passed its group's rules, before the
-// member can enter the active queue, where QOSSort sorts it by that place.
-func (a *admission) noteOrder(d gangcore.Admission) {
-	if d.Passed {
-		a.pl.podGroups.Order.Note(a.key, d.Group.Created)
-	}
-}
-
 // placed returns the group's members that hold a place: reserved or bound, each once.
 func (pl *Gang) placed(key types.NamespacedName, g gangcore.GroupView) []*v1.Pod {
 	pods := g.Reserved()

@@ -144,9 +144,7 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	if !ok {
 		return nil
 	}
-	c := &admission{pl: pl, key: key, pod: pod}
-	a := pl.groups.Enqueue(key, pod, c)
-	c.noteOrder(a)
+	a := pl.groups.Enqueue(key, pod, &admission{pl: pl, key: key, pod: pod})
 	if a.Reason == 0 {
 		return nil
 	}
@@ -188,7 +186,6 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	c := &admission{pl: pl, key: key, pod: pod, nodes: nodes}
 	a := pl.groups.Admit(key, pod, c)
-	c.noteOrder(a)
 	if c.pg != nil && c.pg.Started.IsZero() {
 		pl.status.noteStarted(key, time.Now())
 	}

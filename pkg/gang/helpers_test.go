@@ -42,6 +42,7 @@ func testManager() *gangcore.Manager {
 		Hooks: gangcore.Hooks{
 			Activate: func([]*v1.Pod) {},
 			Expired:  func(types.NamespacedName, gangcore.RoundFailure) {},
+			Queued:   func(types.NamespacedName, time.Time) {},
 			Gone:     func(types.NamespacedName) {},
 		},
 	})

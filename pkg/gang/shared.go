@@ -89,6 +89,7 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, t 
 		Hooks: gangcore.Hooks{
 			Activate: c.activate,
 			Expired:  func(key types.NamespacedName, f gangcore.RoundFailure) { c.release(key, f, failedTimeout) },
+			Queued:   groups.Order.Note,
 			Gone:     groups.Order.Forget,
 		},
 		Native: native,

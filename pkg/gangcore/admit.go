@@ -49,8 +49,8 @@ type Admission struct {
 	// Group is the member's group, if Found.
 	Group Spec
 	Found bool
-	// Passed: the group's rules let the member through, so it may enter the active queue (if
-	// GaveWayTo is set, it was parked after all).
+	// Passed: the group's rules let the member through, so it may enter the active queue (told
+	// to Hooks.Queued; if GaveWayTo is set, it was parked after all).
 	Passed bool
 	// HoldsNothing: no member of the group held a place or waited at Permit when it was let
 	// through; InDomain: it goes to one topology domain. A group that holds nothing and goes to
@@ -146,6 +146,9 @@ func (m *Manager) decide(key types.NamespacedName, pod *v1.Pod, c Cluster, enque
 		if a.Reason == 0 && !passOnce && m.turnRemaining(key, g, now) > 0 {
 			a.Reason = ParkedTurn
 			a.Msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, m.turnMax)
+		}
+		if a.Reason == 0 {
+			m.hooks.Queued(key, a.Group.Created)
 		}
 		a.Reason, a.Passed, a.FirstTime = m.verdict(key, g, pod, a.Reason, a.Reason == 0, now)
 		return a, passOnce

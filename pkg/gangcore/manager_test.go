@@ -62,6 +62,8 @@ func refusing(r ParkReason) *podGroup {
 type testRecorder struct {
 	activated []string
 	expired   []RoundFailure
+	// order is what Hooks.Queued and Hooks.Gone were told, in turn.
+	order []string
 }
 
 // testManager returns a manager on a fake clock at t0, and what its timers do.
@@ -80,7 +82,8 @@ func testManager() (*Manager, *fakeclock.Clock, *testRecorder) {
 				}
 			},
 			Expired: func(_ types.NamespacedName, f RoundFailure) { r.expired = append(r.expired, f) },
-			Gone:    func(types.NamespacedName) {},
+			Queued:  func(key types.NamespacedName, _ time.Time) { r.order = append(r.order, "queued "+key.String()) },
+			Gone:    func(key types.NamespacedName) { r.order = append(r.order, "gone "+key.String()) },
 		},
 		Native: func(key types.NamespacedName) bool { return strings.HasPrefix(key.Name, nativePrefix) },
 	})
@@ -465,6 +468,25 @@ func TestManagerParking(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A member that passes is told to QOSSort's order (Hooks.Queued) before the verdict, under the
+// lock: when admitting it leaves its group with no state, Gone, which forgets the group's place,
+// comes after, and the order keeps no place for a group the manager no longer knows.
+func TestManagerQueuesBeforeItForgets(t *testing.T) {
+	m, _, rec := testManager()
+	if a := m.Enqueue(keyA, a1, &podGroup{}); a.Reason != 0 {
+		t.Fatalf("a1 held: %s", a.Msg)
+	}
+	if diff := cmp.Diff([]string{"queued ns/a", "gone ns/a"}, rec.order); diff != "" {
+		t.Errorf("hooks told (-want +got):\n%s", diff)
+	}
+	rec.order = nil
+	m.Enqueue(keyA, a1, &podGroup{minMember: 2})
+	m.Admit(keyA, a2, refusing(ParkedMinResources))
+	if len(rec.order) != 0 {
+		t.Errorf("hooks told %v of members held back, want nothing", rec.order)
 	}
 }
 
