@@ -12,6 +12,7 @@ import (
 
 	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/noderoom"
+	"github.com/berth-sched/berth/pkg/podgroup"
 )
 
 // capacityShortfall says which of want the cluster's free capacity cannot cover, or "" if it
@@ -47,4 +48,14 @@ func capacityShortfall(nodes []fwk.NodeInfo, want v1.ResourceList, placed []*v1.
 		}
 	}
 	return strings.Join(short, "; ")
+}
+
+// wantedResources is what a group asks of the cluster: its minResources and a pod slot for each
+// of minMember members.
+func wantedResources(pg *podgroup.Group) v1.ResourceList {
+	want := pg.MinResources.DeepCopy()
+	if _, ok := want[v1.ResourcePods]; !ok {
+		want[v1.ResourcePods] = *resource.NewQuantity(int64(pg.MinMember), resource.DecimalSI)
+	}
+	return want
 }

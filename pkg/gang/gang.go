@@ -13,7 +13,8 @@
 // the scheduler's cycle for it and acts on what it decides.
 //
 // gang.go holds the extension points in the order the scheduler calls them, each followed by
-// what only it uses. The rest: shared.go, the state one scheduler process shares among its
+// what only it uses. The rest: admission.go, what the core's admission of a member reads of its
+// PodGroup and the snapshot; shared.go, the state one scheduler process shares among its
 // profiles and the informer handlers that wake parked pods; topology.go, a group's domain;
 // roomsum.go and capacity.go, the cluster's free room against a group's needs; groupcycle.go, a
 // native group's cycle and its PodGroupPostFilter; status.go, PodGroup status of both APIs;
@@ -33,12 +34,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
@@ -145,128 +144,19 @@ func (pl *Gang) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
 	if !ok {
 		return nil
 	}
-	_, reason, st, firstTime := pl.admit(key, pod, nil)
-	if firstTime {
+	a := pl.groups.Enqueue(key, pod, &admission{pl: pl, key: key, pod: pod})
+	if a.Reason == 0 {
+		return nil
+	}
+	st := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, a.Msg)
+	if a.FirstTime {
 		kind := v1.EventTypeNormal
-		if reason == gangcore.ParkedNotFound {
+		if a.Reason == gangcore.ParkedNotFound {
 			kind = v1.EventTypeWarning
 		}
 		pl.handle.EventRecorder().Eventf(pod, nil, kind, "GangWaiting", "Scheduling", st.Message())
 	}
 	return st
-}
-
-// admit decides whether pod's group lets it be scheduled now, and parks it if not. capacity,
-// given in PreFilter only, adds the checks against the nodes (minResources, topology): called
-// under the manager's lock, it reads what it needs of the group and returns the check itself,
-// which reads every node and runs without the lock (manager.AdmitScanning), returning why the
-// group cannot go now and what it is told, or 0.
-func (pl *Gang) admit(key types.NamespacedName, pod *v1.Pod, capacity func(*podgroup.Group, gangcore.GroupView) (gangcore.ParkReason, string, func() (gangcore.ParkReason, string))) (*podgroup.Group, gangcore.ParkReason, *fwk.Status, bool) {
-	var pg *podgroup.Group
-	var msg string
-	var passOnce bool
-	before := func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
-		passOnce = false
-		var err error
-		if pg, err = pl.podGroups.Of(key); err != nil {
-			msg = fmt.Sprintf("pod group %s does not exist; the pod waits until it is created", key)
-			return gangcore.ParkedNotFound, false
-		}
-		g.Place(corev1helpers.PodPriority(pod), pg.Created)
-		if in, d := g.InBackoff(); in {
-			msg = standsAside(key, d, g.Why())
-			return gangcore.ParkedBackoff, false
-		}
-		if waits, why := g.WaitsForRoom(pod.UID); waits {
-			msg = waitsForRoom(key, why)
-			if capacity == nil && !toldUnschedulable(pod) {
-				// A member held here before its first try would carry no PodScheduled condition,
-				// so neither its user nor a cluster autoscaler would see it wait. It goes in once;
-				// PreFilter holds it with this message, which the scheduler writes.
-				pl.podGroups.Order.Note(key, pg.Created)
-				passOnce = true
-				return 0, true
-			}
-			return gangcore.ParkedNoRoom, false
-		}
-		if n, minMember := g.Ready(), pg.MinMember; n < minMember {
-			msg = fmt.Sprintf("pod group %s has %d of its %d (minMember) pods ready to schedule; waiting for the rest", key, n, minMember)
-			return gangcore.ParkedTooFew, false
-		}
-		return 0, true
-	}
-	after := func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
-		if passOnce {
-			return 0, true
-		}
-		if g.TurnRemaining() > 0 {
-			msg = fmt.Sprintf("pod group %s gives way to another group placing its members, for %v at most", key, pl.groups.TurnMax())
-			return gangcore.ParkedTurn, false
-		}
-		// Before the member can enter the active queue, where QOSSort sorts it by this time.
-		pl.podGroups.Order.Note(key, pg.Created)
-		return 0, true
-	}
-	var reason gangcore.ParkReason
-	var ok, firstTime bool
-	if capacity == nil {
-		reason, ok, firstTime = pl.groups.Admit(key, pod, func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
-			if reason, ok := before(g); !ok || passOnce {
-				return reason, ok
-			}
-			return after(g)
-		})
-	} else {
-		reason, ok, firstTime = pl.groups.AdmitScanning(key, pod, func(g gangcore.GroupView) (gangcore.ParkReason, bool, func() gangcore.ParkReason) {
-			reason, ok := before(g)
-			if !ok || passOnce {
-				return reason, ok, nil
-			}
-			var scan func() (gangcore.ParkReason, string)
-			if reason, msg, scan = capacity(pg, g); reason != 0 {
-				return reason, false, nil
-			}
-			if scan == nil {
-				return 0, true, nil
-			}
-			return 0, true, func() gangcore.ParkReason {
-				var reason gangcore.ParkReason
-				reason, msg = scan()
-				return reason
-			}
-		}, after)
-	}
-	if ok {
-		if !passOnce {
-			pl.groups.EndRoomWait(key)
-		}
-		return pg, 0, nil, false
-	}
-	return pg, reason, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), firstTime
-}
-
-// toldUnschedulable reports whether the scheduler has written pod's PodScheduled condition as
-// unschedulable, which says why it waits.
-func toldUnschedulable(pod *v1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == v1.PodScheduled {
-			return c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable
-		}
-	}
-	return false
-}
-
-// standsAside is what a member of a group that stands aside is told, in PreFilter and Permit
-// alike: the backoff's length, never what is left of it, and why, so that the message changes
-// only when the cause does.
-func standsAside(key types.NamespacedName, backoff time.Duration, why string) string {
-	return fmt.Sprintf("pod group %s stands aside (backoff %v) because it %s", key, backoff, why)
-}
-
-// waitsForRoom is what a member held back while its group waits for room is told. It leaves out
-// the backstop, which grows, so that the message changes only when the cause does.
-func waitsForRoom(key types.NamespacedName, why string) string {
-	return fmt.Sprintf("pod group %s waits for room because it %s; it is tried again when that member's own check may pass (pods end, nodes join or grow, quota is freed)", key, why)
 }
 
 // SignPod gives each group's members a signature fragment of their own: opportunistic batching
@@ -282,8 +172,11 @@ func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fw
 // PreFilter rejects a member early when its group cannot be scheduled (see PreEnqueue; the
 // cluster may have changed since), or when the group's minResources exceed the cluster's free
 // capacity. The rejections are UnschedulableAndUnresolvable: preempting for one member cannot
-// help the group. A group no domain of its required topology level holds is rejected by Filter
-// instead, as Pending on every node, so that the event that frees a domain skips its backoff.
+// help the group. A group no domain of its required topology level holds, or that holds nothing
+// and does not fit the cluster's free room, is rejected by Filter instead, as Pending on every
+// node, so that the event that frees room skips its backoff. The order of the checks is the
+// core's (gangcore.Manager.Admit); admission.go reads what they need of the PodGroup and the
+// snapshot.
 func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	// Only the leader runs scheduling cycles: any pod's cycle starts the status writer.
 	pl.status.leading.Lead()
@@ -291,114 +184,56 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	if !ok {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	var domain *topologyState
-	holdsNothing := false
-	pg, reason, st, firstTime := pl.admit(key, pod, func(pg *podgroup.Group, g gangcore.GroupView) (gangcore.ParkReason, string, func() (gangcore.ParkReason, string)) {
-		holdsNothing = g.HoldsNothing()
-		var placed []*v1.Pod
-		if len(pg.MinResources) > 0 {
-			placed = pl.placed(key, g)
-		}
-		ask, bad, badMsg := pl.askDomain(key, pg, g, pod)
-		// Without the manager's lock: these read every node.
-		return 0, "", func() (gangcore.ParkReason, string) {
-			domain = nil
-			if len(pg.MinResources) > 0 {
-				if short := capacityShortfall(nodes, wantedResources(pg), placed); short != "" {
-					return gangcore.ParkedMinResources, fmt.Sprintf("pod group %s needs more than the cluster's free capacity (minResources): %s", key, short)
-				}
-			}
-			if bad != 0 {
-				return bad, badMsg
-			}
-			var reason gangcore.ParkReason
-			var msg string
-			domain, reason, msg = pl.chooseDomain(key, ask, nodes)
-			return reason, msg
-		}
-	})
-	if pg != nil && pg.Started.IsZero() {
+	c := &admission{pl: pl, key: key, pod: pod, nodes: nodes}
+	a := pl.groups.Admit(key, pod, c)
+	if c.pg != nil && c.pg.Started.IsZero() {
 		pl.status.noteStarted(key, time.Now())
 	}
-	if st == nil && holdsNothing && domain == nil {
-		// Outside the manager's lock: these read every node.
-		logger := klog.FromContext(ctx)
-		if room := pl.roomShort(key, pod, int(pg.MinMember), nodes); room != nil {
-			// Who is turned away by the sum, and who goes, in order, is what tells whether the room
-			// went to the oldest group (issue 28).
-			logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", room.need.All, "oneMemberNeeds", room.need.One)
-			pl.groups.TurnTaken(key)
-			state.Write(roomStateKey, room)
-			pl.noteTried(state, pod, room)
-			return nil, nil
-		}
-		if older := pl.olderFits(key, nodes); older != "" {
-			logger.V(4).Info("Pod group gives way to an older one the free room holds", "podGroup", key, "pod", klog.KObj(pod), "older", older)
-			pl.groups.GiveWay(key, pod)
-			state.Write(heldStateKey, heldMark{})
-			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf(
-				"pod group %s gives way to pod group %s, which came first and waits for the room there is now", key, older))
-		}
+	logger := klog.FromContext(ctx)
+	switch {
+	case a.RoomShort:
+		// Who is turned away by the sum, and who goes, in order, is what tells whether the room
+		// went to the oldest group (issue 28).
+		logger.V(4).Info("Pod group does not fit the cluster's free room", "podGroup", key, "pod", klog.KObj(pod), "need", c.room.need.All, "oneMemberNeeds", c.room.need.One)
+		state.Write(roomStateKey, c.room)
+		pl.noteTried(state, pod, c.room)
+		return nil, nil
+	case a.GaveWayTo != "":
+		logger.V(4).Info("Pod group gives way to an older one the free room holds", "podGroup", key, "pod", klog.KObj(pod), "older", a.GaveWayTo)
+	case a.Reason == 0 && a.HoldsNothing:
+		logger.V(4).Info("Pod group takes its turn", "podGroup", key, "pod", klog.KObj(pod))
 	}
-	if st == nil {
-		if holdsNothing {
-			klog.FromContext(ctx).V(4).Info("Pod group takes its turn", "podGroup", key, "pod", klog.KObj(pod))
-		}
-		pl.groups.TurnTaken(key)
-	}
-	if st != nil {
-		if reason == gangcore.ParkedBadTopology && firstTime {
-			pl.warnPodGroup(pg, st.Message())
+	if a.Reason != 0 {
+		if a.Reason == gangcore.ParkedBadTopology && a.FirstTime {
+			pl.warnPodGroup(c.pg, a.Msg)
 		}
 		state.Write(heldStateKey, heldMark{})
-		if reason == gangcore.ParkedTopology {
+		if a.Reason == gangcore.ParkedTopology {
 			// Rejected as Pending, by Filter on every node (roomsum.go says why there): room
 			// freed in a domain then requeues the member past the queue's backoff, which its
 			// failed tries under churn grow to 10 s. As an UnschedulableAndUnresolvable PreFilter
 			// rejection the member waited it out whenever the active queue was not empty (the
 			// queue pops the backoff queue only when it is): issue 42, fault 2.
-			state.Write(roomStateKey, &roomState{msg: st.Message()})
+			state.Write(roomStateKey, &roomState{msg: a.Msg})
 			return nil, nil
 		}
-		return nil, st
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, a.Msg)
 	}
 	pl.noteTried(state, pod, nil)
-	if domain == nil {
+	if c.domain == nil {
 		// Nothing for Filter to do.
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	state.Write(topologyStateKey, domain)
+	state.Write(topologyStateKey, c.domain)
 	// Only the domain's nodes go on to Filter and Score: without this the scheduler, finding a
 	// small domain's few feasible nodes among thousands, filters every node of the cluster for each
 	// member (the adaptive share of nodes to score never fills). The others are unresolvable, as
 	// Filter would have them: preemption looks inside the domain only.
-	return &fwk.PreFilterResult{NodeNames: domain.nodes}, nil
+	return &fwk.PreFilterResult{NodeNames: c.domain.nodes}, nil
 }
 
 // PreFilterExtensions returns nil: Gang's Filter reads only node labels, which no pod changes.
 func (*Gang) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
-
-// wantedResources is what a group asks of the cluster: its minResources and a pod slot for each
-// of minMember members.
-func wantedResources(pg *podgroup.Group) v1.ResourceList {
-	want := pg.MinResources.DeepCopy()
-	if _, ok := want[v1.ResourcePods]; !ok {
-		want[v1.ResourcePods] = *resource.NewQuantity(int64(pg.MinMember), resource.DecimalSI)
-	}
-	return want
-}
-
-// placed returns the group's members that hold a place: reserved or bound, each once.
-func (pl *Gang) placed(key types.NamespacedName, g gangcore.GroupView) []*v1.Pod {
-	pods := g.Reserved()
-	seen := uids(pods)
-	for _, p := range pl.members.bound(key) {
-		if !seen.Has(p.UID) {
-			pods = append(pods, p)
-		}
-	}
-	return pods
-}
 
 // heldStateKey marks in a member's CycleState that Gang's PreFilter held it back: the scheduler
 // still runs PostFilter for it, and that must not count as a failure of its group's round.
@@ -569,7 +404,7 @@ func (pl *Gang) Permit(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ s
 	if v.Refused != 0 {
 		msg := fmt.Sprintf("pod group %s could not place all its members and stands aside", key)
 		if v.Why != "" {
-			msg = standsAside(key, v.Backoff, v.Why)
+			msg = gangcore.StandsAside(key, v.Backoff, v.Why)
 		}
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), 0
 	}

@@ -177,5 +177,5 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf(
 			"pod group %s keeps its waiting members: this attempt saw room held that has been given back since; retrying", key))
 	}
-	return nil, fwk.NewStatus(fwk.Unschedulable, waitsForRoom(key, why))
+	return nil, fwk.NewStatus(fwk.Unschedulable, gangcore.WaitsForRoom(key, why))
 }

@@ -10,12 +10,11 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
-	"sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	// Wires client-go's feature gates to utilfeature.DefaultFeatureGate, as in kube-scheduler.
 	_ "k8s.io/kubernetes/pkg/features"
 
 	"github.com/berth-sched/berth/internal/fakeclock"
+	"github.com/berth-sched/berth/internal/gangtest"
 	"github.com/berth-sched/berth/pkg/gangcore"
 )
 
@@ -26,20 +25,11 @@ func disableWatchList(t testing.TB) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(clientfeatures.WatchListClient), false)
 }
 
-var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-
-// member returns a pod of group pg in namespace ns.
-func member(pg, name, uid string) *v1.Pod {
-	return st.MakePod().Namespace("ns").Name(name).UID(uid).Label(v1alpha1.PodGroupLabel, pg).Obj()
-}
-
+// The fixtures pkg/gangcore's tests share (internal/gangtest).
 var (
-	a1   = member("a", "a1", "uid-a1")
-	a2   = member("a", "a2", "uid-a2")
-	a3   = member("a", "a3", "uid-a3")
-	b1   = member("b", "b1", "uid-b1")
-	b2   = member("b", "b2", "uid-b2")
-	keyA = types.NamespacedName{Namespace: "ns", Name: "a"}
+	t0                       = gangtest.T0
+	member                   = gangtest.Member
+	a1, a2, a3, b1, b2, keyA = gangtest.A1, gangtest.A2, gangtest.A3, gangtest.B1, gangtest.B2, gangtest.KeyA
 )
 
 // testManager returns a group state on a fake clock at t0 whose timers act on nothing.
@@ -52,6 +42,7 @@ func testManager() *gangcore.Manager {
 		Hooks: gangcore.Hooks{
 			Activate: func([]*v1.Pod) {},
 			Expired:  func(types.NamespacedName, gangcore.RoundFailure) {},
+			Queued:   func(types.NamespacedName, time.Time) {},
 			Gone:     func(types.NamespacedName) {},
 		},
 	})

@@ -32,10 +32,11 @@ func waitingGroups(n int) (*Gang, [][]*v1.Pod) {
 			m.PodChanged(key, p.UID, memberState(p))
 			groups[g] = append(groups[g], p)
 		}
-		m.Admit(key, groups[g][0], func(v gangcore.GroupView) (gangcore.ParkReason, bool) {
-			v.Place(0, t0.Add(time.Duration(g)*time.Millisecond))
-			return 0, true
-		})
+		// Its place in QOSSort's order, before any group waits and holds the others back.
+		m.Enqueue(key, groups[g][0], createdAt(t0.Add(time.Duration(g)*time.Millisecond)))
+	}
+	for g := range groups {
+		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("g%04d", g)}
 		m.MemberFailed(key, groups[g][0], 4, nil, "could not place member "+groups[g][0].Name)
 		m.NoteNeed(key, gangcore.RoomNeed{All: amount.Amount{"cpu": 4000, "pods": 4 * amount.One}, One: amount.Amount{"cpu": 1000, "pods": amount.One}})
 		for _, p := range groups[g][1:] {
@@ -44,6 +45,16 @@ func waitingGroups(n int) (*Gang, [][]*v1.Pod) {
 	}
 	return pl, groups
 }
+
+// createdAt is a PodGroup created at that time, for an admission that checks no node.
+type createdAt time.Time
+
+func (c createdAt) Group() (gangcore.Spec, bool) {
+	return gangcore.Spec{Created: time.Time(c)}, true
+}
+func (createdAt) Check(gangcore.GroupView) func() (gangcore.ParkReason, string, bool) { return nil }
+func (createdAt) RoomShort() bool                                                     { return false }
+func (createdAt) OlderFits([]gangcore.OlderWaiter) string                             { return "" }
 
 // hintCases are the events of Gang's EventsToRegister against a waiter, a parked sibling and a
 // pod outside any group, with the answer each must get.

@@ -3,6 +3,7 @@ package gang
 import (
 	"sync/atomic"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,8 +15,9 @@ import (
 	"github.com/berth-sched/berth/pkg/topology"
 )
 
-// lockProbe is a node that notes, each time it is read, whether the manager's lock is held: the
-// lock every profile's Gang, the informer handlers and the queue's hints wait on.
+// lockProbe is a node that notes, each time it is read, whether another user of the manager
+// (here the queue's hint asking why a pod is parked) is held up meanwhile: the manager's lock,
+// which every profile's Gang, the informer handlers and the queue's hints wait on, is held.
 type lockProbe struct {
 	fwk.NodeInfo
 	m         *gangcore.Manager
@@ -23,9 +25,20 @@ type lockProbe struct {
 	underLock *atomic.Int32
 }
 
+// heldUp is how long the probe waits for the other user: far longer than an unheld lock takes
+// even on a loaded machine. A read under the lock costs the test this much each.
+const heldUp = 2 * time.Second
+
 func (n lockProbe) Node() *v1.Node {
 	n.reads.Add(1)
-	if n.m.Busy() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n.m.ParkedReason(keyA, "uid-other")
+	}()
+	select {
+	case <-done:
+	case <-time.After(heldUp):
 		n.underLock.Add(1)
 	}
 	return n.NodeInfo.Node()

@@ -100,13 +100,13 @@ func (pl *Gang) roomShort(key types.NamespacedName, pod *v1.Pod, minMember int, 
 		key, need.One, counting)}
 }
 
-// olderFits names an older group (see manager.older) that waits for room, was turned away by the
-// sum, and whose least need the nodes' free room now holds, or returns "". A room event requeues
+// olderFits names the first of older, the groups that go before this one in QOSSort's order, wait
+// for room and were turned away by the sum, whose least need the nodes' free room now holds, or
+// returns "". A room event requeues
 // such a group's waiter at once, but the scheduler updates its snapshot before it moves pods from
 // the unschedulable pool, and a younger group's member already in the active queue (requeued by
 // an earlier event) can be tried in between and take the room: it gives way instead.
-func (pl *Gang) olderFits(key types.NamespacedName, nodes []fwk.NodeInfo) string {
-	older := pl.groups.OlderWaiting(key)
+func olderFits(older []gangcore.OlderWaiter, nodes []fwk.NodeInfo) string {
 	if len(older) == 0 {
 		return ""
 	}

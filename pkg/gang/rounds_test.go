@@ -1,6 +1,7 @@
 package gang
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -235,14 +236,7 @@ func TestALateUnreserveFromAnEarlierRoundLeavesTheNewRoundAlone(t *testing.T) {
 	}
 
 	// Round 2, after the backoff: a3 waits.
-	h.eventually("the end of the backoff", func() bool {
-		var in bool
-		h.pl.groups.Admit(keyA, a3, func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
-			in, _ = g.InBackoff()
-			return 0, true
-		})
-		return !in
-	})
+	h.eventually("the end of the backoff", func() bool { return !standsAside(h, a3) })
 	_, doneA3 := h.waitAtPermit(a3)
 
 	// Only now does a1's binding goroutine get to its Unreserve, while the scheduling goroutine
@@ -312,18 +306,10 @@ func TestMembersAReleaseRejectedDoNotCompleteTheNextRound(t *testing.T) {
 	// Room appears twice; the backoff ends at its floor, not at once.
 	h.pl.groups.RoomFreed()
 	h.pl.groups.RoomFreed()
-	inBackoff := func() bool {
-		var in bool
-		h.pl.groups.Admit(keyA, a3, func(g gangcore.GroupView) (gangcore.ParkReason, bool) {
-			in, _ = g.InBackoff()
-			return 0, true
-		})
-		return in
-	}
-	if !inBackoff() {
+	if !standsAside(h, a3) {
 		t.Fatal("two room events ended the backoff at once; want it to last its floor")
 	}
-	h.eventually("the end of the backoff", func() bool { return !inBackoff() })
+	h.eventually("the end of the backoff", func() bool { return !standsAside(h, a3) })
 
 	// a1's and a2's Unreserves have not run yet.
 	st, doneA3 := h.waitAtPermit(a3)
@@ -332,4 +318,10 @@ func TestMembersAReleaseRejectedDoNotCompleteTheNextRound(t *testing.T) {
 	}
 	stillWaiting(t, "a3", doneA3)
 	h.fh.RejectWaitingPod(a3.UID)
+}
+
+// standsAside reports whether PreEnqueue holds pod back because its group stands aside after a
+// failed round.
+func standsAside(h *harness, pod *v1.Pod) bool {
+	return strings.Contains(h.pl.PreEnqueue(h.ctx, pod).Message(), "stands aside")
 }

@@ -94,6 +94,7 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, t 
 		Hooks: gangcore.Hooks{
 			Activate: c.activate,
 			Expired:  func(key types.NamespacedName, f gangcore.RoundFailure) { c.release(key, f, failedTimeout) },
+			Queued:   groups.Order.Note,
 			Gone:     groups.Order.Forget,
 		},
 		Native: native,
@@ -133,7 +134,7 @@ func newShared(ctx context.Context, h fwk.Handle, client versioned.Interface, t 
 // dynamic informer), but that informer keeps a second copy of every PodGroup and delivers its
 // events in no order relative to this plugin's informer: a pod requeued by it could meet a lister
 // that does not show the PodGroup yet, and be gated again with nothing left to wake it. These
-// handlers run after this informer's cache holds the change, and manager.Admit/Wake make parking
+// handlers run after this informer's cache holds the change, and the manager's Enqueue, Admit and Wake make parking
 // and waking atomic.
 func (c *shared) podGroupHandler() cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{

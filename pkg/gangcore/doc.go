@@ -5,8 +5,10 @@
 //
 //   - manager.go: the Manager, each group's members and quorum count (PodChanged, Reserve, Drop),
 //     and why two groups that cannot both fit never deadlock.
-//   - parking.go: why a pod was turned away (ParkReason), admission under the lock (Admit,
-//     AdmitScanning, and GroupView, what a check reads of its group) and the wake-ups that bring
+//   - admit.go: a member's admission in PreEnqueue (Enqueue) and PreFilter (Admit), its rules in
+//     the order they apply, and Cluster, what the plugin supplies: the PodGroup, the check
+//     against the nodes, the room sums.
+//   - parking.go: why a pod was turned away (ParkReason), parking, and the wake-ups that bring
 //     parked pods back.
 //   - rounds.go: a round at Permit, its quorum or failure, backoff and the member failures that
 //     end a round (MemberFailed, Unreserve).

@@ -7,42 +7,39 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// A Wake of the group while AdmitScanning's scan runs without the lock would miss the pod, which
-// is not parked yet: the check runs again, and a pod the second scan refuses is parked, for the
-// next Wake to find. A group woken on every scan is scanned under the lock the third time.
-func TestAdmitScanningAgainAfterAWake(t *testing.T) {
+// A Wake of the group while Admit's check runs without the lock would miss the pod, which is not
+// parked yet: the rules run again, and a pod the second check refuses is parked, for the next Wake
+// to find. A group woken on every check is checked under the lock the third time.
+func TestAdmitChecksAgainAfterAWake(t *testing.T) {
 	for _, tc := range []struct {
-		name                       string
-		wakeEvery                  bool
-		wantBefores, wantUnderLock int
+		name                      string
+		wakeEvery                 bool
+		wantChecks, wantUnderLock int
 	}{
-		{name: "one wake", wantBefores: 2},
-		{name: "a wake every scan", wakeEvery: true, wantBefores: maxScans, wantUnderLock: 1},
+		{name: "one wake", wantChecks: 2},
+		{name: "a wake every check", wakeEvery: true, wantChecks: maxScans, wantUnderLock: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _, _ := testManager()
 			m.PodChanged(keyA, a1.UID, PodReady)
-			befores, scans, underLock := 0, 0, 0
-			reason, ok, _ := m.AdmitScanning(keyA, a1, func(GroupView) (ParkReason, bool, func() ParkReason) {
-				befores++
-				return 0, true, func() ParkReason {
-					scans++
-					if !m.mu.TryLock() {
-						underLock++
-						return ParkedTopology
-					}
-					m.mu.Unlock()
-					if scans == 1 || tc.wakeEvery {
-						m.Wake(keyA, nil, ParkedTopology)
-					}
-					return ParkedTopology
+			scans, underLock := 0, 0
+			pg := &podGroup{check: func() (ParkReason, string, bool) {
+				scans++
+				if !m.mu.TryLock() {
+					underLock++
+					return ParkedTopology, "", false
 				}
-			}, func(GroupView) (ParkReason, bool) { return 0, true })
-			if ok || reason != ParkedTopology {
-				t.Fatalf("AdmitScanning = %v, %v; want the scan's refusal", reason, ok)
+				m.mu.Unlock()
+				if scans == 1 || tc.wakeEvery {
+					m.Wake(keyA, nil, ParkedTopology)
+				}
+				return ParkedTopology, "", false
+			}}
+			if a := m.Admit(keyA, a1, pg); a.Reason != ParkedTopology {
+				t.Fatalf("Admit = %+v; want the check's refusal", a)
 			}
-			if befores != tc.wantBefores || scans != tc.wantBefores || underLock != tc.wantUnderLock {
-				t.Errorf("%d checks, %d scans, %d under the lock; want %d, %d, %d", befores, scans, underLock, tc.wantBefores, tc.wantBefores, tc.wantUnderLock)
+			if pg.checks != tc.wantChecks || scans != tc.wantChecks || underLock != tc.wantUnderLock {
+				t.Errorf("%d checks read, %d run, %d under the lock; want %d, %d, %d", pg.checks, scans, underLock, tc.wantChecks, tc.wantChecks, tc.wantUnderLock)
 			}
 			if r, parked := m.ParkedReason(keyA, a1.UID); !parked || r != ParkedTopology {
 				t.Errorf("a1 parked: %v, %v; want for its topology", r, parked)

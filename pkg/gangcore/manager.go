@@ -24,10 +24,13 @@ type Hooks struct {
 	Activate func([]*v1.Pod)
 	// Expired rejects the members of a round that timed out.
 	Expired func(types.NamespacedName, RoundFailure)
-	// Gone is told that a group's state was dropped: none of its pods can be queued any more
-	// before Admit lets one in again, so its sort time can go too. Unlike the others it runs
-	// under the lock, at once, so that no Admit comes between.
-	Gone func(types.NamespacedName)
+	// Queued is told that a member of a group passed its group's rules and may enter the active
+	// queue, where QOSSort sorts it by when its group was created. Gone is told that a group's
+	// state was dropped: none of its pods can be queued any more before a member passes again, so
+	// its sort time can go too. Unlike the others both run under the lock, at once, so that
+	// neither comes between the other and the state it follows.
+	Queued func(types.NamespacedName, time.Time)
+	Gone   func(types.NamespacedName)
 }
 
 // Config is a manager's timings, clock and hooks.
@@ -173,7 +176,7 @@ type group struct {
 	// known yet), for the order in which groups take their turns.
 	priority int32
 	created  time.Time
-	// wakes counts Wake's calls for the group: AdmitScanning's scan, run without the lock, is
+	// wakes counts Wake's calls for the group: Admit's check, run without the lock, is
 	// done again if one came meanwhile.
 	wakes uint64
 }

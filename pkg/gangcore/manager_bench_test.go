@@ -25,9 +25,7 @@ func BenchmarkMemberCost(b *testing.B) {
 				b.StartTimer()
 				for _, p := range pods {
 					m.PodChanged(keyA, p.UID, PodReady)
-					m.Admit(keyA, p, func(g GroupView) (ParkReason, bool) {
-						return ParkedTooFew, g.Ready() >= int32(size)
-					})
+					m.Enqueue(keyA, p, &podGroup{minMember: int32(size)})
 					m.Reserve(keyA, p, "node")
 					m.Permit(keyA, p, int32(size), testTimeout)
 					if n++; n == b.N {

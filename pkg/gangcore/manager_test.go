@@ -10,12 +10,19 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/berth-sched/berth/internal/fakeclock"
+	"github.com/berth-sched/berth/internal/gangtest"
 )
 
-var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+// The fixtures pkg/gang's tests share (internal/gangtest).
+var (
+	t0                       = gangtest.T0
+	member                   = gangtest.Member
+	a1, a2, a3, b1, b2, keyA = gangtest.A1, gangtest.A2, gangtest.A3, gangtest.B1, gangtest.B2, gangtest.KeyA
+	// a1Again has a1's name but is another pod, as after a delete and recreate.
+	a1Again = member("a", "a1", "uid-a1-again")
+)
 
 const (
 	testBackoffBase = 2 * time.Second
@@ -23,26 +30,40 @@ const (
 	testTimeout     = 10 * time.Second
 )
 
-// member returns a pod of group pg in namespace ns.
-func member(pg, name, uid string) *v1.Pod {
-	return st.MakePod().Namespace("ns").Name(name).UID(uid).Label(groupLabel, pg).Obj()
+// podGroup is the plugin's side of an admission, for the manager's tests: a PodGroup of
+// minMember created at created (none if missing), and a check against the nodes (none if nil),
+// whose calls it counts.
+type podGroup struct {
+	minMember int32
+	created   time.Time
+	missing   bool
+	check     func() (ParkReason, string, bool)
+	checks    int
 }
 
-var (
-	a1 = member("a", "a1", "uid-a1")
-	a2 = member("a", "a2", "uid-a2")
-	a3 = member("a", "a3", "uid-a3")
-	// a1Again has a1's name but is another pod, as after a delete and recreate.
-	a1Again = member("a", "a1", "uid-a1-again")
-	b1      = member("b", "b1", "uid-b1")
-	b2      = member("b", "b2", "uid-b2")
-	keyA    = types.NamespacedName{Namespace: "ns", Name: "a"}
-)
+func (p *podGroup) Group() (Spec, bool) {
+	return Spec{MinMember: p.minMember, Created: p.created}, !p.missing
+}
+
+func (p *podGroup) Check(GroupView) func() (ParkReason, string, bool) {
+	p.checks++
+	return p.check
+}
+
+func (*podGroup) RoomShort() bool                { return false }
+func (*podGroup) OlderFits([]OlderWaiter) string { return "" }
+
+// refusing is a group whose check against the nodes refuses for r.
+func refusing(r ParkReason) *podGroup {
+	return &podGroup{check: func() (ParkReason, string, bool) { return r, "", false }}
+}
 
 // testRecorder keeps what the manager's timers did.
 type testRecorder struct {
 	activated []string
 	expired   []RoundFailure
+	// order is what Hooks.Queued and Hooks.Gone were told, in turn.
+	order []string
 }
 
 // testManager returns a manager on a fake clock at t0, and what its timers do.
@@ -61,7 +82,8 @@ func testManager() (*Manager, *fakeclock.Clock, *testRecorder) {
 				}
 			},
 			Expired: func(_ types.NamespacedName, f RoundFailure) { r.expired = append(r.expired, f) },
-			Gone:    func(types.NamespacedName) {},
+			Queued:  func(key types.NamespacedName, _ time.Time) { r.order = append(r.order, "queued "+key.String()) },
+			Gone:    func(key types.NamespacedName) { r.order = append(r.order, "gone "+key.String()) },
 		},
 		Native: func(key types.NamespacedName) bool { return strings.HasPrefix(key.Name, nativePrefix) },
 	})
@@ -72,12 +94,9 @@ func testManager() (*Manager, *fakeclock.Clock, *testRecorder) {
 // PodGroups do.
 const nativePrefix = "native/"
 
-// groupLabel names a test pod's group.
-const groupLabel = "group"
-
 // keyOf is the key of the group p joins.
 func keyOf(p *v1.Pod) types.NamespacedName {
-	return types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[groupLabel]}
+	return types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[gangtest.GroupLabel]}
 }
 
 // stateOf is what a group's quorum counts of p, a live pod: bound if it has a node.
@@ -382,10 +401,8 @@ func TestManagerRounds(t *testing.T) {
 }
 
 func TestManagerParking(t *testing.T) {
-	refuse := func(r ParkReason) func(GroupView) (ParkReason, bool) {
-		return func(GroupView) (ParkReason, bool) { return r, false }
-	}
-	pass := func(GroupView) (ParkReason, bool) { return 0, true }
+	refuse := refusing
+	pass := &podGroup{}
 	type admitted struct {
 		Reason      ParkReason
 		OK, First   bool
@@ -394,8 +411,8 @@ func TestManagerParking(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		prior []func(GroupView) (ParkReason, bool)
-		check func(GroupView) (ParkReason, bool)
+		prior []*podGroup
+		check *podGroup
 		want  admitted
 	}{
 		{
@@ -405,13 +422,13 @@ func TestManagerParking(t *testing.T) {
 		},
 		{
 			name:  "refusing again for the same reason is not news",
-			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedTooFew)},
+			prior: []*podGroup{refuse(ParkedTooFew)},
 			check: refuse(ParkedTooFew),
 			want:  admitted{Reason: ParkedTooFew, ParkedNow: true, ParkedAfter: ParkedTooFew},
 		},
 		{
 			name:  "a new reason is news",
-			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedNotFound)},
+			prior: []*podGroup{refuse(ParkedNotFound)},
 			check: refuse(ParkedTooFew),
 			want:  admitted{Reason: ParkedTooFew, First: true, ParkedNow: true, ParkedAfter: ParkedTooFew},
 		},
@@ -419,7 +436,7 @@ func TestManagerParking(t *testing.T) {
 			name: "a reason the pod was told of before is not news, whatever came between",
 			// A group that waits for room goes through backoff and turns over and over: an event
 			// each time would load the API server with what the first ones said.
-			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedBackoff), pass, refuse(ParkedTurn), refuse(ParkedBackoff), pass},
+			prior: []*podGroup{refuse(ParkedBackoff), pass, refuse(ParkedTurn), refuse(ParkedBackoff), pass},
 			check: refuse(ParkedBackoff),
 			want:  admitted{Reason: ParkedBackoff, ParkedNow: true, ParkedAfter: ParkedBackoff},
 		},
@@ -432,7 +449,7 @@ func TestManagerParking(t *testing.T) {
 		},
 		{
 			name:  "an admitted pod is unparked",
-			prior: []func(GroupView) (ParkReason, bool){refuse(ParkedTooFew)},
+			prior: []*podGroup{refuse(ParkedTooFew)},
 			check: pass,
 			want:  admitted{OK: true},
 		},
@@ -444,12 +461,32 @@ func TestManagerParking(t *testing.T) {
 				m.Admit(keyA, a1, c)
 			}
 			var got admitted
-			got.Reason, got.OK, got.First = m.Admit(keyA, a1, tc.check)
+			a := m.Admit(keyA, a1, tc.check)
+			got.Reason, got.OK, got.First = a.Reason, a.Reason == 0, a.FirstTime
 			got.ParkedAfter, got.ParkedNow = m.ParkedReason(keyA, a1.UID)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A member that passes is told to QOSSort's order (Hooks.Queued) before the verdict, under the
+// lock: when admitting it leaves its group with no state, Gone, which forgets the group's place,
+// comes after, and the order keeps no place for a group the manager no longer knows.
+func TestManagerQueuesBeforeItForgets(t *testing.T) {
+	m, _, rec := testManager()
+	if a := m.Enqueue(keyA, a1, &podGroup{}); a.Reason != 0 {
+		t.Fatalf("a1 held: %s", a.Msg)
+	}
+	if diff := cmp.Diff([]string{"queued ns/a", "gone ns/a"}, rec.order); diff != "" {
+		t.Errorf("hooks told (-want +got):\n%s", diff)
+	}
+	rec.order = nil
+	m.Enqueue(keyA, a1, &podGroup{minMember: 2})
+	m.Admit(keyA, a2, refusing(ParkedMinResources))
+	if len(rec.order) != 0 {
+		t.Errorf("hooks told %v of members held back, want nothing", rec.order)
 	}
 }
 
@@ -589,7 +626,7 @@ func TestManagerWakesEveryTimedPark(t *testing.T) {
 	if v := m.Permit(keyA, a3, 3, testTimeout); v.Refused != ParkedBackoff {
 		t.Fatalf("Permit during the backoff: %+v", v)
 	}
-	m.Admit(keyA, a1Again, func(g GroupView) (ParkReason, bool) { in, _ := g.InBackoff(); return ParkedBackoff, !in })
+	m.Enqueue(keyA, a1Again, &podGroup{})
 	c.Step(testBackoffBase)
 	if diff := cmp.Diff([]string{"a1", "a1", "a2", "a3"}, rec.activated, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("woken at the end of the backoff (-want +got):\n%s", diff)

@@ -6,8 +6,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/berth-sched/berth/pkg/topology"
 )
 
 // ParkReason says why Gang turned a pod away, and so what brings it back.
@@ -133,168 +131,6 @@ func (m *Manager) timedWake(key types.NamespacedName, at time.Time) {
 	}
 }
 
-// Admit runs check under the manager's lock and parks pod when check refuses it, or unparks it
-// when check lets it through. It reports check's verdict, and whether this is the first time the
-// pod is parked for this reason: a pod of a group that waits for room goes through backoff and
-// turns many times, and an event each time would load the API server with what the pod's first
-// events already said. Running check under the lock is what makes parking safe against Wake: an
-// informer updates its cache before it calls handlers, so either check already sees the change,
-// or the pod is parked before the handler's Wake runs.
-func (m *Manager) Admit(key types.NamespacedName, pod *v1.Pod, check func(g GroupView) (ParkReason, bool)) (reason ParkReason, ok, firstTime bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.clock.Now()
-	g := m.group(key)
-	reason, ok = check(GroupView{m: m, key: key, g: g, now: now})
-	return m.verdict(key, g, pod, reason, ok, now)
-}
-
-// maxScans is how many times AdmitScanning scans without the lock before it scans under it.
-const maxScans = 3
-
-// AdmitScanning is Admit for a check with a part that reads the whole cluster (scan), which runs
-// without the manager's lock, between before and after, which run under it: one scheduling cycle's
-// scan of a large cluster would otherwise hold up every other user of the lock (every profile's
-// PreEnqueue and Permit, the informers' handlers, the queue's hints). before returns scan when it
-// lets the pod through (nil: nothing to scan); scan's refusal parks the pod as check's would.
-//
-// Parking stays safe against Wake: when a Wake of the group came while scan ran (or the group's
-// state was dropped and made anew), what scan read may be gone and the pod, not parked yet, missed
-// the wake-up; the whole check runs again. After maxScans such tries scan runs under the lock.
-func (m *Manager) AdmitScanning(key types.NamespacedName, pod *v1.Pod, before func(g GroupView) (ParkReason, bool, func() ParkReason), after func(g GroupView) (ParkReason, bool)) (reason ParkReason, ok, firstTime bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for try := 1; ; try++ {
-		now := m.clock.Now()
-		g := m.group(key)
-		reason, ok, scan := before(GroupView{m: m, key: key, g: g, now: now})
-		if ok && scan != nil {
-			if try < maxScans {
-				wakes := g.wakes
-				reason = m.unlocked(scan)
-				if m.groups[key] != g || g.wakes != wakes {
-					continue
-				}
-				now = m.clock.Now()
-			} else {
-				reason = scan()
-			}
-			ok = reason == 0
-		}
-		if ok {
-			reason, ok = after(GroupView{m: m, key: key, g: g, now: now})
-		}
-		return m.verdict(key, g, pod, reason, ok, now)
-	}
-}
-
-// Busy reports whether the manager's lock is held at this moment: tests show with it that a scan
-// of the cluster runs without the lock.
-func (m *Manager) Busy() bool {
-	if m.mu.TryLock() {
-		m.mu.Unlock()
-		return false
-	}
-	return true
-}
-
-// unlocked runs f without the lock, which the caller holds, and takes it again, also if f panics.
-func (m *Manager) unlocked(f func() ParkReason) ParkReason {
-	m.mu.Unlock()
-	defer m.mu.Lock()
-	return f()
-}
-
-// verdict parks pod when its group refused it for reason, or unparks it, as Admit says; the caller
-// holds the lock.
-func (m *Manager) verdict(key types.NamespacedName, g *group, pod *v1.Pod, reason ParkReason, ok bool, now time.Time) (ParkReason, bool, bool) {
-	if !ok && reason != ParkedTurn {
-		m.passTurn(key)
-	}
-	if ok {
-		delete(g.parked, pod.UID)
-		m.gc(key, now)
-		return 0, true, false
-	}
-	m.park(key, g, pod, reason, now)
-	if reason == ParkedTurn {
-		// A turn lasts turnMax at most, and a freeing in a deep backlog holds every waiting group
-		// for one: an event each would be one API write per group for 2 s of waiting, and the
-		// API server, busy with them, slowed the bindings that end it (BenchmarkBacklog's first
-		// freeing: 1,000 events).
-		return reason, false, false
-	}
-	bit := uint16(1) << reason
-	firstTime := g.told[pod.UID]&bit == 0
-	g.told[pod.UID] |= bit
-	return reason, false, firstTime
-}
-
-// GroupView lets an admission check read a group's state under the manager's lock.
-type GroupView struct {
-	m   *Manager
-	key types.NamespacedName
-	g   *group
-	now time.Time
-}
-
-// TurnRemaining is how long the group still gives way to another group's round in progress, or
-// to an older group's turn.
-func (v GroupView) TurnRemaining() time.Duration { return v.m.turnRemaining(v.key, v.g, v.now) }
-
-// Place records where the group stands in QOSSort's order (see older); the first time counts.
-func (v GroupView) Place(priority int32, created time.Time) {
-	if v.g.created.IsZero() {
-		v.g.priority, v.g.created = priority, created
-	}
-}
-
-// InBackoff reports whether the group still stands aside after a failed round, and for how long
-// in all (not what remains: that would change the pods' status message, so cost a write, on
-// every retry).
-func (v GroupView) InBackoff() (bool, time.Duration) {
-	return v.now.Before(v.g.backoffUntil), v.g.backoff
-}
-
-// Why says what set the group's backoff, as a clause after "pod group ns/name".
-func (v GroupView) Why() string { return v.g.why }
-
-// Ready is how many of the group's pods can be scheduled or are.
-func (v GroupView) Ready() int32 { return int32(len(v.g.ready)) }
-
-// HoldsNothing reports whether no member of the group holds a place or waits at Permit.
-func (v GroupView) HoldsNothing() bool { return len(v.g.placed) == 0 && len(v.g.waiting) == 0 }
-
-// Domain is the topology domain the group's reserved members hold, if any (see domain.go).
-func (v GroupView) Domain() *topology.Choice {
-	if v.g.domain == nil {
-		return nil
-	}
-	c := *v.g.domain
-	return &c
-}
-
-// PlacedReservations returns the nodes of the group's reserved members that count toward its
-// quorum, by member: not those a failed round released, which will not bind.
-func (v GroupView) PlacedReservations() map[types.UID]string {
-	out := make(map[types.UID]string, len(v.g.reserved))
-	for uid, r := range v.g.reserved {
-		if v.g.placed.Has(uid) {
-			out[uid] = r.node
-		}
-	}
-	return out
-}
-
-// Reserved returns the group's reserved members.
-func (v GroupView) Reserved() []*v1.Pod {
-	pods := make([]*v1.Pod, 0, len(v.g.reserved))
-	for _, r := range v.g.reserved {
-		pods = append(pods, r.pod)
-	}
-	return pods
-}
-
 // Wake takes, for the caller to activate, the group's pods parked for one of reasons, if ready
 // (nil means always) says those reasons may have gone. ready runs under the manager's lock, and
 // only when such pods exist; see Admit.
@@ -315,7 +151,7 @@ func (m *Manager) Wake(key types.NamespacedName, ready func(GroupView) bool, rea
 			taken = append(taken, uid)
 		}
 	}
-	if len(pods) == 0 || (ready != nil && !ready(GroupView{m: m, key: key, g: g, now: now})) {
+	if len(pods) == 0 || (ready != nil && !ready(GroupView{g})) {
 		return nil
 	}
 	for _, uid := range taken {

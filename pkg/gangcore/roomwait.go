@@ -85,28 +85,6 @@ func (m *Manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 	m.passTurn(key)
 }
 
-// WaitsForRoom reports whether pod is held back because its group waits for room, and what the
-// waiter lacked. The waiter itself is not held: its own plugins decided that it may try again,
-// and letting it in ends the wait. Once only, a native group's waiter is held too (fresh): the
-// queue holds a native group's members as one entity, runs PreEnqueue for all of them right after
-// the failed cycle, and parks the entity among its unschedulable ones only while a member is held;
-// had the waiter passed then, it would have ended the wait at once, and the group would have come
-// back on the queue's backoff whatever changed. The caller holds the lock.
-func (v GroupView) WaitsForRoom(pod types.UID) (bool, string) {
-	r := &v.g.room
-	if r.waiter == "" || !v.now.Before(r.until) {
-		return false, r.why
-	}
-	if r.waiter != pod {
-		return true, r.why
-	}
-	if r.fresh {
-		r.fresh = false
-		return true, r.why
-	}
-	return false, r.why
-}
-
 // EndRoomWait ends the group's wait for room and activates the members parked for it, on a timer
 // of its own: PreEnqueue, which calls it, runs under the queue's lock, which activation takes.
 func (m *Manager) EndRoomWait(key types.NamespacedName) {

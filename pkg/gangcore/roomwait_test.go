@@ -14,19 +14,12 @@ import (
 	"github.com/berth-sched/berth/pkg/amount"
 )
 
-// admitForRoom runs the room check of Gang's admit for pod, and ends the wait when it lets the
-// pod in, as admit does.
+// admitForRoom runs PreEnqueue's admission for pod, which has been tried before (its
+// PodScheduled condition says it is unschedulable), and reports whether it was let in.
 func admitForRoom(m *Manager, pod *v1.Pod) bool {
-	reason, ok, _ := m.Admit(keyA, pod, func(g GroupView) (ParkReason, bool) {
-		if waits, _ := g.WaitsForRoom(pod.UID); waits {
-			return ParkedNoRoom, false
-		}
-		return 0, true
-	})
-	if ok {
-		m.EndRoomWait(keyA)
-	}
-	return ok && reason == 0
+	tried := pod.DeepCopy()
+	tried.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
+	return m.Enqueue(keyA, tried, &podGroup{}).Reason == 0
 }
 
 // takeActivated runs the timers due now and returns, sorted, the pods activated since the last call.
@@ -136,10 +129,11 @@ func waitingGroups(n int) (*Manager, [][]*v1.Pod) {
 			m.PodChanged(key, p.UID, PodReady)
 			groups[g] = append(groups[g], p)
 		}
-		m.Admit(key, groups[g][0], func(v GroupView) (ParkReason, bool) {
-			v.Place(0, t0.Add(time.Duration(g)*time.Millisecond))
-			return 0, true
-		})
+		// Its place in QOSSort's order, before any group waits and holds the others back.
+		m.Enqueue(key, groups[g][0], &podGroup{created: t0.Add(time.Duration(g) * time.Millisecond)})
+	}
+	for g := range groups {
+		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("g%04d", g)}
 		m.MemberFailed(key, groups[g][0], 4, nil, "could not place member "+groups[g][0].Name)
 		m.NoteNeed(key, RoomNeed{All: amount.Amount{"cpu": 4000, "pods": 4 * amount.One}, One: amount.Amount{"cpu": 1000, "pods": amount.One}})
 		for _, p := range groups[g][1:] {
@@ -167,10 +161,9 @@ func TestTurnHandOver(t *testing.T) {
 		t.Fatalf("while both wait: older waiting %v, want %v", got, older)
 	}
 	// The older waiter passes PreEnqueue: its wait ends, its turn has not been taken.
-	if _, ok, _ := m.Admit(older, groups[0][0], func(GroupView) (ParkReason, bool) { return 0, true }); !ok {
-		t.Fatal("the older waiter was held")
+	if a := m.Enqueue(older, groups[0][0], &podGroup{}); a.Reason != 0 {
+		t.Fatalf("the older waiter was held: %v", a.Msg)
 	}
-	m.EndRoomWait(older)
 	if got := m.OlderWaiting(younger); len(got) != 1 || got[0].Key != older {
 		t.Errorf("after the older wait ended: older waiting %v, want %v", got, older)
 	}
@@ -204,22 +197,14 @@ func TestTurnsAreHandedOnOldestFirst(t *testing.T) {
 			m.PodChanged(key(name), p.UID, stateOf(p))
 			pods[name] = append(pods[name], p)
 		}
-		m.Admit(key(name), pods[name][0], func(v GroupView) (ParkReason, bool) {
-			v.Place(0, t0.Add(time.Duration(i)*time.Second))
-			return 0, true
-		})
+		m.Enqueue(key(name), pods[name][0], &podGroup{created: t0.Add(time.Duration(i) * time.Second)})
 	}
 	// r's round is under way; the others' members come in youngest first and give way.
 	m.Reserve(key("r"), pods["r"][0], "n1")
 	m.Permit(key("r"), pods["r"][0], 2, time.Minute)
 	for _, name := range []string{"g3", "g2", "g1"} {
 		for _, p := range pods[name] {
-			if _, ok, _ := m.Admit(key(name), p, func(v GroupView) (ParkReason, bool) {
-				if v.TurnRemaining() > 0 {
-					return ParkedTurn, false
-				}
-				return 0, true
-			}); ok {
+			if a := m.Enqueue(key(name), p, &podGroup{}); a.Reason == 0 {
 				t.Fatalf("%s admitted during another group's round", p.Name)
 			}
 		}
@@ -266,10 +251,9 @@ func TestAGroupGoneOrLateHoldsNoOneBack(t *testing.T) {
 		c := m.clock.(*fakeclock.Clock)
 		older := types.NamespacedName{Namespace: "ns", Name: "g0000"}
 		younger := types.NamespacedName{Namespace: "ns", Name: "g0001"}
-		if _, ok, _ := m.Admit(older, groups[0][0], func(GroupView) (ParkReason, bool) { return 0, true }); !ok {
-			t.Fatal("the older waiter was held")
+		if a := m.Enqueue(older, groups[0][0], &podGroup{}); a.Reason != 0 {
+			t.Fatalf("the older waiter was held: %v", a.Msg)
 		}
-		m.EndRoomWait(older)
 		if got := m.OlderWaiting(younger); len(got) != 1 {
 			t.Fatalf("after the older wait ended: older waiting %v, want it", got)
 		}

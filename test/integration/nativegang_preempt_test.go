@@ -93,7 +93,8 @@ func TestNativeGroupPreemptsForItsMembers(t *testing.T) {
 // A running native group of disruptionMode all is a victim whole or not at all: a higher-priority
 // pod that needs one member's room takes the whole group; of a group of disruptionMode single (the
 // API's default) it takes one member. Two nodes of 4 cpu, a low-priority group of four 2-cpu
-// members on them, and a high-priority pod of 2 cpu.
+// members on them, and a high-priority pod of 2 cpu. Both modes are tried once in make test and ten
+// times in the soak run, each try with a group and a pod of its own.
 func TestRunningNativeGroupIsPreemptedAsItsDisruptionModeSays(t *testing.T) {
 	e := startNativeGangEnv(t, "native-victim")
 	e.ActAsKubelet(t)
@@ -102,51 +103,54 @@ func TestRunningNativeGroupIsPreemptedAsItsDisruptionModeSays(t *testing.T) {
 		e.CreateNode(t, harness.Node(n, "4", "16Gi", nil))
 	}
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
-	for _, tc := range []struct {
+	modes := []struct {
 		mode     string
 		disrupt  *schedulingv1beta1.DisruptionMode
 		wantGone int
 	}{
 		{"all", &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}, 4},
 		{"single", nil, 1},
-	} {
-		group := "low-" + tc.mode
-		e.nativeGroup(t, group, 4, func(pg *schedulingv1beta1.PodGroup) { pg.Spec.DisruptionMode = tc.disrupt })
-		for i := range 4 {
-			e.member(t, "", fmt.Sprintf("%s-%d", group, i), "2", inNativeGroup(group))
-		}
-		e.WaitForPods(t, e.ns, time.Minute, group+" bound whole", func(p []v1.Pod) bool { return boundOf(p, group) == 4 })
-		evicted := watchEvictions(t, e.Cluster, e.ns)
-		important := "important-" + tc.mode
-		e.member(t, "", important, "2", func(p *v1.Pod) { p.Labels = nil; p.Spec.PriorityClassName = "high" })
-		e.WaitForPods(t, e.ns, time.Minute, important+" bound", func(p []v1.Pod) bool { return nodeOf(p, important) != "" })
-		// Evictions are asynchronous: a second look after the bind catches a member that goes late.
-		_ = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 2*time.Second, true, func(context.Context) (bool, error) {
-			return len(evicted()) > tc.wantGone, nil
-		})
-		got := evicted()
-		slices.Sort(got)
-		t.Logf("disruptionMode %s: %s bound, %v evicted", tc.mode, important, got)
-		if len(got) != tc.wantGone {
-			t.Errorf("disruptionMode %s: %d pods evicted (%v), want %d", tc.mode, len(got), got, tc.wantGone)
-		}
-		for _, name := range got {
-			if !strings.HasPrefix(name, group+"-") {
-				t.Errorf("disruptionMode %s: %s evicted, not a member of %s", tc.mode, name, group)
+	}
+	for try := range harness.Tries(1, 10) {
+		for _, tc := range modes {
+			group := fmt.Sprintf("low-%s-%d", tc.mode, try)
+			e.nativeGroup(t, group, 4, func(pg *schedulingv1beta1.PodGroup) { pg.Spec.DisruptionMode = tc.disrupt })
+			for i := range 4 {
+				e.member(t, "", fmt.Sprintf("%s-%d", group, i), "2", inNativeGroup(group))
 			}
-		}
-		// Clear the nodes for the next mode.
-		pods, err := e.Client.CoreV1().Pods(e.ns).List(context.Background(), metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		zero := int64(0)
-		for i := range pods.Items {
-			if err := e.Client.CoreV1().Pods(e.ns).Delete(context.Background(), pods.Items[i].Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			e.WaitForPods(t, e.ns, time.Minute, group+" bound whole", func(p []v1.Pod) bool { return boundOf(p, group) == 4 })
+			evicted := watchEvictions(t, e.Cluster, e.ns)
+			important := fmt.Sprintf("important-%s-%d", tc.mode, try)
+			e.member(t, "", important, "2", func(p *v1.Pod) { p.Labels = nil; p.Spec.PriorityClassName = "high" })
+			e.WaitForPods(t, e.ns, time.Minute, important+" bound", func(p []v1.Pod) bool { return nodeOf(p, important) != "" })
+			// Evictions are asynchronous: a second look after the bind catches a member that goes late.
+			_ = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 2*time.Second, true, func(context.Context) (bool, error) {
+				return len(evicted()) > tc.wantGone, nil
+			})
+			got := evicted()
+			slices.Sort(got)
+			t.Logf("disruptionMode %s: %s bound, %v evicted", tc.mode, important, got)
+			if len(got) != tc.wantGone {
+				t.Errorf("disruptionMode %s: %d pods evicted (%v), want %d", tc.mode, len(got), got, tc.wantGone)
+			}
+			for _, name := range got {
+				if !strings.HasPrefix(name, group+"-") {
+					t.Errorf("disruptionMode %s: %s evicted, not a member of %s", tc.mode, name, group)
+				}
+			}
+			// Clear the nodes for the next mode or try.
+			pods, err := e.Client.CoreV1().Pods(e.ns).List(context.Background(), metav1.ListOptions{})
+			if err != nil {
 				t.Fatal(err)
 			}
+			zero := int64(0)
+			for i := range pods.Items {
+				if err := e.Client.CoreV1().Pods(e.ns).Delete(context.Background(), pods.Items[i].Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.WaitForPods(t, e.ns, time.Minute, "every pod gone", func(p []v1.Pod) bool { return len(p) == 0 })
 		}
-		e.WaitForPods(t, e.ns, time.Minute, "every pod gone", func(p []v1.Pod) bool { return len(p) == 0 })
 	}
 }
 
