@@ -65,7 +65,11 @@ type Admission struct {
 // Enqueue decides, in PreEnqueue, whether pod's group lets it into the active queue now, and
 // parks it if not: the group's rules only, no check against the nodes (c.Check is not called).
 func (m *Manager) Enqueue(key types.NamespacedName, pod *v1.Pod, c Cluster) Admission {
-	return m.admit(key, pod, c, true)
+	a, passOnce := m.admit(key, pod, c, true)
+	if a.Passed && !passOnce {
+		m.waiterLetIn(key, pod.UID)
+	}
+	return a
 }
 
 // Admit decides, in PreFilter, whether pod's group lets it be scheduled now, and parks it if not.
@@ -84,7 +88,7 @@ func (m *Manager) Enqueue(key types.NamespacedName, pod *v1.Pod, c Cluster) Admi
 // what it read may be gone and the pod, not parked yet, missed the wake-up: the rules run again,
 // and after maxScans such tries the check runs under the lock.
 func (m *Manager) Admit(key types.NamespacedName, pod *v1.Pod, c Cluster) Admission {
-	a := m.admit(key, pod, c, false)
+	a, _ := m.admit(key, pod, c, false)
 	if a.Reason != 0 {
 		return a
 	}
@@ -101,6 +105,10 @@ func (m *Manager) Admit(key types.NamespacedName, pod *v1.Pod, c Cluster) Admiss
 			return a
 		}
 	}
+	// Only now does the group's wait for room end and its parked members follow: ended when the
+	// waiter passed PreEnqueue, a room event cost each waiting group a cycle per member, and all
+	// but the waiter's were futile whenever the room could not hold the group.
+	m.EndRoomWait(key)
 	m.TurnTaken(key)
 	return a
 }
@@ -109,17 +117,9 @@ func (m *Manager) Admit(key types.NamespacedName, pod *v1.Pod, c Cluster) Admiss
 const maxScans = 3
 
 // admit runs the group's rules, in PreEnqueue (enqueue) or PreFilter, parks pod if they refuse
-// it and unparks it if not, and ends the group's wait for room when they let it through.
-func (m *Manager) admit(key types.NamespacedName, pod *v1.Pod, c Cluster, enqueue bool) Admission {
-	a, passOnce := m.decide(key, pod, c, enqueue)
-	if a.Passed && !passOnce {
-		m.EndRoomWait(key)
-	}
-	return a
-}
-
-// decide is admit's part under the lock, which it lets go while the check against the nodes runs.
-func (m *Manager) decide(key types.NamespacedName, pod *v1.Pod, c Cluster, enqueue bool) (a Admission, passOnce bool) {
+// it and unparks it if not; passOnce: they let it through once only (see rules). It holds the
+// lock but while the check against the nodes runs.
+func (m *Manager) admit(key types.NamespacedName, pod *v1.Pod, c Cluster, enqueue bool) (a Admission, passOnce bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for try := 1; ; try++ {

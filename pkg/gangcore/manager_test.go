@@ -39,6 +39,8 @@ type podGroup struct {
 	missing   bool
 	check     func() (ParkReason, string, bool)
 	checks    int
+	// short: the cluster's free room cannot hold the group (RoomShort).
+	short bool
 }
 
 func (p *podGroup) Group() (Spec, bool) {
@@ -50,7 +52,7 @@ func (p *podGroup) Check(GroupView) func() (ParkReason, string, bool) {
 	return p.check
 }
 
-func (*podGroup) RoomShort() bool                { return false }
+func (p *podGroup) RoomShort() bool              { return p.short }
 func (*podGroup) OlderFits([]OlderWaiter) string { return "" }
 
 // refusing is a group whose check against the nodes refuses for r.
