@@ -95,7 +95,7 @@ func (m *Manager) Admit(key types.NamespacedName, pod *v1.Pod, c Cluster) Admiss
 	if a.HoldsNothing && !a.InDomain {
 		if c.RoomShort() {
 			a.RoomShort = true
-			m.TurnTaken(key)
+			m.turnTaken(key)
 			return a
 		}
 		if a.GaveWayTo = c.OlderFits(m.OlderWaiting(key)); a.GaveWayTo != "" {
@@ -109,7 +109,7 @@ func (m *Manager) Admit(key types.NamespacedName, pod *v1.Pod, c Cluster) Admiss
 	// waiter passed PreEnqueue, a room event cost each waiting group a cycle per member, and all
 	// but the waiter's were futile whenever the room could not hold the group.
 	m.EndRoomWait(key)
-	m.TurnTaken(key)
+	m.turnTaken(key)
 	return a
 }
 
@@ -185,8 +185,8 @@ func rules(key types.NamespacedName, g *group, pod *v1.Pod, a Admission, enqueue
 }
 
 // holdsForRoom reports whether pod is held back because its group waits for room, and what the
-// waiter lacked. The waiter itself is not held: its own plugins decided that it may try again,
-// and letting it in ends the wait. Once only, a native group's waiter is held too (fresh): the
+// waiter lacked. The waiter itself is not held: its own plugins decided that it may try again
+// (the wait ends when PreFilter finds room for the group, see Admit). Once only, a native group's waiter is held too (fresh): the
 // queue holds a native group's members as one entity, runs PreEnqueue for all of them right after
 // the failed cycle, and parks the entity among its unschedulable ones only while a member is held;
 // had the waiter passed then, it would have ended the wait at once, and the group would have come

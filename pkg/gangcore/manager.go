@@ -113,7 +113,7 @@ type Manager struct {
 	// turnParked holds the groups with pods parked for their turn (ParkedTurn).
 	turnParked sets.Set[types.NamespacedName]
 	// turnWoken holds the groups whose pods parked for their turn were woken, with when, until one
-	// of them is admitted by PreFilter (TurnTaken) or parked for another reason: a younger group
+	// of them is admitted by PreFilter (turnTaken) or parked for another reason: a younger group
 	// gives way to them as to a round in progress (see turnRemaining).
 	turnWoken map[types.NamespacedName]time.Time
 	// backingOff holds the groups that may stand aside after a failed round, for RoomFreed; a

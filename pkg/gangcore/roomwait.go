@@ -88,7 +88,8 @@ func (m *Manager) waitForRoom(key types.NamespacedName, g *group, pod *v1.Pod, w
 }
 
 // EndRoomWait ends the group's wait for room and activates the members parked for it, on a timer
-// of its own: PreEnqueue, which calls it, runs under the queue's lock, which activation takes.
+// of its own: a native group's PreEnqueue and Gang's hints, which call it, run under the queue's
+// lock, which activation takes.
 func (m *Manager) EndRoomWait(key types.NamespacedName) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

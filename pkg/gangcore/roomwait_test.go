@@ -279,7 +279,7 @@ func TestTurnsAreHandedOnOldestFirst(t *testing.T) {
 	// g1 takes its turn and runs its round; when it ends, g2 is next, and g3 after g2.
 	for i, name := range []string{"g1", "g2"} {
 		next := []string{"g2", "g3"}[i]
-		m.TurnTaken(key(name))
+		m.turnTaken(key(name))
 		for _, p := range pods[name] {
 			m.Reserve(key(name), p, "n1")
 			m.Permit(key(name), p, 2, time.Minute)

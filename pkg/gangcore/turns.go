@@ -80,10 +80,10 @@ func (m *Manager) passTurn(key types.NamespacedName) {
 	}
 }
 
-// TurnTaken records that a member of the group was admitted by PreFilter: its group's turn has
+// turnTaken records that a member of the group was admitted by PreFilter: its group's turn has
 // come and its round starts in this scheduling cycle, or it fails and passes the turn on
 // (waitForRoom).
-func (m *Manager) TurnTaken(key types.NamespacedName) {
+func (m *Manager) turnTaken(key types.NamespacedName) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.turnWoken, key)
