@@ -11,9 +11,11 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	resourcehelper "k8s.io/component-helpers/resource"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/berth-sched/berth/pkg/amount"
 	"github.com/berth-sched/berth/pkg/gpu"
@@ -21,10 +23,18 @@ import (
 )
 
 // RequestOf is what pod asks of a node, as the scheduler counts it (containers, init containers,
-// overhead; each resource rounded as amount.Whole), without its pod slot.
+// overhead; each resource rounded as amount.Whole), without its pod slot. A running pod resized in
+// place counts as the scheduler's cache counts it (framework.PodInfo.CalculateResource): the more
+// of what it asks and what the kubelet says it holds, so that room a resize only asked for is not
+// room yet.
 func RequestOf(pod *v1.Pod) amount.Amount {
 	out := amount.Amount{}
-	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
+	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{
+		UseStatusResources: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScaling),
+		InPlacePodLevelResourcesVerticalScalingEnabled: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodLevelResourcesVerticalScaling),
+		SkipPodLevelResources:                          !utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+		UseDRANodeAllocatableResourceClaimStatus:       utilfeature.DefaultFeatureGate.Enabled(features.DRANodeAllocatableResources),
+	}) {
 		out[name] = amount.Whole(name, q)
 	}
 	return out

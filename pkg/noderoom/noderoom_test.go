@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -89,6 +90,33 @@ func TestOf(t *testing.T) {
 // (fed as its pod informer feeds it, without pods in phase Succeeded or Failed: scheduler.go's
 // field selector), read through FreeOn, and GPUShare's device cache, fed by the same informer.
 func TestOfAgreesWithTheScheduler(t *testing.T) {
+	for name, all := range map[string][]v1.Pod{"pods": pods(), "resizing": resizing()} {
+		t.Run(name, func(t *testing.T) { agreeWithTheScheduler(t, all) })
+	}
+}
+
+// resizing are running pods resized in place and not yet resized by the kubelet: one shrinking
+// (asks 1 cpu, holds 2), one growing (asks 2, holds 1), one whose growth the kubelet found
+// infeasible (asks 3, holds 1). The scheduler counts what a pod holds where it is more than what it
+// asks, and only what it holds once the resize is infeasible.
+func resizing() []v1.Pod {
+	running := func(name, asks, holds string) *v1.Pod {
+		p := st.MakePod().Namespace("ns").Name(name).UID(name).Node("n").Phase(v1.PodRunning).
+			Req(map[v1.ResourceName]string{v1.ResourceCPU: asks}).Obj()
+		held := v1.ResourceList{v1.ResourceCPU: resource.MustParse(holds)}
+		p.Status.ContainerStatuses = []v1.ContainerStatus{{
+			Name:               p.Spec.Containers[0].Name,
+			AllocatedResources: held,
+			Resources:          &v1.ResourceRequirements{Requests: held},
+		}}
+		return p
+	}
+	infeasible := running("infeasible", "3", "1")
+	infeasible.Status.Conditions = []v1.PodCondition{{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonInfeasible}}
+	return []v1.Pod{*running("shrinking", "1", "2"), *running("growing", "2", "1"), *infeasible}
+}
+
+func agreeWithTheScheduler(t *testing.T, all []v1.Pod) {
 	logger, ctx := ktesting.NewTestContext(t)
 	n := node()
 	cache := internalcache.New(ctx, nil, false, false)
@@ -97,7 +125,6 @@ func TestOfAgreesWithTheScheduler(t *testing.T) {
 	if err := devices.AddOrUpdateNode(n); err != nil {
 		t.Fatal(err)
 	}
-	all := pods()
 	for i := range all {
 		p := &all[i]
 		if p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
