@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
 
 	"github.com/berth-sched/berth/pkg/topology"
 )
@@ -105,12 +106,24 @@ func (m *Manager) Admit(key types.NamespacedName, pod *v1.Pod, c Cluster) Admiss
 			return a
 		}
 	}
-	// Only now does the group's wait for room end and its parked members follow: ended when the
-	// waiter passed PreEnqueue, a room event cost each waiting group a cycle per member, and all
-	// but the waiter's were futile whenever the room could not hold the group.
-	m.EndRoomWait(key)
-	m.turnTaken(key)
+	m.admitted(key)
 	return a
+}
+
+// admitted ends the group's wait for room, its parked members following, and its turn: the group
+// is placing. Only now, not when its waiter passed PreEnqueue: ended there, a room event cost each
+// waiting group a cycle per member, all but the waiter's futile whenever the room could not hold
+// the group. Unlike EndRoomWait, it leaves no turn to give way to: the group has taken it.
+func (m *Manager) admitted(key types.NamespacedName) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.turnWoken, key)
+	if g, ok := m.groups[key]; ok {
+		if g.room.waiter != "" {
+			klog.Background().V(4).Info("Pod group's wait for room ends: admitted", "podGroup", key)
+		}
+		m.endRoomWait(key, g)
+	}
 }
 
 // maxScans is how many times Admit runs its check without the lock before it runs it under it.
