@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,23 +36,7 @@ func TestGroupWaitsWholeAndBindsWhenARunningPodShrinks(t *testing.T) {
 				runningWith(t, e.Cluster, e.ns, filler.Name, "3")
 
 				group := fmt.Sprintf("train-%d", try)
-				api.create(t, e, group, 3, "")
-				for i := range 3 {
-					e.member(t, "", fmt.Sprintf("%s-%d", group, i), "1", api.join(group), func(p *v1.Pod) {
-						p.Spec.NodeSelector = map[string]string{v1.LabelHostname: node}
-					})
-				}
-				e.WaitForPods(t, e.ns, time.Minute, "every member turned away", func(pods []v1.Pod) bool {
-					n := 0
-					for i := range pods {
-						if memberOf(&pods[i], group) && harness.Unschedulable(&pods[i]) != "" {
-							n++
-						}
-					}
-					return n == 3
-				})
-				// Past Gang's first backoff (2 s) and the queue's (1 s): a group that has waited a while.
-				time.Sleep(3 * time.Second)
+				e.groupWaitedAWhile(t, api, group, func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{v1.LabelHostname: node} })
 
 				// The resize asked for: the pod still holds 3 cpu until the kubelet has resized it.
 				p, err := e.Client.CoreV1().Pods(e.ns).Get(ctx, filler.Name, metav1.GetOptions{})
@@ -91,9 +74,7 @@ func TestGroupWaitsWholeAndBindsWhenARunningPodShrinks(t *testing.T) {
 				}
 				e.clearTry(t, node)
 			}
-			slices.Sort(took)
-			t.Logf("%s: pod shrunk to the group bound whole, %d tries: min %v, median %v, max %v", api.name, tries,
-				took[0].Round(time.Millisecond), took[tries/2].Round(time.Millisecond), took[tries-1].Round(time.Millisecond))
+			logSpread(t, api.name+": pod shrunk to the group bound whole", took)
 		})
 	}
 }

@@ -210,24 +210,7 @@ func TestGroupWaitsWholeAndBindsWhenANodeJoins(t *testing.T) {
 				onTry := func(n *v1.Node) *v1.Node { n.Labels["join"] = fmt.Sprint(try); return n }
 				e.CreateNode(t, onTry(harness.Node(fmt.Sprintf("t%d-a", try), "2", "16Gi", nil)))
 				group := fmt.Sprintf("train-%d", try)
-				api.create(t, e, group, 3, "")
-				for i := range 3 {
-					e.member(t, "", fmt.Sprintf("%s-%d", group, i), "1", api.join(group), func(p *v1.Pod) {
-						p.Spec.NodeSelector = map[string]string{"join": fmt.Sprint(try)}
-					})
-				}
-				e.WaitForPods(t, e.ns, time.Minute, "every member turned away", func(pods []v1.Pod) bool {
-					n := 0
-					for i := range pods {
-						if memberOf(&pods[i], group) && harness.Unschedulable(&pods[i]) != "" {
-							n++
-						}
-					}
-					return n == 3
-				})
-				// Past Gang's first backoff (2 s) and the queue's (1 s), so that the group has failed
-				// more than once and waits for room, as a group that has waited a while does.
-				time.Sleep(3 * time.Second)
+				e.groupWaitedAWhile(t, api, group, func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"join": fmt.Sprint(try)} })
 				if n := boundOf(e.canary(t, fmt.Sprintf("canary-%d", try)), group); n != 0 {
 					t.Fatalf("try %d: %d of 3 members bound on a node with room for 2", try, n)
 				}
@@ -261,11 +244,39 @@ func TestGroupWaitsWholeAndBindsWhenANodeJoins(t *testing.T) {
 				}
 				e.clearTry(t, fmt.Sprintf("t%d-a", try), fmt.Sprintf("t%d-b", try))
 			}
-			slices.Sort(took)
-			t.Logf("%s: node joined to the group bound whole, %d tries: min %v, median %v, max %v", api.name, tries,
-				took[0].Round(time.Millisecond), took[tries/2].Round(time.Millisecond), took[tries-1].Round(time.Millisecond))
+			logSpread(t, api.name+": node joined to the group bound whole", took)
 		})
 	}
+}
+
+// groupWaitedAWhile creates group, of api, and its 3 members of 1 cpu each (mutate picks their
+// node), and waits until the scheduler has turned every member away and the group has waited past
+// Gang's first backoff (2 s) and the queue's (1 s), so that it has failed more than once and waits
+// for room, as a group that has waited a while does.
+func (e *gangEnv) groupWaitedAWhile(t *testing.T, api groupAPI, group string, mutate func(*v1.Pod)) {
+	t.Helper()
+	api.create(t, e, group, 3, "")
+	for i := range 3 {
+		e.member(t, "", fmt.Sprintf("%s-%d", group, i), "1", api.join(group), mutate)
+	}
+	e.WaitForPods(t, e.ns, time.Minute, "every member turned away", func(pods []v1.Pod) bool {
+		n := 0
+		for i := range pods {
+			if memberOf(&pods[i], group) && harness.Unschedulable(&pods[i]) != "" {
+				n++
+			}
+		}
+		return n == 3
+	})
+	time.Sleep(3 * time.Second)
+}
+
+// logSpread logs the least, median and greatest of took, under what.
+func logSpread(t *testing.T, what string, took []time.Duration) {
+	t.Helper()
+	slices.Sort(took)
+	t.Logf("%s, %d tries: min %v, median %v, max %v", what, len(took),
+		took[0].Round(time.Millisecond), took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
 }
 
 // clearTry deletes every pod of the test's namespace, then nodes: the next try starts from a
