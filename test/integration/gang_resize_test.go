@@ -64,14 +64,7 @@ func TestGroupWaitsWholeAndBindsWhenARunningPodShrinks(t *testing.T) {
 				e.WaitForPods(t, e.ns, time.Minute, "all 3 members bound", func(pods []v1.Pod) bool { return boundOf(pods, group) == 3 })
 				d := time.Since(start)
 				took = append(took, d)
-				moved = incomingPods(t, "active", "AssignedPodUpdatePodScaleDown") - moved
-				t.Logf("try %d: %s group of 3 bound whole %v after the pod shrank; %v pods moved to the active queue by it", try, api.name, d.Round(time.Millisecond), moved)
-				if moved == 0 {
-					t.Errorf("try %d: bound %v after the pod shrank, but the shrink moved no pod to the active queue: the group came back on a timer", try, d.Round(time.Millisecond))
-				}
-				if d > within {
-					t.Errorf("try %d: bound %v after the pod shrank, want within %v", try, d.Round(time.Millisecond), within)
-				}
+				boundByTheEvent(t, try, api.name, "the pod shrank", d, incomingPods(t, "active", "AssignedPodUpdatePodScaleDown")-moved, within)
 				e.clearTry(t, node)
 			}
 			logSpread(t, api.name+": pod shrunk to the group bound whole", took)

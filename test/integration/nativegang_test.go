@@ -228,14 +228,7 @@ func TestGroupWaitsWholeAndBindsWhenANodeJoins(t *testing.T) {
 				})
 				d := time.Since(start)
 				took = append(took, d)
-				moved = incomingPods(t, "active", "NodeAdd") - moved
-				t.Logf("try %d: %s group of 3 bound whole %v after the node joined; %v pods moved to the active queue by it", try, api.name, d.Round(time.Millisecond), moved)
-				if moved == 0 {
-					t.Errorf("try %d: bound %v after the node joined, but the node's arrival moved no pod to the active queue: the group came back on a timer", try, d.Round(time.Millisecond))
-				}
-				if d > within {
-					t.Errorf("try %d: bound %v after the node joined, want within %v", try, d.Round(time.Millisecond), within)
-				}
+				boundByTheEvent(t, try, api.name, "the node joined", d, incomingPods(t, "active", "NodeAdd")-moved, within)
 				if partial != 0 {
 					// The poll sees the API every 100 ms: members are bound together after the last
 					// one is reserved, so a poll showing a part is rare but not wrong; what is wrong
@@ -269,6 +262,20 @@ func (e *gangEnv) groupWaitedAWhile(t *testing.T, api groupAPI, group string, mu
 		return n == 3
 	})
 	time.Sleep(3 * time.Second)
+}
+
+// boundByTheEvent checks a try in which a group of api was bound whole d after event: the event
+// moved pods to the active queue (moved of them; none means the group came back on a timer), and
+// d is within within.
+func boundByTheEvent(t *testing.T, try int, api, event string, d time.Duration, moved float64, within time.Duration) {
+	t.Helper()
+	t.Logf("try %d: %s group of 3 bound whole %v after %s; %v pods moved to the active queue by it", try, api, d.Round(time.Millisecond), event, moved)
+	if moved == 0 {
+		t.Errorf("try %d: bound %v after %s, but that moved no pod to the active queue: the group came back on a timer", try, d.Round(time.Millisecond), event)
+	}
+	if d > within {
+		t.Errorf("try %d: bound %v after %s, want within %v", try, d.Round(time.Millisecond), event, within)
+	}
 }
 
 // logSpread logs the least, median and greatest of took, under what.
