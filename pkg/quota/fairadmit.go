@@ -266,7 +266,10 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request amount.Amount, capacity amount.
 		// smaller than the step between two quotas' fair shares (one cpu, two quotas each half a
 		// cpu short), each would otherwise be refused for the other, and the unit stay idle. The
 		// one admitted is then above the other, which by FairToTake cannot take it back.
-		before := DominantShare(lv.borrowed[side], lv.pool, side.spec.weight())
+		// The side's share before is without the pod's group's round in progress: its members
+		// already placed are part of what this pod's need completes, and judged with them, the
+		// group's first member took a room its second was then refused (issue 45).
+		before := DominantShare(borrowing(side, l.withoutRound(lv.keeps[side], me), nil), lv.pool, side.spec.weight())
 		kept, short := amount.Amount{}, ""
 		for _, p := range lv.peers {
 			if p == side || len(demands[p]) == 0 {
@@ -315,6 +318,17 @@ func (l *Ledger) FairAdmits(pod *v1.Pod, request amount.Amount, capacity amount.
 		}
 	}
 	return nil, l.fairClock
+}
+
+// withoutRound is keeps less what s's group's members not yet bound hold. Callers hold mu.
+func (l *Ledger) withoutRound(keeps amount.Amount, s self) amount.Amount {
+	a, ok := l.namespaces[s.namespace]
+	if !ok || s.group == "" || a.placing[s.group] == nil {
+		return keeps
+	}
+	k := keeps.Clone()
+	k.Add(a.placing[s.group], -1)
+	return k
 }
 
 // ParkFair records pod as waiting for fair sharing, to be handed back when a pod ends or binds, a

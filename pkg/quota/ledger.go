@@ -109,8 +109,11 @@ type account struct {
 	leaving amount.Amount
 	leavers map[types.UID]bool
 	holds   int
-	// groups counts, per pod group, the members that hold resources.
-	groups map[string]int
+	// groups counts, per pod group, the members that hold resources, and placing is what the
+	// members not yet bound hold: the group's round in progress, which fair admission judges as
+	// one with the members still to come (FairAdmits).
+	groups  map[string]int
+	placing map[string]amount.Amount
 }
 
 // NewLedger returns an empty ledger.
@@ -712,8 +715,11 @@ func (l *Ledger) bound(pod *v1.Pod, group string, request amount.Amount) []*v1.P
 		// A pod that took capacity refused to others for fairness is in: they may be next.
 		woken = append(l.drainFair(), l.fairWake(h.namespace)...)
 	}
-	h.bound = true
 	a := l.account(h.namespace)
+	if !h.bound && h.group != "" {
+		a.place(h.group, h.request, -1)
+	}
+	h.bound = true
 	defer l.markLeaving(h, pod)
 	if h.terminating {
 		l.count(h.namespace, a, h.request, -1, true)
@@ -826,6 +832,25 @@ func (l *Ledger) hold(uid types.UID, h *holding, a *account) {
 	a.holds++
 	if h.group != "" {
 		a.groups[h.group]++
+		if !h.bound {
+			a.place(h.group, h.request, 1)
+		}
+	}
+}
+
+// place adds request, scaled by sign, to what group's members not yet bound hold.
+func (a *account) place(group string, request amount.Amount, sign int64) {
+	if a.placing == nil {
+		a.placing = map[string]amount.Amount{}
+	}
+	p := a.placing[group]
+	if p == nil {
+		p = amount.Amount{}
+		a.placing[group] = p
+	}
+	p.Add(request, sign)
+	if dropZeros(p); len(p) == 0 {
+		delete(a.placing, group)
 	}
 }
 
@@ -843,6 +868,9 @@ func (l *Ledger) release(uid types.UID, h *holding) []*v1.Pod {
 	if h.group != "" {
 		if a.groups[h.group]--; a.groups[h.group] <= 0 {
 			delete(a.groups, h.group)
+		}
+		if !h.bound {
+			a.place(h.group, h.request, -1)
 		}
 	}
 	woken := append(l.wake(l.nodeOf(h.namespace)), l.drainFair()...)

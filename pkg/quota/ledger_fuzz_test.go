@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -12,7 +13,8 @@ import (
 
 // FuzzLedger drives the ledger with any sequence of reserve, unreserve, bind, delete and quota
 // edits on a few pods in two namespaces, and checks after every step that each namespace's use
-// is exactly what its pods hold, and that a reservation never takes use above max.
+// is exactly what its pods hold, what each group's members not yet bound hold likewise, and that a
+// reservation never takes use above max.
 func FuzzLedger(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{40, 0, 8, 16, 1, 9, 17, 2, 10, 18, 3, 11, 19})
@@ -20,9 +22,9 @@ func FuzzLedger(f *testing.F) {
 		l := NewLedger()
 		namespaces := []string{"a", "b"}
 		type held struct {
-			ns    string
-			req   amount.Amount
-			bound bool
+			ns, group string
+			req       amount.Amount
+			bound     bool
 		}
 		model := map[types.UID]held{}
 		pods := make([]*v1.Pod, 8)
@@ -39,7 +41,7 @@ func FuzzLedger(f *testing.F) {
 			case 0, 1: // reserve
 				err := l.Reserve(p, fmt.Sprint("g", i%3), requestOf(i))
 				if _, ok := model[p.UID]; !ok && err == nil {
-					model[p.UID] = held{ns: p.Namespace, req: requestOf(i)}
+					model[p.UID] = held{ns: p.Namespace, group: fmt.Sprint("g", i%3), req: requestOf(i)}
 					if view, ok := l.ViewOf(p.Namespace, ""); ok {
 						for name, limit := range view.Spec.Max {
 							if view.Used[name] > limit {
@@ -70,18 +72,33 @@ func FuzzLedger(f *testing.F) {
 				l.SetQuota(p.Namespace, &Spec{Name: p.Namespace + "/q", Min: amount.Amount{"aliyun.com/gpu-mem": 4000}, Max: amount.Amount{"aliyun.com/gpu-mem": int64(i) * 2000}})
 			}
 			for _, ns := range namespaces {
-				want := amount.Amount{}
+				want, wantPlacing := amount.Amount{}, map[string]amount.Amount{}
 				for _, h := range model {
 					if h.ns == ns {
 						want.Add(h.req, 1)
+						if !h.bound {
+							if wantPlacing[h.group] == nil {
+								wantPlacing[h.group] = amount.Amount{}
+							}
+							wantPlacing[h.group].Add(h.req, 1)
+						}
 					}
 				}
-				got := amount.Amount{}
+				got, placing := amount.Amount{}, map[string]amount.Amount{}
 				l.mu.Lock()
 				if a, ok := l.namespaces[ns]; ok {
 					got = a.used.Clone()
+					for g, v := range a.placing {
+						placing[g] = v.Clone()
+					}
 				}
 				l.mu.Unlock()
+				for _, v := range wantPlacing {
+					dropZeros(v)
+				}
+				if !maps.EqualFunc(placing, wantPlacing, maps.Equal) {
+					t.Fatalf("after op %d: namespace %s's groups place %v, their members not bound hold %v", op, ns, placing, wantPlacing)
+				}
 				for name := range want {
 					if want[name] != got[name] {
 						t.Fatalf("after op %d: namespace %s uses %v, its pods hold %v", op, ns, got, want)

@@ -12,17 +12,20 @@ import (
 
 // Fair sharing weighs a group whole, of either API. Teams a and b (weights 1, 1, no min) share one
 // node of 4 cpu. b waits with a pod of 5 cpu, which no node holds, so it stays below its fair share
-// of 2 and fair admission keeps 2 cpu for it. a's group of 3 members of 1 cpu would take a to 3: no
-// member binds, and each says why. Once b's pod is deleted, a's fair share is all 4 and the group
-// binds whole, moved by that deletion (within 1 s; the event path takes about 0.1 s here).
+// of 2, and fair admission keeps 2 cpu for it while a is above b. a runs a pod of 1 cpu, and its
+// group of 3 members of 1 cpu would take it to 4: no member binds, and each says why. Once b's pod
+// is deleted, a's fair share is all 4 and the group binds whole, moved by that deletion (within
+// 1 s; the event path takes about 0.1 s here).
 //
-// Quarantined (issue 45), two faults it found on 2026-11-29: the deletion's wake (ElasticQuota
-// activates the pods it parked for fair sharing) does not cut Gang's backoff, so a scheduler-plugins
-// group binds only when its stand-aside backoff ends (2.7 s after, 10 of 10 tries), and does not
-// end a native group's wait for room, so a native group waits for the queue's five-minute flush
-// (not bound within 30 s). And the group's first member passes fair admission (weighted
-// dominant share as if alone) where its second is refused with the group's need (0.750 against a
-// fair share of 0.500): the round reserves a member and fails, where it should be refused whole.
+// Before that, while b's pod waits and a holds nothing, a's first group binds whole: a is not
+// above b, so the group takes the room, as one pod of 3 cpu would.
+//
+// It found a fault (issue 45): each member was judged with its siblings' reservations as its
+// team's use, so a group's first member passed where its second was refused with the same need
+// (pkg/quota's TestFairAdmissionJudgesAGroupWhole). The round that started failed, the group
+// stood aside in Gang's backoff, which only freed room cuts short, and so b's deletion did not
+// move it: a scheduler-plugins group bound when its backoff ended (2.7 s after), a native group
+// not within 30 s.
 func TestFairSharingWeighsAGroupWhole(t *testing.T) {
 	for _, api := range groupAPIs {
 		t.Run(api.name, func(t *testing.T) {
@@ -36,6 +39,19 @@ func TestFairSharingWeighsAGroupWhole(t *testing.T) {
 				e.CreatePod(t, cpuPod("team-b", big, "5"))
 				waitUnschedulable(t, e.Cluster, "team-b", big)
 
+				// From 0, a is not above b: the group takes the room whole, as one pod of 3 cpu
+				// would. Judged member by member, its second member was refused.
+				level := fmt.Sprint("level-", try)
+				api.create(t, e, level, 3, "")
+				for i := range 3 {
+					e.member(t, "", fmt.Sprintf("%s-%d", level, i), "1", api.join(level))
+				}
+				e.WaitForPods(t, e.ns, time.Minute, "the group from a's share of 0 bound whole", func(p []v1.Pod) bool { return boundOf(p, level) == 3 })
+				e.clearTry(t)
+
+				running := fmt.Sprint("a-run-", try)
+				e.CreatePod(t, cpuPod(e.ns, running, "1"))
+				e.WaitForPods(t, e.ns, time.Minute, running+" bound", func(p []v1.Pod) bool { return nodeOf(p, running) != "" })
 				group := fmt.Sprint("g-", try)
 				api.create(t, e, group, 3, "")
 				for i := range 3 {
