@@ -42,10 +42,7 @@ func TestFairSharingWeighsAGroupWhole(t *testing.T) {
 				// From 0, a is not above b: the group takes the room whole, as one pod of 3 cpu
 				// would. Judged member by member, its second member was refused.
 				level := fmt.Sprint("level-", try)
-				api.create(t, e, level, 3, "")
-				for i := range 3 {
-					e.member(t, "", fmt.Sprintf("%s-%d", level, i), "1", api.join(level))
-				}
+				e.groupOfThree(t, api, level, "")
 				e.WaitForPods(t, e.ns, time.Minute, "the group from a's share of 0 bound whole", func(p []v1.Pod) bool { return boundOf(p, level) == 3 })
 				e.clearTry(t)
 
@@ -53,10 +50,7 @@ func TestFairSharingWeighsAGroupWhole(t *testing.T) {
 				e.CreatePod(t, cpuPod(e.ns, running, "1"))
 				e.WaitForPods(t, e.ns, time.Minute, running+" bound", func(p []v1.Pod) bool { return nodeOf(p, running) != "" })
 				group := fmt.Sprint("g-", try)
-				api.create(t, e, group, 3, "")
-				for i := range 3 {
-					e.member(t, "", fmt.Sprintf("%s-%d", group, i), "1", api.join(group))
-				}
+				e.groupOfThree(t, api, group, "")
 				for i := range 3 {
 					memberSays(t, e.Cluster, e.ns, fmt.Sprintf("%s-%d", group, i), "above its fair share")
 				}

@@ -28,10 +28,7 @@ func TestGroupsStayWholeAcrossARestart(t *testing.T) {
 		return func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{v1.LabelHostname: "node-" + api} }
 	}
 	for _, api := range groupAPIs {
-		api.create(t, e, api.name+"-running", 3, "")
-		for i := range 3 {
-			e.member(t, "", fmt.Sprintf("%s-running-%d", api.name, i), "1", api.join(api.name+"-running"), onNode(api.name))
-		}
+		e.groupOfThree(t, api, api.name+"-running", "", onNode(api.name))
 	}
 	e.WaitForPods(t, e.ns, time.Minute, "both running groups bound", func(p []v1.Pod) bool {
 		return boundOf(p, groupAPIs[0].name+"-running") == 3 && boundOf(p, groupAPIs[1].name+"-running") == 3

@@ -248,10 +248,7 @@ func TestGroupWaitsWholeAndBindsWhenANodeJoins(t *testing.T) {
 // for room, as a group that has waited a while does.
 func (e *gangEnv) groupWaitedAWhile(t *testing.T, api groupAPI, group string, mutate func(*v1.Pod)) {
 	t.Helper()
-	api.create(t, e, group, 3, "")
-	for i := range 3 {
-		e.member(t, "", fmt.Sprintf("%s-%d", group, i), "1", api.join(group), mutate)
-	}
+	e.groupOfThree(t, api, group, "", mutate)
 	e.WaitForPods(t, e.ns, time.Minute, "every member turned away", func(pods []v1.Pod) bool {
 		n := 0
 		for i := range pods {
@@ -262,6 +259,16 @@ func (e *gangEnv) groupWaitedAWhile(t *testing.T, api groupAPI, group string, mu
 		return n == 3
 	})
 	time.Sleep(3 * time.Second)
+}
+
+// groupOfThree creates group, of api, with a required topology level if level is set, and its 3
+// members of 1 cpu each, group-0 to group-2, each changed by mutate.
+func (e *gangEnv) groupOfThree(t *testing.T, api groupAPI, group, level string, mutate ...func(*v1.Pod)) {
+	t.Helper()
+	api.create(t, e, group, 3, level)
+	for i := range 3 {
+		e.member(t, "", fmt.Sprintf("%s-%d", group, i), "1", append([]func(*v1.Pod){api.join(group)}, mutate...)...)
+	}
 }
 
 // boundByTheEvent checks a try in which a group of api was bound whole d after event: the event
@@ -329,10 +336,7 @@ func TestGroupRequiringARackStaysInOne(t *testing.T) {
 				}
 			}
 			e.StartScheduler(t, berthConfig(e.Cluster, ""))
-			api.create(t, e, "train", 3, topology.RackLabel)
-			for i := range 3 {
-				e.member(t, "", fmt.Sprintf("train-%d", i), "1", api.join("train"))
-			}
+			e.groupOfThree(t, api, "train", topology.RackLabel)
 			pods := e.WaitForPods(t, e.ns, time.Minute, "all 3 members bound", func(p []v1.Pod) bool { return boundOf(p, "train") == 3 })
 			racks := map[string]bool{}
 			for i := range pods {
@@ -360,10 +364,7 @@ func TestNativeAndBerthGroupsShareRoomWhole(t *testing.T) {
 	for try := range harness.Tries(2, 10) {
 		group := func(api groupAPI) string { return fmt.Sprintf("%s-%d", api.name, try) }
 		for _, api := range groupAPIs {
-			api.create(t, e, group(api), 3, "")
-			for i := range 3 {
-				e.member(t, "", fmt.Sprintf("%s-%d", group(api), i), "1", api.join(group(api)))
-			}
+			e.groupOfThree(t, api, group(api), "")
 		}
 		first, second := group(groupAPIs[0]), group(groupAPIs[1])
 		e.WaitForPods(t, e.ns, time.Minute, fmt.Sprintf("try %d: one group bound", try), func(p []v1.Pod) bool {
