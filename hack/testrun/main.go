@@ -23,6 +23,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,6 +85,7 @@ func main() {
 
 type runner struct {
 	buildArgs []string
+	test2json string // its path: `go tool test2json` would cost a go command per job
 	timeout   time.Duration
 	soak      bool
 	workers   int
@@ -95,6 +97,10 @@ type runner struct {
 	mu      sync.Mutex
 	results []result
 	events  *os.File
+	// cpu is each job's user and system CPU seconds, its children's included (etcd,
+	// kube-apiserver, the test binary under go test): on two cores the run's length is set by
+	// the CPU its jobs use, not by their wall time.
+	cpu map[string]float64
 }
 
 // pkg is a package with tests.
@@ -204,6 +210,13 @@ func (r *runner) main(patterns []string, split, run, jsonOut, durationsFile stri
 	}
 	if err := r.build(toBuild, binDir); err != nil {
 		return err
+	}
+	if len(toBuild) > 0 {
+		out, err := exec.Command("go", "tool", "-n", "test2json").Output()
+		if err != nil {
+			return fmt.Errorf("go tool -n test2json: %w", err)
+		}
+		r.test2json = strings.TrimSpace(string(out))
 	}
 
 	if jsonOut != "" {
@@ -350,6 +363,7 @@ func (r *runner) build(pkgs []pkg, dir string) error {
 // runAll runs the jobs, r.workers at a time, and returns each job's wall time.
 func (r *runner) runAll(jobs []job) map[string]float64 {
 	took := map[string]float64{}
+	r.cpu = map[string]float64{}
 	var mu sync.Mutex
 	next := make(chan job)
 	var wg sync.WaitGroup
@@ -359,9 +373,10 @@ func (r *runner) runAll(jobs []job) map[string]float64 {
 			defer wg.Done()
 			for j := range next {
 				start := time.Now()
-				r.runJob(j)
+				cpu := r.runJob(j)
 				mu.Lock()
 				took[j.key()] = time.Since(start).Seconds()
+				r.cpu[j.key()] = cpu
 				mu.Unlock()
 			}
 		}()
@@ -374,7 +389,8 @@ func (r *runner) runAll(jobs []job) map[string]float64 {
 	return took
 }
 
-func (r *runner) runJob(j job) {
+// runJob runs j and returns the CPU seconds it took.
+func (r *runner) runJob(j job) (cpu float64) {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout+time.Minute)
 	defer cancel()
 	var cmd *exec.Cmd
@@ -382,7 +398,7 @@ func (r *runner) runJob(j job) {
 		args := append([]string{"test", "-json", "-count=1", "-timeout", r.timeout.String()}, r.buildArgs...)
 		cmd = exec.CommandContext(ctx, "go", append(args, j.pkg.ImportPath)...)
 	} else {
-		cmd = exec.CommandContext(ctx, "go", "tool", "test2json", "-t", "-p", j.pkg.ImportPath, j.bin,
+		cmd = exec.CommandContext(ctx, r.test2json, "-t", "-p", j.pkg.ImportPath, j.bin,
 			"-test.v=test2json", "-test.run=^"+j.test+"$", "-test.count=1", "-test.timeout="+r.timeout.String())
 		cmd.Dir = j.pkg.Dir
 	}
@@ -402,11 +418,17 @@ func (r *runner) runJob(j job) {
 		return
 	}
 	failed := r.read(j, stdout)
-	if err := cmd.Wait(); err != nil && !failed {
+	err = cmd.Wait()
+	if ps := cmd.ProcessState; ps != nil {
+		// Linux counts in a process's rusage the children it waited for, and their children.
+		cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	if err != nil && !failed {
 		// Nothing reported a failure, yet the process failed: a build error, a crash outside a
 		// test, the job's time limit.
 		r.fail(j, fmt.Sprintf("%v\n%s", err, stderr.String()))
 	}
+	return cpu
 }
 
 // raceEnv is GORACE for every test process: the race detector's runtime sleeps a second before a
@@ -545,7 +567,17 @@ func (r *runner) report(wall time.Duration, slowest int) error {
 	for _, t := range tests[:min(slowest, len(tests))] {
 		fmt.Printf("  %7.1fs  %s %s\n", t.elapsed, strings.TrimPrefix(t.pkg, "github.com/berth-sched/berth/"), t.test)
 	}
-	fmt.Printf("\nwall time %s\n", wall.Round(time.Second))
+	jobs := slices.Collect(maps.Keys(r.cpu))
+	sort.Slice(jobs, func(a, b int) bool { return r.cpu[jobs[a]] > r.cpu[jobs[b]] })
+	var total float64
+	for _, j := range jobs {
+		total += r.cpu[j]
+	}
+	fmt.Printf("\nthe %d jobs that used the most CPU (user+sys, their processes' children included):\n", min(slowest, len(jobs)))
+	for _, j := range jobs[:min(slowest, len(jobs))] {
+		fmt.Printf("  %7.1fs  %s\n", r.cpu[j], strings.TrimPrefix(j, "github.com/berth-sched/berth/"))
+	}
+	fmt.Printf("\nwall time %s, CPU %.0fs\n", wall.Round(time.Second), total)
 	if len(failures) > 0 {
 		fmt.Println("failed:")
 		for _, f := range failures {

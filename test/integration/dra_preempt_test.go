@@ -61,7 +61,7 @@ func (e *quotaEnv) podExists(t *testing.T, ns, name string) bool {
 // there. Ten tries in the soak run.
 func TestDRAPreemptionFreesADevice(t *testing.T) {
 	e, ns := draPreemptEnv(t)
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	var took []time.Duration
 	for try := range tries {
 		low, high := fmt.Sprint("low-", try), fmt.Sprint("high-", try)
@@ -91,7 +91,7 @@ func TestDRAPreemptionFreesADevice(t *testing.T) {
 // real. Ten tries in the soak run.
 func TestDRAPreemptionNeverEvictsForAClaimStillHeld(t *testing.T) {
 	e, ns := draPreemptEnv(t)
-	for try := range harness.Tries(2, 10) {
+	for try := range harness.Tries(1, 10) {
 		shared, lo, hi, mid := fmt.Sprint("shared-", try), fmt.Sprint("lo-", try), fmt.Sprint("hi-", try), fmt.Sprint("mid-", try)
 		quotaClaim(t, e.Cluster, ns, shared, "")
 		e.CreatePod(t, priorityDRAPod(ns, lo, shared, "low"))
@@ -207,7 +207,7 @@ func TestQuotaReclaimFreesADRAGPU(t *testing.T) {
 	e.ActAsKubelet(t)
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	var took []time.Duration
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	for try := range tries {
 		name := fmt.Sprint("p", try)
 		quotaClaim(t, e.Cluster, b, name, "")

@@ -140,7 +140,7 @@ func (e *quotaEnv) deleteClaims(t *testing.T, ns string) {
 // a message naming the quota, and is admitted the moment the gpushare pod finishes. Ten tries in the soak run.
 func TestQuotaCountsDRAClaimsWithGPUSharePods(t *testing.T) {
 	e, ns := draQuotaEnv(t)
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	var waits []time.Duration
 	for try := range tries {
 		g, d1, d2 := fmt.Sprint("g", try), fmt.Sprint("d1-", try), fmt.Sprint("d2-", try)
@@ -181,7 +181,7 @@ func TestQuotaCountsDRAClaimsWithGPUSharePods(t *testing.T) {
 // overrun the quota once allocated. Ten tries in the soak run.
 func TestQuotaCountsAPendingWholeDRAGPU(t *testing.T) {
 	e, ns := draQuotaEnv(t)
-	for try := range harness.Tries(2, 10) {
+	for try := range harness.Tries(1, 10) {
 		name := fmt.Sprint("whole-", try)
 		quotaClaim(t, e.Cluster, ns, name, "")
 		e.CreatePod(t, draPod(ns, name, name, nil))
@@ -196,7 +196,7 @@ func TestQuotaCountsAPendingWholeDRAGPU(t *testing.T) {
 // last goes and the claim is freed, it is admitted. Ten tries in the soak run.
 func TestQuotaCountsASharedClaimOnce(t *testing.T) {
 	e, ns := draQuotaEnv(t)
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	for try := range tries {
 		shared, waiter := fmt.Sprint("shared-", try), fmt.Sprint("w-", try)
 		quotaClaim(t, e.Cluster, ns, shared, "16Gi")

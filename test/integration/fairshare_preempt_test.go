@@ -219,7 +219,7 @@ func TestFairSharePreemptionEvictsOnlyWhatTheSplitNeeds(t *testing.T) {
 		return harness.Bound(e.WaitForPods(t, ns, time.Minute, "list", func([]v1.Pod) bool { return true }))
 	}
 
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	for try := range tries {
 		for i := range 20 {
 			e.CreatePod(t, cpuPod("team-a", fmt.Sprintf("a%d-%02d", try, i), "1"))

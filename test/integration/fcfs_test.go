@@ -23,7 +23,7 @@ import (
 // again; room for one pod is freed at a time, and the pods must bind oldest first.
 func TestBacklogFirstComeFirstServedAcrossRestart(t *testing.T) {
 	const backlog = 4
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	c := harness.StartCluster(t)
 	ctx := context.Background()
 	zero := int64(0)

@@ -19,7 +19,7 @@ import (
 // it holds until the kubelet has resized it), so the group must not bind then.
 func TestGroupWaitsWholeAndBindsWhenARunningPodShrinks(t *testing.T) {
 	const within = 10 * time.Second
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	for _, api := range groupAPIs {
 		t.Run(api.name, func(t *testing.T) {
 			e := startNativeGangEnv(t, "shrink")

@@ -263,7 +263,7 @@ func TestWaitingGangsWakeOnNodeJoin(t *testing.T) {
 	const perTry, size = 5, 4
 	const within = 8 * time.Second
 	// The soak run's backlog is the issue's: 200 groups.
-	tries, behind := harness.Tries(2, 10), harness.Tries(20, 150)
+	tries, behind := harness.Tries(1, 10), harness.Tries(20, 150)
 	e := startGangEnv(t, "node-join")
 	for i := range 20 {
 		e.CreateNode(t, harness.Node(fmt.Sprintf("small-%d", i), "50m", "1Gi", nil))

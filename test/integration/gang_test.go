@@ -384,7 +384,7 @@ func (e *gangEnv) waitPodGroup(t *testing.T, name, what string, cond func(v1alph
 // QOSSort now keeps a group's members together and a group that holds nothing gives way to a round
 // in progress.
 func TestManyGangsCompeteForRoomForAFew(t *testing.T) {
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	const (
 		groups    = 12
 		size      = 4

@@ -27,7 +27,7 @@ func TestWaitingGangsWakeOnRoom(t *testing.T) {
 	// The quiet spell is long enough for a retry without a change to show: the scheduler's
 	// backoff of a failed pod is 1 s, doubling.
 	const quiet = 4 * time.Second
-	tries := harness.Tries(3, 10)
+	tries := harness.Tries(2, 10)
 	e := startGangEnv(t, "wake")
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	ctx := context.Background()
@@ -201,7 +201,7 @@ func failedRounds(t *testing.T) float64 { return counterSum(t, "berth_gang_faile
 // controller's taint) of 4 cpu, and a group of two 2-cpu members; once the taint is removed, as
 // when the node becomes ready, the group is bound there whole.
 func TestAGangWaitsForRoomItMayUse(t *testing.T) {
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	e := startGangEnv(t, "notready")
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	ctx := context.Background()

@@ -48,7 +48,7 @@ func TestNativeGroupPreemptsForItsMembers(t *testing.T) {
 	e.ActAsKubelet(t)
 	highPriority(t, e.Cluster)
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
-	for round := range harness.Tries(2, 10) {
+	for round := range harness.Tries(1, 10) {
 		node := fmt.Sprintf("r%d", round)
 		e.CreateNode(t, harness.Node(node, "4", "16Gi", nil))
 		onNode := func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{v1.LabelHostname: node} }

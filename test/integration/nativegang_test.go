@@ -200,7 +200,7 @@ func boundOf(pods []v1.Pod, group string) int {
 // came back on the queue's backoff, which no event shortens.
 func TestGroupWaitsWholeAndBindsWhenANodeJoins(t *testing.T) {
 	const within = 10 * time.Second
-	tries := harness.Tries(3, 10)
+	tries := harness.Tries(1, 10)
 	for _, api := range groupAPIs {
 		t.Run(api.name, func(t *testing.T) {
 			e := startNativeGangEnv(t, "node-join")
@@ -361,7 +361,7 @@ func TestNativeAndBerthGroupsShareRoomWhole(t *testing.T) {
 	e := startNativeGangEnv(t, "compete")
 	e.CreateNode(t, harness.Node("node-a", "3", "16Gi", nil))
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
-	for try := range harness.Tries(2, 10) {
+	for try := range harness.Tries(1, 10) {
 		group := func(api groupAPI) string { return fmt.Sprintf("%s-%d", api.name, try) }
 		for _, api := range groupAPIs {
 			e.groupOfThree(t, api, group(api), "")

@@ -45,7 +45,7 @@ func TestGroupPreemptsAcrossNodesOrNotAtAll(t *testing.T) {
 		}
 	}
 
-	for round := range harness.Tries(2, 10) {
+	for round := range harness.Tries(1, 10) {
 		low, jobs := e.Namespace(t, fmt.Sprint("low-", round)), e.Namespace(t, fmt.Sprint("jobs-", round))
 		for i := range 6 {
 			e.CreatePod(t, cpuPod(low, fmt.Sprint("low-", i), "2"))

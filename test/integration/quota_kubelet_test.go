@@ -53,7 +53,7 @@ func TestQuotaFollowsKubeletReports(t *testing.T) {
 		}
 	}
 
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	var waits []time.Duration
 	for try := range tries {
 		a, b, c := fmt.Sprint("a", try), fmt.Sprint("b", try), fmt.Sprint("c", try)

@@ -91,7 +91,7 @@ func TestQuotaOverMaxWaitsSaysWhyAndIsRequeuedByARelease(t *testing.T) {
 	e.quota(t, ns, nil, cpuList("2"))
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	var waits []time.Duration
 	for try := range tries {
 		a, b, c := fmt.Sprint("a", try), fmt.Sprint("b", try), fmt.Sprint("c", try)

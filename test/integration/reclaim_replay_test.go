@@ -236,7 +236,7 @@ func TestCapacitySchedulingCasesReplayed(t *testing.T) {
 		t.Run(c.id+"/bound-by-nodeName", func(t *testing.T) { replay(t, c, false) })
 		t.Run(c.id+"/placed-by-berth", func(t *testing.T) { replay(t, c, true) })
 	}
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	for try := range tries {
 		t.Run(fmt.Sprintf("%s/placed-by-berth/try-%d", spCases[0].id, try), func(t *testing.T) { replay(t, spCases[0], true) })
 	}

@@ -124,7 +124,7 @@ func TestGangTopologyPreemptsTheRackWithFewestVictims(t *testing.T) {
 // two rounds in make test, ten in the soak run.
 func TestGangTopologyPreemptsNothingWhenNoRackCanBeFreed(t *testing.T) {
 	e := topologyPreemptEnv(t)
-	for round := range harness.Tries(2, 10) {
+	for round := range harness.Tries(1, 10) {
 		low, jobs := e.Namespace(t, fmt.Sprint("low-", round)), e.Namespace(t, fmt.Sprint("jobs-", round))
 		for _, r := range []string{"r1", "r2"} {
 			e.boundTo(t, low, "peer-"+r, r+"-0", "2", "high")

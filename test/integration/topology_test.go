@@ -218,7 +218,7 @@ func TestGangTopologyBadAnnotation(t *testing.T) {
 
 // Two groups that each need a whole rack, and one rack free: one is bound whole, the other waits
 // whole; when the other rack is freed, the waiting group is bound within 10 s of the deletion
-// that freed it. Two tries in make test, ten in the soak run.
+// that freed it. One try in make test, ten in the soak run.
 func TestGangTopologyTwoGroupsOneRack(t *testing.T) {
 	e := startGangEnv(t, "one-rack")
 	for _, r := range []string{"r1", "r2"} {
@@ -246,7 +246,7 @@ func TestGangTopologyTwoGroupsOneRack(t *testing.T) {
 		})
 	}
 	var delays []time.Duration
-	tries := harness.Tries(2, 10)
+	tries := harness.Tries(1, 10)
 	for try := range tries {
 		// Rack r2 is full of pods bound by someone else.
 		var blockers []v1.Pod
@@ -335,7 +335,7 @@ func TestGangTopologyPreemptsInsideOneRack(t *testing.T) {
 	}
 	e.StartScheduler(t, berthConfig(e.Cluster, ""))
 	rackOf := func(node string) string { return strings.SplitN(node, "-", 2)[0] }
-	for round := range harness.Tries(2, 10) {
+	for round := range harness.Tries(1, 10) {
 		low, jobs := e.Namespace(t, fmt.Sprint("low-", round)), e.Namespace(t, fmt.Sprint("jobs-", round))
 		for i := range 8 {
 			e.CreatePod(t, cpuPod(low, fmt.Sprint("low-", i), "1"))
