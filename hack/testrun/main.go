@@ -360,7 +360,7 @@ func (r *runner) build(pkgs []pkg, dir string) error {
 	return nil
 }
 
-// runAll runs the jobs, r.workers at a time, and returns each job's wall time.
+// runAll runs the jobs, r.workers at a time, and returns each job's wall time; each job's CPU goes to r.cpu.
 func (r *runner) runAll(jobs []job) map[string]float64 {
 	took := map[string]float64{}
 	r.cpu = map[string]float64{}
