@@ -30,8 +30,10 @@ TEST_TIMEOUT ?= 15m
 TEST_WORKERS ?= 4
 SOAK_WORKERS ?= 3
 # A test in hack/testrun/quarantine.txt shows a known open fault: its failure is printed, not counted.
-TESTRUN := $(GO) run -mod=vendor -trimpath ./hack/testrun -timeout $(TEST_TIMEOUT) \
-	-build-flags "$(GOFLAGS_BUILD) -race" -quarantine hack/testrun/quarantine.txt
+# The runner is built as etcd and kube-apiserver are (static), so it reuses the client libraries
+# they compiled; it starts the control planes its workers share (test/testplane).
+TESTRUN := $(STATIC) $(GO) build $(GOFLAGS_UPSTREAM) -o $(BIN)/testrun ./hack/testrun && $(BIN)/testrun \
+	-timeout $(TEST_TIMEOUT) -build-flags "$(GOFLAGS_BUILD) -race" -quarantine hack/testrun/quarantine.txt
 # kwok plays the kubelet of the demo's simulated nodes. Not in go.mod (it pins other Kubernetes
 # libraries): `make kwok` installs it from the Go module proxy, once.
 KWOK_VERSION := v0.7.0

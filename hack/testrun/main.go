@@ -1,10 +1,11 @@
 // Command testrun runs berth's tests side by side and ends with what a contributor needs to see:
 // the failures, the slowest tests and one closing count.
 //
-// Packages whose tests each start a control plane (-split, test/... by default) are built once with
+// Packages whose tests each need a control plane (-split, test/... by default) are built once with
 // `go test -c` and run one top-level test per process, so tests with process-wide state (a
 // scheduler's configuration registry, metrics, berth's one-per-process caches) never share a
-// process, and -workers of them run at a time. Every other package runs as one `go test` job. Jobs
+// process, and -workers of them run at a time. Each worker lends its tests one control plane, which
+// each test empties before it starts (test/testplane). Every other package runs as one `go test` job. Jobs
 // are taken longest first, by the durations of the last run (kept in the -durations file).
 //
 // With -soak (BERTH_SOAK=1 in every test's environment), only the tests of the split packages that
@@ -32,7 +33,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/berth-sched/berth/internal/controlplane"
+	"github.com/berth-sched/berth/test/testplane"
 )
 
 func main() {
@@ -97,10 +102,11 @@ type runner struct {
 	mu      sync.Mutex
 	results []result
 	events  *os.File
-	// cpu is each job's user and system CPU seconds, its children's included (etcd,
-	// kube-apiserver, the test binary under go test): on two cores the run's length is set by
-	// the CPU its jobs use, not by their wall time.
-	cpu map[string]float64
+	// cpu is each job's user and system CPU seconds, its children's included (the test binary
+	// under go test, berth's binaries a test runs): on two cores the run's length is set by the
+	// CPU its jobs use, not by their wall time. totalCPU adds the shared control planes'.
+	cpu      map[string]float64
+	totalCPU float64
 }
 
 // pkg is a package with tests.
@@ -226,7 +232,7 @@ func (r *runner) main(patterns []string, split, run, jsonOut, durationsFile stri
 		defer r.events.Close()
 	}
 	start := time.Now()
-	took := r.runAll(jobs)
+	took := r.runAll(jobs, binDir)
 	wall := time.Since(start)
 
 	if durationsFile != "" {
@@ -360,20 +366,24 @@ func (r *runner) build(pkgs []pkg, dir string) error {
 	return nil
 }
 
-// runAll runs the jobs, r.workers at a time, and returns each job's wall time; each job's CPU goes to r.cpu.
-func (r *runner) runAll(jobs []job) map[string]float64 {
+// runAll runs the jobs, r.workers at a time, and returns each job's wall time; each job's CPU goes
+// to r.cpu, and the whole run's (the shared control planes' included) to r.totalCPU.
+func (r *runner) runAll(jobs []job, tmp string) map[string]float64 {
 	took := map[string]float64{}
 	r.cpu = map[string]float64{}
+	before := childrenCPU()
 	var mu sync.Mutex
 	next := make(chan job)
 	var wg sync.WaitGroup
-	for range r.workers {
+	for w := range r.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			plane := &sharedPlane{dir: filepath.Join(tmp, fmt.Sprintf("control-plane-%d", w))}
+			defer plane.stop()
 			for j := range next {
 				start := time.Now()
-				cpu := r.runJob(j)
+				cpu := r.runJob(j, plane)
 				mu.Lock()
 				took[j.key()] = time.Since(start).Seconds()
 				r.cpu[j.key()] = cpu
@@ -386,11 +396,59 @@ func (r *runner) runAll(jobs []job) map[string]float64 {
 	}
 	close(next)
 	wg.Wait()
+	r.totalCPU = childrenCPU() - before
 	return took
 }
 
-// runJob runs j and returns the CPU seconds it took.
-func (r *runner) runJob(j job) (cpu float64) {
+// sharedPlane is the control plane a worker shares among the split tests it runs one after another
+// (test/testplane): started for the first, emptied by each test before it starts. Without it
+// each test started its own, about 4 CPU seconds each.
+type sharedPlane struct {
+	dir     string
+	cp      *controlplane.ControlPlane
+	started bool
+}
+
+// env names the worker's control plane for a split job's environment, starting it for the first;
+// none if the binaries are not built or it did not start (each test then starts its own).
+func (p *sharedPlane) env() []string {
+	if !p.started {
+		p.started = true
+		binDir := os.Getenv("BERTH_BIN_DIR")
+		if _, err := os.Stat(filepath.Join(binDir, "kube-apiserver")); binDir == "" || err != nil {
+			return nil
+		}
+		cp, err := testplane.StartShared(context.Background(), binDir, p.dir, nil)
+		if err != nil {
+			fmt.Printf("testrun: a shared control plane did not start, so this worker's tests start their own: %v\n", err)
+			return nil
+		}
+		p.cp = cp
+	}
+	if p.cp == nil {
+		return nil
+	}
+	return []string{testplane.Env + "=" + p.dir}
+}
+
+func (p *sharedPlane) stop() {
+	if p.cp != nil {
+		p.cp.Stop()
+	}
+}
+
+// childrenCPU is the user and system CPU seconds of this process's children that have ended.
+func childrenCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// runJob runs j and returns the CPU seconds it took. A split test gets the worker's shared control
+// plane.
+func (r *runner) runJob(j job, plane *sharedPlane) (cpu float64) {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout+time.Minute)
 	defer cancel()
 	var cmd *exec.Cmd
@@ -403,6 +461,9 @@ func (r *runner) runJob(j job) (cpu float64) {
 		cmd.Dir = j.pkg.Dir
 	}
 	cmd.Env = append(os.Environ(), raceEnv(os.Getenv("GORACE")))
+	if j.test != "" {
+		cmd.Env = append(cmd.Env, plane.env()...)
+	}
 	if r.soak {
 		cmd.Env = append(cmd.Env, "BERTH_SOAK=1")
 	}
@@ -569,15 +630,16 @@ func (r *runner) report(wall time.Duration, slowest int) error {
 	}
 	jobs := slices.Collect(maps.Keys(r.cpu))
 	sort.Slice(jobs, func(a, b int) bool { return r.cpu[jobs[a]] > r.cpu[jobs[b]] })
-	var total float64
+	var inJobs float64
 	for _, j := range jobs {
-		total += r.cpu[j]
+		inJobs += r.cpu[j]
 	}
 	fmt.Printf("\nthe %d jobs that used the most CPU (user+sys, their processes' children included):\n", min(slowest, len(jobs)))
 	for _, j := range jobs[:min(slowest, len(jobs))] {
 		fmt.Printf("  %7.1fs  %s\n", r.cpu[j], strings.TrimPrefix(j, "github.com/berth-sched/berth/"))
 	}
-	fmt.Printf("\nwall time %s, CPU %.0fs\n", wall.Round(time.Second), total)
+	fmt.Printf("\nwall time %s, CPU %.0fs (%.0fs in the jobs, %.0fs in the shared control planes)\n",
+		wall.Round(time.Second), r.totalCPU, inJobs, r.totalCPU-inJobs)
 	if len(failures) > 0 {
 		fmt.Println("failed:")
 		for _, f := range failures {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -89,6 +91,10 @@ func TestControlPlane(t *testing.T) {
 	workDir, pids := cp.WorkDir(), cp.PIDs()
 	if len(pids) != 2 {
 		t.Fatalf("PIDs() = %v, want etcd and kube-apiserver", pids)
+	}
+	fresh, err := cp.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	cs := kubernetes.NewForConfigOrDie(cp.RESTConfig())
@@ -212,6 +218,8 @@ func TestControlPlane(t *testing.T) {
 		}
 	})
 
+	t.Run("reset", func(t *testing.T) { testReset(ctx, t, cp, fresh) })
+
 	begin = time.Now()
 	cp.Stop()
 	stopped = true
@@ -249,5 +257,92 @@ func TestStartFailsFast(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(workDir, "kube-apiserver.log")); err != nil {
 		t.Errorf("log of the failed process should stay in a given WorkDir: %v", err)
+	}
+}
+
+// testReset leaves what tests leave (a namespace with a pod that has a finalizer and one deleted
+// with a grace period, a namespace deleted and stuck terminating with a pod in it, a node, a CRD
+// and its object, a PriorityClass, a lease in kube-system) and a label on the default namespace,
+// and resets, through a second process's view of the control plane, to the snapshot taken just
+// after Start: all it added must go, what kube-apiserver made must stay, the label is reported,
+// and the names are free again.
+func testReset(ctx context.Context, t *testing.T, cp *controlplane.ControlPlane, fresh controlplane.Snapshot) {
+	cs := kubernetes.NewForConfigOrDie(cp.RESTConfig())
+	pod := func(ns, name string, finalizers ...string) {
+		t.Helper()
+		p := &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Finalizers: finalizers},
+			Spec:       v1.PodSpec{NodeName: "node-1", Containers: []v1.Container{{Name: "c", Image: "registry.invalid/none"}}},
+		}
+		if _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pod("team-a", "held", "example.com/hold")
+	// Deleted with a grace period that no kubelet ends, it would stay terminating for good; alone
+	// in its namespace, so that nothing else deletes it along.
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "grace"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod("grace", "leaving")
+	grace := int64(30)
+	if err := cs.CoreV1().Pods("grace").Delete(ctx, "leaving", metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pod("gone", "p")
+	if err := cs.CoreV1().Namespaces().Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.Apply(ctx, cp.RESTConfig(), []byte("apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata: {name: berth-scheduler, namespace: kube-system}\n")); err != nil {
+		t.Fatal(err)
+	}
+
+	// A change to what was there at the start is reported, not undone.
+	if _, err := cs.CoreV1().Namespaces().Patch(ctx, "default", types.MergePatchType, []byte(`{"metadata":{"labels":{"changed":"yes"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	other, err := controlplane.Open(cp.WorkDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	changed, err := other.Reset(ctx, fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Reset took %v", time.Since(begin))
+	if !slices.Contains(changed, "/namespaces//default") {
+		t.Errorf("Reset reports as changed %q, want the default namespace among them", changed)
+	}
+
+	after, err := cp.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range after {
+		if _, ok := fresh[k]; !ok && !strings.Contains(k, "/leases/kube-system/apiserver-") {
+			t.Errorf("left after Reset: %s", k)
+		}
+	}
+	for k := range fresh {
+		if _, ok := after[k]; !ok && !strings.Contains(k, "/leases/kube-system/apiserver-") {
+			t.Errorf("gone after Reset, though there at the start: %s", k)
+		}
+	}
+	// Every name is free again, and a namespace of the same name takes pods.
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating namespace gone again: %v", err)
+	}
+	pod("gone", "p")
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating node-1 again: %v", err)
+	}
+	other.Stop() // stops nothing: the plane is still there
+	if _, err := cs.CoreV1().Nodes().Get(ctx, "node-1", metav1.GetOptions{}); err != nil {
+		t.Errorf("after Stop of an opened control plane: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/berth-sched/berth/internal/registry"
 	"github.com/berth-sched/berth/internal/waitreason"
 	"github.com/berth-sched/berth/test/bins"
+	"github.com/berth-sched/berth/test/testplane"
 )
 
 func init() {
@@ -56,42 +58,59 @@ func BinDir(t testing.TB, need ...string) string {
 	return bins.Dir(t, need...)
 }
 
-// Cluster is a control plane for one test, stopped when the test ends.
+// Cluster is a control plane for one test: its own, stopped when the test ends, or the one the
+// test runner's worker shares among the tests it runs one after another (testplane), emptied
+// before the test starts.
 type Cluster struct {
 	*controlplane.ControlPlane
 	Client kubernetes.Interface
 }
 
-// StartCluster starts etcd and kube-apiserver for this test.
-func StartCluster(t testing.TB) *Cluster {
-	t.Helper()
-	return StartClusterWith(t)
-}
+// sharedInUse is set while a test of this process holds the shared control plane: a test that
+// wants a second cluster gets one of its own.
+var sharedInUse atomic.Bool
 
-// StartClusterWith is StartCluster with apiServerFlags added to kube-apiserver's command line: a
-// feature gate, an API group to serve.
-func StartClusterWith(t testing.TB, apiServerFlags ...string) *Cluster {
+// StartCluster gives this test a control plane with berth's CRDs installed and nothing else in
+// it.
+func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: BinDir(t, "etcd", "kube-apiserver"), Logf: t.Logf, APIServerFlags: apiServerFlags})
-	if err != nil {
-		t.Fatalf("starting control plane: %v", err)
+	cp := takeShared(ctx, t)
+	if cp == nil {
+		var err error
+		if cp, err = testplane.Start(ctx, BinDir(t, "etcd", "kube-apiserver"), "", t.Logf); err != nil {
+			t.Fatalf("starting control plane: %v", err)
+		}
+		t.Cleanup(cp.Stop)
 	}
-	t.Cleanup(cp.Stop)
 	client, err := kubernetes.NewForConfig(cp.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Gang refuses to start without the PodGroup CRD, as it would in a real cluster.
-	crds, err := filepath.Glob(filepath.Join(RepoRoot(), "manifests", "crds", "*.yaml"))
-	if err != nil || len(crds) == 0 {
-		t.Fatalf("no CRDs in manifests/crds: %v", err)
-	}
-	if err := controlplane.ApplyFiles(ctx, cp.RESTConfig(), crds...); err != nil {
-		t.Fatalf("installing CRDs: %v", err)
-	}
 	return &Cluster{ControlPlane: cp, Client: client}
+}
+
+// takeShared returns the shared control plane if there is one and this process does not hold it
+// already; nil if not, or if it cannot be emptied (the test then starts its own, and says why).
+func takeShared(ctx context.Context, t testing.TB) *controlplane.ControlPlane {
+	dir := os.Getenv(testplane.Env)
+	if dir == "" || !sharedInUse.CompareAndSwap(false, true) {
+		return nil
+	}
+	begin := time.Now()
+	cp, changed, err := testplane.TakeShared(ctx, dir)
+	if err != nil {
+		sharedInUse.Store(false)
+		t.Logf("the shared control plane in %s cannot be used, starting one of its own: %v", dir, err)
+		return nil
+	}
+	t.Logf("took the shared control plane at %s in %v", cp.URL(), time.Since(begin).Round(time.Millisecond))
+	if len(changed) > 0 {
+		t.Logf("a test before this one changed what the shared control plane held at its start: %s", strings.Join(changed, ", "))
+	}
+	t.Cleanup(func() { sharedInUse.Store(false) })
+	return cp
 }
 
 // SchedulerConfig is a KubeSchedulerConfiguration for this cluster: profiles (a YAML list, indented

@@ -22,16 +22,14 @@ import (
 	"github.com/berth-sched/berth/test/harness"
 )
 
-// startNativeGangEnv starts a control plane that serves 1.37's own pod groups
-// (scheduling.k8s.io/v1beta1, GenericWorkload; TopologyAwareWorkloadScheduling keeps their
-// schedulingConstraints) beside scheduler-plugins' PodGroup CRD, and turns GenericWorkload on for
-// the in-process scheduler, whose default plugins then include GangScheduling, which berth's
-// profile turns off: berth's Gang places both kinds.
+// startNativeGangEnv starts a control plane (which serves 1.37's own pod groups beside
+// scheduler-plugins' PodGroup CRD, as every test's does) and turns GenericWorkload on for the
+// in-process scheduler, whose default plugins then include GangScheduling, which berth's profile
+// turns off: berth's Gang places both kinds.
 func startNativeGangEnv(t *testing.T, ns string) *gangEnv {
 	t.Helper()
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
-	c := harness.StartClusterWith(t, "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",
-		"--runtime-config=scheduling.k8s.io/v1beta1=true")
+	c := harness.StartCluster(t)
 	pg, err := pgclient.NewForConfig(c.RESTConfig())
 	if err != nil {
 		t.Fatal(err)

@@ -116,14 +116,14 @@ func TestNodeRoomSchedulerAndCLIAgree(t *testing.T) {
 }
 
 // kubectl berth judges a node's taints as the scheduler does when it is given the scheduler's
-// --feature-gates. The apiserver and the scheduler run with TaintTolerationComparisonOperators on;
-// a node is tainted example.com/class=5:NoSchedule, and pods tolerate it with Gt 3. The scheduler
-// binds one asking 1 cpu and leaves one asking 8 pending for cpu. kubectl berth why, in a process
-// whose gate is off (the default), blames the taint; with --feature-gates as the scheduler's, it
-// names the scheduler's cause with the scheduler's numbers.
+// --feature-gates. The apiserver (as every test's) and the scheduler run with
+// TaintTolerationComparisonOperators on; a node is tainted example.com/class=5:NoSchedule, and
+// pods tolerate it with Gt 3. The scheduler binds one asking 1 cpu and leaves one asking 8 pending
+// for cpu. kubectl berth why, in a process whose gate is off (the default), blames the taint; with
+// --feature-gates as the scheduler's, it names the scheduler's cause with the scheduler's numbers.
 func TestKubectlBerthWhyFeatureGates(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.TaintTolerationComparisonOperators, true)
-	c := harness.StartClusterWith(t, "--feature-gates=TaintTolerationComparisonOperators=true")
+	c := harness.StartCluster(t)
 	node := harness.Node("gated", "4", "16Gi", nil)
 	node.Spec.Taints = []v1.Taint{{Key: "example.com/class", Value: "5", Effect: v1.TaintEffectNoSchedule}}
 	c.CreateNode(t, node)
