@@ -161,9 +161,10 @@ func (c *ControlPlane) Reset(ctx context.Context, keep Snapshot) (changed []stri
 			for _, o := range objs {
 				rv, kept := keep[o.key()]
 				switch {
+				case o.apiserverOwn():
 				case kept && round == 0 && rv != o.GetResourceVersion():
 					changed = append(changed, o.key())
-				case kept || o.apiserverOwn():
+				case kept:
 				default:
 					left = append(left, o)
 				}
@@ -248,8 +249,8 @@ type object struct {
 
 func (o object) key() string { return snapshotKey(o.gvr, o.GetNamespace(), o.GetName()) }
 
-// apiserverOwn tells the objects kube-apiserver makes for itself after it is ready, and makes
-// again if they go: its identity lease.
+// apiserverOwn tells the objects kube-apiserver makes for itself after it is ready, makes again
+// if they go, and changes all the time: its identity lease, renewed every 10 s.
 func (o object) apiserverOwn() bool {
 	_, ok := o.GetLabels()["apiserver.kubernetes.io/identity"]
 	return ok
