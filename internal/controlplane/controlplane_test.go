@@ -262,10 +262,10 @@ func TestStartFailsFast(t *testing.T) {
 
 // testReset leaves what tests leave (a namespace with a pod that has a finalizer and one deleted
 // with a grace period, a namespace deleted and stuck terminating with a pod in it, a node, a CRD
-// and its object, a PriorityClass, a lease in kube-system) and a label on the default namespace,
-// and resets, through a second process's view of the control plane, to the snapshot taken just
-// after Start: all it added must go, what kube-apiserver made must stay, the label is reported,
-// and the names are free again.
+// and its object, a PriorityClass, a lease in kube-system), a label on the default namespace and
+// the admin ClusterRole deleted, and resets, through a second process's view of the control plane,
+// to the snapshot taken just after Start: all it added must go, what kube-apiserver made must
+// stay, the label and the deletion are reported, and the names are free again.
 func testReset(ctx context.Context, t *testing.T, cp *controlplane.ControlPlane, fresh controlplane.Snapshot) {
 	cs := kubernetes.NewForConfigOrDie(cp.RESTConfig())
 	pod := func(ns, name string, finalizers ...string) {
@@ -300,8 +300,11 @@ func testReset(ctx context.Context, t *testing.T, cp *controlplane.ControlPlane,
 		t.Fatal(err)
 	}
 
-	// A change to what was there at the start is reported, not undone.
+	// A change to what was there at the start, or its deletion, is reported, not undone.
 	if _, err := cs.CoreV1().Namespaces().Patch(ctx, "default", types.MergePatchType, []byte(`{"metadata":{"labels":{"changed":"yes"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.RbacV1().ClusterRoles().Delete(ctx, "admin", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -315,8 +318,10 @@ func testReset(ctx context.Context, t *testing.T, cp *controlplane.ControlPlane,
 		t.Fatal(err)
 	}
 	t.Logf("Reset took %v", time.Since(begin))
-	if !slices.Contains(changed, "/namespaces//default") {
-		t.Errorf("Reset reports as changed %q, want the default namespace among them", changed)
+	for _, want := range []string{"/namespaces//default", "rbac.authorization.k8s.io/clusterroles//admin (deleted)"} {
+		if !slices.Contains(changed, want) {
+			t.Errorf("Reset reports as changed %q, want %q among them", changed, want)
+		}
 	}
 
 	after, err := cp.Snapshot(ctx)
@@ -329,7 +334,7 @@ func testReset(ctx context.Context, t *testing.T, cp *controlplane.ControlPlane,
 		}
 	}
 	for k := range fresh {
-		if _, ok := after[k]; !ok && !strings.Contains(k, "/leases/kube-system/apiserver-") {
+		if _, ok := after[k]; !ok && k != "rbac.authorization.k8s.io/clusterroles//admin" && !strings.Contains(k, "/leases/kube-system/apiserver-") {
 			t.Errorf("gone after Reset, though there at the start: %s", k)
 		}
 	}

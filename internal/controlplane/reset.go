@@ -133,7 +133,7 @@ const resetWait = 30 * time.Second
 //
 // Reset ends when a listing finds nothing but what keep names, and fails with what is left if
 // that does not come within resetWait. It returns the objects keep names that are there with
-// another resourceVersion: changed since (Reset does not undo a change).
+// another resourceVersion, or gone: changed since (Reset does not undo a change).
 func (c *ControlPlane) Reset(ctx context.Context, keep Snapshot) (changed []string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, resetWait)
 	defer cancel()
@@ -158,8 +158,10 @@ func (c *ControlPlane) Reset(ctx context.Context, keep Snapshot) (changed []stri
 		objs, err := listAll(ctx, cfg, rs)
 		if err == nil {
 			left = left[:0]
+			seen := map[string]bool{}
 			for _, o := range objs {
 				rv, kept := keep[o.key()]
+				seen[o.key()] = true
 				switch {
 				case o.apiserverOwn():
 				case kept && round == 0 && rv != o.GetResourceVersion():
@@ -167,6 +169,13 @@ func (c *ControlPlane) Reset(ctx context.Context, keep Snapshot) (changed []stri
 				case kept:
 				default:
 					left = append(left, o)
+				}
+			}
+			if round == 0 {
+				for k := range keep {
+					if !seen[k] {
+						changed = append(changed, k+" (deleted)")
+					}
 				}
 			}
 			if len(left) == 0 {

@@ -84,8 +84,8 @@ func StartShared(ctx context.Context, binDir, dir string, logf func(string, ...a
 
 // TakeShared returns the shared control plane in dir once it holds again only what it held when
 // it started: every object a test before made is deleted (controlplane.Reset), and the CRDs are as
-// manifests/crds has them. changed names what a test before changed of what it held (Reset does
-// not undo that; a CRD is applied again). Stop on it stops nothing.
+// manifests/crds has them. changed names what a test before changed or deleted of what it held
+// (Reset does not undo that; a CRD is applied again). Stop on it stops nothing.
 func TakeShared(ctx context.Context, dir string) (_ *controlplane.ControlPlane, changed []string, err error) {
 	cp, err := controlplane.Open(dir)
 	if err != nil {
