@@ -272,9 +272,11 @@ func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fw
 // quorum, the group lets go: its waiting members are rejected at once, which gives back all they
 // hold, and it stands aside for its backoff; unless this cycle's snapshot still showed room that
 // another round has given back since, on a node that turned the member away, and then the member
-// is retried (see manager). A member Gang's own PreFilter held back has failed no round and stays
-// parked for its reason. It returns Unschedulable without a nomination, so the preemption plugins
-// still run and may make room for the pod.
+// is retried (see manager). A member another plugin's PreFilter refused (its quota's fair share,
+// say) makes its group wait for that plugin to let it in, not stand aside (gangcore.Cause). A
+// member Gang's own PreFilter held back has failed no round and stays parked for its reason. It
+// returns Unschedulable without a nomination, so the preemption plugins still run and may make
+// room for the pod.
 func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	key, ok := podgroup.KeyOf(pod)
 	if !ok || marked(state, heldStateKey) {
@@ -285,10 +287,16 @@ func (pl *Gang) PostFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod,
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	domain := topologyStateOf(state)
-	why := fmt.Sprintf("could not place member %s: %s", pod.Name, pl.noNodeBecause(statuses, domain))
+	cause := gangcore.Cause{
+		Why: fmt.Sprintf("could not place member %s: %s", pod.Name, pl.noNodeBecause(statuses, domain)),
+		// After a PreFilter refusal the scheduler gives every node, looked at or not, that
+		// plugin's status (findNodesThatFitPod); the status of nodes it did not look at names no
+		// plugin otherwise.
+		ByPreFilter: statuses != nil && statuses.Get("").Plugin() != "",
+	}
 	v := pl.groups.MemberFailed(key, pod, pg.MinMember, pl.snapshotCheck(func(node string) bool {
 		return statuses != nil && statuses.Get(node).Code() == fwk.Unschedulable
-	}), why)
+	}), cause)
 	if room := roomStateOf(state); room != nil {
 		pl.groups.NoteNeed(key, room.need)
 	}

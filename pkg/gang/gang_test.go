@@ -828,7 +828,7 @@ func TestQueueingHints(t *testing.T) {
 				// A group stands aside after a failed round; without one the park ends at once.
 				pl.groups.Reserve(keyA, a2, "n1")
 				pl.groups.Permit(keyA, a2, 3, time.Hour)
-				pl.groups.MemberFailed(keyA, a3, 3, nil, "could not place member a3")
+				pl.groups.MemberFailed(keyA, a3, 3, nil, gangcore.Cause{Why: "could not place member a3"})
 			}
 			if tc.reason != 0 {
 				pl.groups.Park(keyA, tc.pod, tc.reason)

@@ -157,16 +157,17 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 	}
 	// The scheduler writes each member's condition with the group's status, to which this one's
 	// reasons are added: every member says why the group waits, as Gang's held members do.
-	why := fmt.Sprintf("could not place member %s in the group's scheduling cycle", pod.Name)
+	cause := gangcore.Cause{Why: fmt.Sprintf("could not place member %s in the group's scheduling cycle", pod.Name)}
 	if msg := podgroup.RejectionOf(state, pod.UID); msg != "" {
-		why = fmt.Sprintf("could not place member %s: %s", pod.Name, msg)
+		// Noted only by berth's PreFilters (ElasticQuota's).
+		cause = gangcore.Cause{Why: fmt.Sprintf("could not place member %s: %s", pod.Name, msg), ByPreFilter: true}
 	} else if room != nil {
-		why = fmt.Sprintf("could not place member %s: %s", pod.Name, room.msg)
+		cause.Why = fmt.Sprintf("could not place member %s: %s", pod.Name, room.msg)
 	}
 	// The group's cycle gave back what its members reserved before this runs, and its statuses per
 	// node are not passed on: no node is known to have turned the member away for room since given
 	// back.
-	v := pl.groups.GroupCycleFailed(key, pod, pg.MinMember, pl.snapshotCheck(func(string) bool { return false }), why, c.roomFreed, pl.snapshotView())
+	v := pl.groups.GroupCycleFailed(key, pod, pg.MinMember, pl.snapshotCheck(func(string) bool { return false }), cause, c.roomFreed, pl.snapshotView())
 	if room != nil {
 		pl.groups.NoteNeed(key, room.need)
 	}
@@ -177,5 +178,5 @@ func (pl *Gang) PodGroupPostFilter(_ context.Context, state fwk.PodGroupCycleSta
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf(
 			"pod group %s keeps its waiting members: this attempt saw room held that has been given back since; retrying", key))
 	}
-	return nil, fwk.NewStatus(fwk.Unschedulable, gangcore.WaitsForRoom(key, why))
+	return nil, fwk.NewStatus(fwk.Unschedulable, gangcore.WaitsForRoom(key, cause.Why))
 }

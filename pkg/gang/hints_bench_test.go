@@ -37,7 +37,7 @@ func waitingGroups(n int) (*Gang, [][]*v1.Pod) {
 	}
 	for g := range groups {
 		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("g%04d", g)}
-		m.MemberFailed(key, groups[g][0], 4, nil, "could not place member "+groups[g][0].Name)
+		m.MemberFailed(key, groups[g][0], 4, nil, gangcore.Cause{Why: "could not place member " + groups[g][0].Name})
 		m.NoteNeed(key, gangcore.RoomNeed{All: amount.Amount{"cpu": 4000, "pods": 4 * amount.One}, One: amount.Amount{"cpu": 1000, "pods": amount.One}})
 		for _, p := range groups[g][1:] {
 			m.Park(key, p, gangcore.ParkedNoRoom)

@@ -325,3 +325,30 @@ func TestMembersAReleaseRejectedDoNotCompleteTheNextRound(t *testing.T) {
 func standsAside(h *harness, pod *v1.Pod) bool {
 	return strings.Contains(h.pl.PreEnqueue(h.ctx, pod).Message(), "stands aside")
 }
+
+// A member that another plugin's PreFilter refused (ElasticQuota's fair share here) ends its
+// group's round, which gives back what it held, but the group does not stand aside: the scheduler
+// gives every node that plugin's status, and the group waits for the member to be let in, which
+// that plugin does on the event that can help. A member that no node took still sets the backoff
+// (TestPostFilter).
+func TestAPreFilterRefusalEndsTheRoundWithoutABackoff(t *testing.T) {
+	h := newHarness(t, []*v1alpha1.PodGroup{podGroup("a", 3)}, a1, a2, a3)
+	_, done := h.waitAtPermit(a1)
+	refused := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "quota team-a/quota would be above its fair share")
+	refused.SetPlugin("ElasticQuota")
+	h.pl.PostFilter(h.ctx, framework.NewCycleState(), a2, framework.NewNodeToStatus(nil, refused))
+	s := verdict(t, done)
+	if s.IsSuccess() || !strings.Contains(s.Message(), "waits for that member to be let in") {
+		t.Fatalf("a1's verdict: %v, want released to wait for a2", s)
+	}
+	h.pl.Unreserve(h.ctx, nil, a1, "node")
+	if st := h.pl.PreEnqueue(h.ctx, a2); !st.IsSuccess() {
+		t.Errorf("the refused member was held: %v", st)
+	}
+	// As the scheduler wrote a1 after its rejection: a member never tried would go in once.
+	tried := a1.DeepCopy()
+	tried.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
+	if st := h.pl.PreEnqueue(h.ctx, tried); st.IsSuccess() || strings.Contains(st.Message(), "stands aside") {
+		t.Errorf("a released member: %v, want held for the refused member, not standing aside", st)
+	}
+}

@@ -373,6 +373,10 @@ func (c *shared) release(key types.NamespacedName, f gangcore.RoundFailure, reas
 	c.logger.V(2).Info("Pod group round failed", "podGroup", key, "reason", reason, "why", f.Why, "released", len(f.Released), "backoff", f.Backoff)
 	msg := fmt.Sprintf("pod group %s %s; all %d waiting members were released and the group stands aside for %v",
 		key, f.Why, len(f.Released), f.Backoff)
+	if f.Backoff == 0 {
+		msg = fmt.Sprintf("pod group %s %s; all %d waiting members were released and the group waits for that member to be let in",
+			key, f.Why, len(f.Released))
+	}
 	c.reject(key, f.Released, msg)
 	return msg
 }

@@ -90,7 +90,7 @@ func TestGroupCycleChecksFreeingsOutsideTheManagersLock(t *testing.T) {
 				NodeVersion: func(string) (string, bool) { return "", false },
 			}
 			key := types.NamespacedName{Namespace: "ns", Name: nativePrefix + "a"}
-			m.GroupCycleFailed(key, member("a", "a0", "uid-a0"), 3, nil, "could not place member a0", since, view)
+			m.GroupCycleFailed(key, member("a", "a0", "uid-a0"), 3, nil, Cause{Why: "could not place member a0"}, since, view)
 			if reads == 0 {
 				t.Fatal("the check read no pod: the probe tests nothing")
 			}

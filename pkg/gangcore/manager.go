@@ -89,6 +89,10 @@ type Config struct {
 //
 // Two member failures cannot end both rounds together: scheduling cycles run one at a time, and
 // the cycle after B's release either still shows B's pods (step 3: A retries) or does not (A fits).
+// A member that another plugin's PreFilter refused (a quota's fair share, say: Cause.ByPreFilter)
+// also ends B's round, but B does not stand aside: it holds nothing then, waits until that plugin
+// lets the member in, and gives way to A's round in progress as any group that holds nothing does
+// (turnRemaining).
 type Manager struct {
 	// backoffBase is how long a group stands aside after its first failed round, and how long a
 	// retried member waits at most for the event that should wake it.

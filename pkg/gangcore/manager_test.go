@@ -169,9 +169,9 @@ func run(steps []step, minMember int32, bound []*v1.Pod) []result {
 		case "unreserve":
 			r = unreserved(m.Unreserve(key, s.pod, minMember, noRelease, "failed "+s.pod.Name))
 		case "unschedulable":
-			r = unschedulable(m.MemberFailed(key, s.pod, minMember, noRelease, "failed "+s.pod.Name))
+			r = unschedulable(m.MemberFailed(key, s.pod, minMember, noRelease, Cause{Why: "failed " + s.pod.Name}))
 		case "stale":
-			r = unschedulable(m.MemberFailed(key, s.pod, minMember, staleFor, "failed "+s.pod.Name))
+			r = unschedulable(m.MemberFailed(key, s.pod, minMember, staleFor, Cause{Why: "failed " + s.pod.Name}))
 		case "forget":
 			m.PodChanged(key, s.pod.UID, PodGone)
 		}
@@ -605,7 +605,7 @@ func TestManagerForgetsEmptyGroups(t *testing.T) {
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 2, testTimeout)
 	c.Step(time.Second)
-	m.MemberFailed(keyA, a2, 2, noRelease, "failed")
+	m.MemberFailed(keyA, a2, 2, noRelease, Cause{Why: "failed"})
 	m.Unreserve(keyA, a1, 2, noRelease, "failed")
 	c.Step(time.Minute)
 	m.PodChanged(keyA, a1.UID, PodGone)
@@ -622,7 +622,7 @@ func TestManagerWakesEveryTimedPark(t *testing.T) {
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 3, testTimeout)
 	c.Step(time.Second)
-	m.MemberFailed(keyA, a2, 3, noRelease, "failed") // a1 released, a2 parked: backoff until t0+3s
+	m.MemberFailed(keyA, a2, 3, noRelease, Cause{Why: "failed"}) // a1 released, a2 parked: backoff until t0+3s
 	c.Step(time.Second)
 	m.Reserve(keyA, a3, "node")
 	if v := m.Permit(keyA, a3, 3, testTimeout); v.Refused != ParkedBackoff {
@@ -643,7 +643,7 @@ func TestManagerWakesEveryTimedPark(t *testing.T) {
 	rec.activated = nil
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 3, testTimeout)
-	m.MemberFailed(keyA, a2, 3, noRelease, "failed")
+	m.MemberFailed(keyA, a2, 3, noRelease, Cause{Why: "failed"})
 	c.Step(testBackoffBase * 2)
 	rec.activated = nil
 	m.Park(keyA, a3, ParkedBackoff) // a backoff already over: woken at once
@@ -673,7 +673,7 @@ func TestManagerReevaluate(t *testing.T) {
 func failRoundOfA(m *Manager) {
 	m.Reserve(keyA, a1, "node")
 	m.Permit(keyA, a1, 2, testTimeout)
-	m.MemberFailed(keyA, a2, 2, noRelease, "failed")
+	m.MemberFailed(keyA, a2, 2, noRelease, Cause{Why: "failed"})
 	m.Unreserve(keyA, a1, 2, noRelease, "failed")
 }
 
@@ -770,7 +770,7 @@ func TestManagerReleasedMembersDoNotMakeQuorum(t *testing.T) {
 	if v := m.Permit(keyA, a2, 3, testTimeout); v.Wait <= 0 {
 		t.Fatalf("a2 at Permit: %+v, want it to wait", v)
 	}
-	out := m.MemberFailed(keyA, a3, 3, noRelease, "failed a3")
+	out := m.MemberFailed(keyA, a3, 3, noRelease, Cause{Why: "failed a3"})
 	if out.Verdict != VerdictFail || len(out.Failure.Released) != 2 {
 		t.Fatalf("a3 failed: %+v, want the round failed with a1 and a2 released", out)
 	}

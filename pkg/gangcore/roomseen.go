@@ -263,7 +263,7 @@ func (m *Manager) recheckRoomWait(key types.NamespacedName, g *group, now time.T
 // first member was let on when RoomFreed's count was since, and whose snapshot view shows: a group
 // that holds nothing waits for room, with a backstop of roomRecheck if room was freed since or the
 // snapshot misses a freeing Gang has seen.
-func (m *Manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check SnapshotCheck, why string, since uint64, view SnapshotView) MemberOutcome {
+func (m *Manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check SnapshotCheck, cause Cause, since uint64, view SnapshotView) MemberOutcome {
 	// Before the lock, which every group's PreEnqueue, Permit and hints wait on: a freeing this
 	// misses is counted after since (recordFreed), which the check below sees.
 	missed := m.freed != nil && m.freed.missedBy(view)
@@ -272,11 +272,11 @@ func (m *Manager) GroupCycleFailed(key types.NamespacedName, pod *v1.Pod, minMem
 	g := m.group(key)
 	if len(g.waiting) == 0 && len(g.placed) < int(minMember) {
 		now := m.clock.Now()
-		m.waitForRoom(key, g, pod, why, now)
+		m.waitForRoom(key, g, pod, cause.Why, now)
 		if m.roomFreed != since || missed {
 			m.recheckRoomWait(key, g, now)
 		}
 		return MemberOutcome{}
 	}
-	return m.memberFailed(key, g, pod, minMember, check, why)
+	return m.memberFailed(key, g, pod, minMember, check, cause)
 }

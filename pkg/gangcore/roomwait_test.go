@@ -38,7 +38,7 @@ func takeActivated(c *fakeclock.Clock, rec *testRecorder) []string {
 func TestWaitForRoom(t *testing.T) {
 	m, c, rec := testManager()
 	activated := func() []string { return takeActivated(c, rec) }
-	if out := m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1"); out.Verdict != VerdictNone {
+	if out := m.MemberFailed(keyA, a1, 3, noRelease, Cause{Why: "could not place member a1"}); out.Verdict != VerdictNone {
 		t.Fatalf("a group that holds nothing failed a round: %+v", out)
 	}
 	for _, p := range []*v1.Pod{a2, a3} {
@@ -66,7 +66,7 @@ func TestWaitForRoom(t *testing.T) {
 	}
 
 	// A second wait's backstop is twice the first; it wakes everyone parked, waiter included.
-	m.MemberFailed(keyA, a2, 3, noRelease, "could not place member a2")
+	m.MemberFailed(keyA, a2, 3, noRelease, Cause{Why: "could not place member a2"})
 	admitForRoom(m, a3)
 	c.Step(2*minRoomBackstop - time.Millisecond)
 	if got := activated(); len(got) != 0 {
@@ -81,7 +81,7 @@ func TestWaitForRoom(t *testing.T) {
 	}
 
 	// A deleted waiter ends the wait at once.
-	m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1")
+	m.MemberFailed(keyA, a1, 3, noRelease, Cause{Why: "could not place member a1"})
 	admitForRoom(m, a3)
 	m.PodChanged(keyA, a1.UID, PodGone)
 	if diff := cmp.Diff([]string{"a3"}, activated()); diff != "" {
@@ -97,7 +97,7 @@ func TestWaitForRoom(t *testing.T) {
 func TestSiblingsWaitUntilTheWaiterFits(t *testing.T) {
 	m, c, rec := testManager()
 	activated := func() []string { return takeActivated(c, rec) }
-	m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1")
+	m.MemberFailed(keyA, a1, 3, noRelease, Cause{Why: "could not place member a1"})
 	for _, p := range []*v1.Pod{a2, a3} {
 		admitForRoom(m, p)
 	}
@@ -111,7 +111,7 @@ func TestSiblingsWaitUntilTheWaiterFits(t *testing.T) {
 	if a := m.Admit(keyA, a1, &podGroup{short: true}); a.Reason != 0 || !a.RoomShort {
 		t.Fatalf("PreFilter's admission with too little room: %+v, want let on to Filter as RoomShort", a)
 	}
-	m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1")
+	m.MemberFailed(keyA, a1, 3, noRelease, Cause{Why: "could not place member a1"})
 	if got := activated(); len(got) != 0 {
 		t.Fatalf("siblings activated for a waiter the room could not hold: %v", got)
 	}
@@ -137,7 +137,7 @@ func TestSiblingsWaitUntilTheWaiterFits(t *testing.T) {
 // the group's namespace ends the wait, and one elsewhere does not.
 func TestRoomWaiterAndQuota(t *testing.T) {
 	m, c, rec := testManager()
-	m.MemberFailed(keyA, a1, 3, noRelease, "could not place member a1")
+	m.MemberFailed(keyA, a1, 3, noRelease, Cause{Why: "could not place member a1"})
 	admitForRoom(m, a2)
 	if !m.IsRoomWaiter(keyA, a1.UID) {
 		t.Error("a1 is not its group's room waiter")
@@ -181,7 +181,7 @@ func waitingGroups(n int) (*Manager, [][]*v1.Pod) {
 	}
 	for g := range groups {
 		key := types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("g%04d", g)}
-		m.MemberFailed(key, groups[g][0], 4, nil, "could not place member "+groups[g][0].Name)
+		m.MemberFailed(key, groups[g][0], 4, nil, Cause{Why: "could not place member " + groups[g][0].Name})
 		m.NoteNeed(key, RoomNeed{All: amount.Amount{"cpu": 4000, "pods": 4 * amount.One}, One: amount.Amount{"cpu": 1000, "pods": amount.One}})
 		for _, p := range groups[g][1:] {
 			m.Park(key, p, ParkedNoRoom)
@@ -316,5 +316,53 @@ func TestAGroupGoneOrLateHoldsNoOneBack(t *testing.T) {
 		if got := m.OlderWaiting(younger); len(got) != 0 {
 			t.Errorf("gone %v: older waiting %v, want none", gone, got)
 		}
+	}
+}
+
+// A round that a member's PreFilter refusal ends (another plugin's: a quota's fair share, say)
+// gives back what it held, but the group does not stand aside: it waits, as a group that holds
+// nothing, for the refused member, which that plugin requeues on the event that lets it in. With a
+// backoff, the group stayed out for all of it after the event (issue 42). A member that fits
+// nowhere still sets the backoff.
+func TestARoundAPreFilterEndsWaitsForTheRefusedMember(t *testing.T) {
+	m, c, rec := testManager()
+	activated := func() []string { return takeActivated(c, rec) }
+	m.Reserve(keyA, a1, "node")
+	m.Permit(keyA, a1, 3, testTimeout)
+	m.Reserve(keyA, a2, "node")
+	m.Permit(keyA, a2, 3, testTimeout)
+	out := m.MemberFailed(keyA, a3, 3, noRelease, Cause{Why: "could not place member a3: above its fair share", ByPreFilter: true})
+	if out.Verdict != VerdictFail || out.Failure.Backoff != 0 {
+		t.Fatalf("the round's failure: %+v, want it failed without a backoff", out)
+	}
+	if diff := cmp.Diff(uidList(a1, a2), out.Failure.Released); diff != "" {
+		t.Errorf("released (-want +got):\n%s", diff)
+	}
+	m.Unreserve(keyA, a1, 3, nil, "")
+	m.Unreserve(keyA, a2, 3, nil, "")
+	for _, p := range []*v1.Pod{a1, a2} {
+		if r, _ := m.ParkedReason(keyA, p.UID); r != ParkedNoRoom {
+			t.Errorf("%s parked for %v, want ParkedNoRoom", p.Name, r)
+		}
+	}
+	// Let in at once by its plugin, the refused member is not held, and its siblings follow it.
+	if got := activated(); len(got) != 0 {
+		t.Errorf("activated before the refused member was let in: %v", got)
+	}
+	if !admitForRoom(m, a3) {
+		t.Fatal("the refused member was held back")
+	}
+	if a := m.Admit(keyA, a3, &podGroup{}); a.Reason != 0 {
+		t.Fatalf("the refused member was refused by Gang: %+v", a)
+	}
+	if diff := cmp.Diff([]string{"a1", "a2"}, activated()); diff != "" {
+		t.Errorf("activated once the refused member was let in (-want +got):\n%s", diff)
+	}
+
+	// The same round ended by a member that fits nowhere: the group stands aside.
+	m.Reserve(keyA, a1, "node")
+	m.Permit(keyA, a1, 3, testTimeout)
+	if out := m.MemberFailed(keyA, a2, 3, noRelease, Cause{Why: "could not place member a2"}); out.Failure.Backoff != testBackoffBase {
+		t.Errorf("a member that fits nowhere: %+v, want a backoff of %v", out, testBackoffBase)
 	}
 }

@@ -105,28 +105,53 @@ type RoundFailure struct {
 	Why string
 }
 
-// failRound ends the group's round: its waiting members are parked until the backoff ends, and
-// the caller rejects them. The caller holds the lock.
-func (m *Manager) failRound(key types.NamespacedName, g *group, now time.Time, why string) RoundFailure {
+// Cause is what turned a member away.
+type Cause struct {
+	// Why, as a clause after "pod group ns/name".
+	Why string
+	// ByPreFilter is set when a plugin's PreFilter refused the member before any node was looked
+	// at: a quota's max, fair share or lending limit, say. That is not the want of room that rounds
+	// contend for, and that plugin requeues the member on the event that can let it in. A round
+	// it ends gives back what it held, and the group waits for that member to be let in again (it
+	// waits for room, with the member as its waiter), not for a backoff: the backoff held a group
+	// out past that event (issue 42: a peer's demand that came while a round was open and went a
+	// moment later kept the group out for all its backoff).
+	ByPreFilter bool
+}
+
+// failRound ends the group's round: its waiting members are released, for the caller to reject.
+// Unless cause is ByPreFilter, the group stands aside for its backoff and they are parked until
+// it ends; otherwise the caller parks them. The caller holds the lock.
+func (m *Manager) failRound(key types.NamespacedName, g *group, now time.Time, cause Cause) RoundFailure {
 	released := sets.List(g.waiting)
 	g.waiting = sets.New[types.UID]()
 	m.endRound(key)
+	for _, uid := range released {
+		g.dropPlace(uid)
+	}
+	g.dropDomainIfEmpty()
+	if cause.ByPreFilter {
+		return RoundFailure{Released: released, Why: cause.Why}
+	}
 	g.failures++
 	backoff := m.backoffBase
 	for i := 1; i < g.failures && backoff < m.backoffMax; i++ {
 		backoff *= 2
 	}
 	backoff = min(backoff, m.backoffMax)
-	g.backoffUntil, g.backoff, g.failedAt, g.why = now.Add(backoff), backoff, now, why
+	g.backoffUntil, g.backoff, g.failedAt, g.why = now.Add(backoff), backoff, now, cause.Why
 	m.backingOff.Insert(key)
+	m.parkReleased(key, g, released, ParkedBackoff, now)
+	return RoundFailure{Released: released, Backoff: backoff, Why: cause.Why}
+}
+
+// parkReleased parks the members a failed round released for reason. The caller holds the lock.
+func (m *Manager) parkReleased(key types.NamespacedName, g *group, released []types.UID, reason ParkReason, now time.Time) {
 	for _, uid := range released {
-		g.dropPlace(uid)
 		if r, ok := g.reserved[uid]; ok {
-			m.park(key, g, r.pod, ParkedBackoff, now)
+			m.park(key, g, r.pod, reason, now)
 		}
 	}
-	g.dropDomainIfEmpty()
-	return RoundFailure{Released: released, Backoff: backoff, Why: why}
 }
 
 // RoomFreed cuts short the backoff of every group that stands aside after a failed round, to
@@ -192,7 +217,7 @@ func (m *Manager) expire(key types.NamespacedName, round int) {
 		m.mu.Unlock()
 		return
 	}
-	f := m.failRound(key, g, m.clock.Now(), whyTimedOut)
+	f := m.failRound(key, g, m.clock.Now(), Cause{Why: whyTimedOut})
 	m.mu.Unlock()
 	m.hooks.Expired(key, f)
 }
@@ -240,23 +265,22 @@ type MemberOutcome struct {
 // plugin failed it in Reserve or Permit. If its group waits at Permit without quorum, the round
 // fails and the group lets go of everything it holds, unless the failing cycle's snapshot still
 // showed a pod released since on a node that turned the member away (check): then the member is
-// retried and the group keeps its round. why says what turned the member away, as a clause after
-// "pod group ns/name".
-func (m *Manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check SnapshotCheck, why string) MemberOutcome {
+// retried and the group keeps its round. cause says what turned the member away.
+func (m *Manager) MemberFailed(key types.NamespacedName, pod *v1.Pod, minMember int32, check SnapshotCheck, cause Cause) MemberOutcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := m.group(key)
 	if len(g.waiting) == 0 && len(g.placed) < int(minMember) {
 		// The group holds nothing and a member does not fit: not a failed round, since nothing is
 		// given back; the group waits for room (roomwait.go).
-		m.waitForRoom(key, g, pod, why, m.clock.Now())
+		m.waitForRoom(key, g, pod, cause.Why, m.clock.Now())
 		return MemberOutcome{}
 	}
-	return m.memberFailed(key, g, pod, minMember, check, why)
+	return m.memberFailed(key, g, pod, minMember, check, cause)
 }
 
 // memberFailed is MemberFailed with the lock held and the member's own reservation dropped.
-func (m *Manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, minMember int32, check SnapshotCheck, why string) MemberOutcome {
+func (m *Manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, minMember int32, check SnapshotCheck, cause Cause) MemberOutcome {
 	if len(g.waiting) == 0 || len(g.placed) >= int(minMember) {
 		return MemberOutcome{}
 	}
@@ -265,8 +289,14 @@ func (m *Manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, 
 		m.park(key, g, pod, ParkedRetry, now)
 		return MemberOutcome{Verdict: VerdictRetry}
 	}
-	f := m.failRound(key, g, now, why)
-	m.park(key, g, pod, ParkedBackoff, now)
+	f := m.failRound(key, g, now, cause)
+	if cause.ByPreFilter {
+		// The group now holds nothing, as one whose first member was refused so.
+		m.waitForRoom(key, g, pod, cause.Why, now)
+		m.parkReleased(key, g, f.Released, ParkedNoRoom, now)
+	} else {
+		m.park(key, g, pod, ParkedBackoff, now)
+	}
 	return MemberOutcome{Verdict: VerdictFail, Failure: f}
 }
 
@@ -300,7 +330,7 @@ func (m *Manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int
 		if check == nil {
 			return UnreserveResult{}
 		}
-		return UnreserveResult{Outcome: m.memberFailed(key, g, pod, minMember, check, why)}
+		return UnreserveResult{Outcome: m.memberFailed(key, g, pod, minMember, check, Cause{Why: why})}
 	}
 	g.waiting.Delete(pod.UID)
 	timedOut := !now.Before(g.deadline)
@@ -308,6 +338,6 @@ func (m *Manager) Unreserve(key types.NamespacedName, pod *v1.Pod, minMember int
 	if !timedOut {
 		why = fmt.Sprintf("lost member %s before it was complete", pod.Name)
 	}
-	f := m.failRound(key, g, now, why)
+	f := m.failRound(key, g, now, Cause{Why: why})
 	return UnreserveResult{Outcome: MemberOutcome{Verdict: VerdictFail, Failure: f}, Lost: true, TimedOut: timedOut}
 }

@@ -157,11 +157,12 @@ func (c *Cluster) StartScheduler(t testing.TB, config string) (stop func()) {
 }
 
 // StartSchedulerWith is StartScheduler with the publisher of why pods wait configured by wait, as
-// berth-scheduler's --wait-reason-* flags configure it.
-func (c *Cluster) StartSchedulerWith(t testing.TB, config string, wait waitreason.Config) (stop func()) {
+// berth-scheduler's --wait-reason-* flags configure it, and the test's own plugins registered
+// beside berth's (app.WithPlugin).
+func (c *Cluster) StartSchedulerWith(t testing.TB, config string, wait waitreason.Config, plugins ...app.Option) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cc, sched, err := SetupSchedulerWith(ctx, t, config, wait)
+	cc, sched, err := SetupSchedulerWith(ctx, t, config, wait, plugins...)
 	if err != nil {
 		cancel()
 		t.Fatalf("scheduler set-up: %v", err)
@@ -197,8 +198,9 @@ func SetupScheduler(ctx context.Context, t testing.TB, config string) (*schedule
 	return SetupSchedulerWith(ctx, t, config, waitreason.DefaultConfig())
 }
 
-// SetupSchedulerWith is SetupScheduler with the publisher of why pods wait configured by wait.
-func SetupSchedulerWith(ctx context.Context, t testing.TB, config string, wait waitreason.Config) (*schedulerappconfig.CompletedConfig, *scheduler.Scheduler, error) {
+// SetupSchedulerWith is SetupScheduler with the publisher of why pods wait configured by wait, and
+// plugins registered beside berth's.
+func SetupSchedulerWith(ctx context.Context, t testing.TB, config string, wait waitreason.Config, plugins ...app.Option) (*schedulerappconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	path := filepath.Join(t.TempDir(), "scheduler-config.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return nil, nil, err
@@ -207,7 +209,7 @@ func SetupSchedulerWith(ctx context.Context, t testing.TB, config string, wait w
 	opts.ConfigFile = path
 	// No serving: the tests watch the API, not the scheduler's endpoints.
 	opts.SecureServing.BindPort = 0
-	cc, sched, err := app.Setup(ctx, opts, registry.OptionsWith(&wait)...)
+	cc, sched, err := app.Setup(ctx, opts, append(registry.OptionsWith(&wait), plugins...)...)
 	if err == nil {
 		// berth-scheduler makes the same check before it starts.
 		err = registry.CheckProfiles(cc.ComponentConfig.Profiles)
