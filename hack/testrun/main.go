@@ -107,6 +107,9 @@ type runner struct {
 	// CPU its jobs use, not by their wall time. totalCPU adds the shared control planes'.
 	cpu      map[string]float64
 	totalCPU float64
+	// ownPlanes counts the split tests that could not take their worker's shared control plane
+	// and started their own: they pass, but the run costs more than it should.
+	ownPlanes int
 }
 
 // pkg is a package with tests.
@@ -515,6 +518,14 @@ func (r *runner) read(j job, stdout interface{ Read([]byte) (int, error) }) (fai
 		Output  string
 	}
 	outputs := map[string][]string{}
+	ownPlane := false
+	defer func() {
+		if ownPlane {
+			r.mu.Lock()
+			r.ownPlanes++
+			r.mu.Unlock()
+		}
+	}()
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -536,6 +547,7 @@ func (r *runner) read(j job, stdout interface{ Read([]byte) (int, error) }) (fai
 		switch e.Action {
 		case "output", "build-output":
 			outputs[top] = append(outputs[top], e.Output)
+			ownPlane = ownPlane || j.test != "" && strings.Contains(e.Output, testplane.Unusable)
 		case "pass", "fail", "skip":
 			if e.Test != top {
 				continue
@@ -640,6 +652,9 @@ func (r *runner) report(wall time.Duration, slowest int) error {
 	}
 	fmt.Printf("\nwall time %s, CPU %.0fs (%.0fs in the jobs, %.0fs in the shared control planes)\n",
 		wall.Round(time.Second), r.totalCPU, inJobs, r.totalCPU-inJobs)
+	if r.ownPlanes > 0 {
+		fmt.Printf("%d tests could not take their worker's shared control plane and started their own (their logs say why)\n", r.ownPlanes)
+	}
 	if len(failures) > 0 {
 		fmt.Println("failed:")
 		for _, f := range failures {

@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/berth-sched/berth/test/testplane"
 )
 
 // A test that repeats runs in both targets; a soak-only one, directly or through a helper of its
@@ -65,5 +68,26 @@ func TestRaceEnv(t *testing.T) {
 		if got := raceEnv(gorace); got != want {
 			t.Errorf("raceEnv(%q) = %q, want %q", gorace, got, want)
 		}
+	}
+}
+
+// A split test that logs that it could not take the shared control plane is counted, once however
+// often it says so; a whole package's job is not, and neither is a test that took it.
+func TestReadCountsTestsThatStartedTheirOwnControlPlane(t *testing.T) {
+	events := func(test string, lines ...string) *strings.Reader {
+		var b strings.Builder
+		for _, l := range lines {
+			b.WriteString(`{"Action":"output","Package":"p","Test":"` + test + `","Output":"` + l + `\n"}` + "\n")
+		}
+		b.WriteString(`{"Action":"pass","Package":"p","Test":"` + test + `","Elapsed":1}` + "\n")
+		return strings.NewReader(b.String())
+	}
+	r := &runner{}
+	own := "    harness.go:104: " + testplane.Unusable + " in /tmp/x, starting one of its own: no kubeconfig"
+	r.read(job{pkg: pkg{ImportPath: "p"}, test: "TestA"}, events("TestA", own, own))
+	r.read(job{pkg: pkg{ImportPath: "p"}, test: "TestB"}, events("TestB", "    harness.go:108: took the shared control plane at https://127.0.0.1:1 in 1s"))
+	r.read(job{pkg: pkg{ImportPath: "p"}}, events("TestC", own))
+	if r.ownPlanes != 1 {
+		t.Errorf("counted %d tests that started their own control plane, want 1", r.ownPlanes)
 	}
 }

@@ -102,7 +102,7 @@ func takeShared(ctx context.Context, t testing.TB) *controlplane.ControlPlane {
 	cp, changed, err := testplane.TakeShared(ctx, dir)
 	if err != nil {
 		sharedInUse.Store(false)
-		t.Logf("the shared control plane in %s cannot be used, starting one of its own: %v", dir, err)
+		t.Logf("%s in %s, starting one of its own: %v", testplane.Unusable, dir, err)
 		return nil
 	}
 	t.Logf("took the shared control plane at %s in %v", cp.URL(), time.Since(begin).Round(time.Millisecond))
