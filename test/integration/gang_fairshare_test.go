@@ -93,7 +93,9 @@ func TestFairSharingWeighsAGroupWhole(t *testing.T) {
 // for Gang's backoff (2 s from the failure), which only freed room cut short.
 //
 // The third member is held out of the queue by a plugin of the test's own (holdOnePod) until b's
-// pod waits: a round lasts milliseconds, and b's demand must come within it.
+// pod waits: a round lasts milliseconds, and b's demand must come within it. Scheduler-plugins'
+// API only: the queue moves a native group's members together, once all pass PreEnqueue, and
+// tries them in one group cycle.
 func TestARoundFairSharingEndsWaitsOnlyForFairSharing(t *testing.T) {
 	e := startNativeGangEnv(t, "team-a")
 	qe := &quotaEnv{Cluster: e.Cluster, eq: e.pg}
