@@ -291,7 +291,7 @@ func (m *Manager) memberFailed(key types.NamespacedName, g *group, pod *v1.Pod, 
 	}
 	f := m.failRound(key, g, now, cause)
 	if cause.ByPreFilter {
-		// The group now holds nothing, as one whose first member was refused so.
+		// Released, the group waits as one that held nothing when its member was refused.
 		m.waitForRoom(key, g, pod, cause.Why, now)
 		m.parkReleased(key, g, f.Released, ParkedNoRoom, now)
 	} else {
