@@ -115,7 +115,7 @@ type Manager struct {
 	// rounds holds the groups whose round is in progress (members wait at Permit), with its start.
 	rounds map[types.NamespacedName]time.Time
 	// turnParked holds the groups with pods parked for their turn (ParkedTurn).
-	turnParked sets.Set[types.NamespacedName]
+	turnParked turnLine
 	// turnWoken holds the groups whose pods parked for their turn were woken, with when, until one
 	// of them is admitted by PreFilter (turnTaken) or parked for another reason: a younger group
 	// gives way to them as to a round in progress (see turnRemaining).
@@ -207,7 +207,7 @@ func NewManager(c Config) *Manager {
 		groups:      map[types.NamespacedName]*group{},
 		released:    map[types.UID]string{},
 		rounds:      map[types.NamespacedName]time.Time{},
-		turnParked:  sets.New[types.NamespacedName](),
+		turnParked:  newTurnLine(),
 		turnWoken:   map[types.NamespacedName]time.Time{},
 		backingOff:  sets.New[types.NamespacedName](),
 		roomWaiting: sets.New[types.NamespacedName](),
@@ -243,6 +243,7 @@ func (m *Manager) gc(key types.NamespacedName, now time.Time) {
 	if ok && len(g.reserved) == 0 && len(g.bound) == 0 && len(g.ready) == 0 && len(g.waiting) == 0 &&
 		len(g.parked) == 0 && g.failures == 0 && !now.Before(g.backoffUntil) && g.wakeAt.IsZero() {
 		delete(m.groups, key)
+		m.leaveTurnLine(key)
 		delete(m.turnWoken, key)
 		m.roomWaiting.Delete(key)
 		m.hooks.Gone(key)

@@ -2,6 +2,7 @@ package gangcore
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -39,5 +40,40 @@ func BenchmarkMemberCost(b *testing.B) {
 				b.StartTimer()
 			}
 		})
+	}
+}
+
+// BenchmarkRoomEvent measures what a room event costs the manager in a deep backlog: 1,000 groups
+// wait for room (BenchmarkBacklog's), and the queue runs PreEnqueue for every waiter, in no
+// particular order; all but one give way to an older group's turn. Then each group's turn comes,
+// oldest first, and its waiter, found too big for the room, waits again and passes the turn on:
+// the aftermath of a freeing that held fewer groups than wait.
+func BenchmarkRoomEvent(b *testing.B) {
+	const n = 1000
+	order := rand.New(rand.NewPCG(1, 2)).Perm(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		m, groups := waitingGroups(n)
+		waiters := make([]*v1.Pod, n)
+		for i, g := range groups {
+			waiters[i] = g[0].DeepCopy()
+			waiters[i].Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
+		}
+		b.StartTimer()
+		for _, i := range order {
+			m.Enqueue(keyOf(waiters[i]), waiters[i], &podGroup{})
+		}
+		for _, w := range waiters {
+			key := keyOf(w)
+			m.wakeTurns()
+			if a := m.Enqueue(key, w, &podGroup{}); a.Reason != 0 {
+				b.Fatalf("%s's turn came, but PreEnqueue held it: %s", key, a.Msg)
+			}
+			if a := m.Admit(key, w, &podGroup{short: true}); !a.RoomShort {
+				b.Fatalf("%s: admitted, want it found too big for the room (%s)", key, a.Msg)
+			}
+			m.MemberFailed(key, w, 4, nil, Cause{Why: "no room"})
+		}
 	}
 }

@@ -62,7 +62,7 @@ func (m *Manager) park(key types.NamespacedName, g *group, pod *v1.Pod, reason P
 	case ParkedRetry:
 		m.armWake(key, g, now.Add(m.backoffBase))
 	case ParkedTurn:
-		m.turnParked.Insert(key)
+		m.joinTurnLine(key, g)
 		m.armWake(key, g, now.Add(m.turnRemaining(key, g, now)))
 	case ParkedNoRoom:
 		m.armWake(key, g, g.room.until)
@@ -121,7 +121,7 @@ func (m *Manager) timedWake(key types.NamespacedName, at time.Time) {
 	}
 	if turnLeft == 0 {
 		// Its turn has come, as in wakeTurns: younger groups give way to it until it takes it.
-		m.turnParked.Delete(key)
+		m.leaveTurnLine(key)
 		m.turnWoken[key] = now
 	}
 	m.gc(key, now)

@@ -202,7 +202,7 @@ func (m *Manager) GiveWay(key types.NamespacedName, pod *v1.Pod) {
 	now := m.clock.Now()
 	g := m.group(key)
 	g.parked[pod.UID] = parkedPod{pod: pod, reason: ParkedTurn}
-	m.turnParked.Insert(key)
+	m.joinTurnLine(key, g)
 	m.armWake(key, g, now.Add(m.turnMax))
 }
 
