@@ -525,14 +525,14 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 			bound, want = w.rackMembersBound, (rackTries+1)*backlogRoomGroups*backlogRackSize
 		}
 		profiled := make(chan struct{})
-		profileTry := berth && backlogPprof != "" && try == 0
+		profileTry := berth && backlogPprof != ""
 		if profileTry {
-			// The first try is the slowest: a CPU profile of its first 3 s, and where goroutines
-			// blocked in it (kube-scheduler counts that from its start: the difference of the two).
-			backlogProfile(b, "/debug/pprof/block", filepath.Join(backlogPprof, "block-before-try0.pprof"))
+			// A CPU profile of the try's first 3 s, and where goroutines blocked in it
+			// (kube-scheduler counts that from its start: the difference of the two).
+			backlogProfile(b, "/debug/pprof/block", filepath.Join(backlogPprof, fmt.Sprintf("block-before-try%d.pprof", try)))
 			go func() {
 				defer close(profiled)
-				backlogProfile(b, "/debug/pprof/profile?seconds=3", filepath.Join(backlogPprof, "try0.pprof"))
+				backlogProfile(b, "/debug/pprof/profile?seconds=3", filepath.Join(backlogPprof, fmt.Sprintf("try%d.pprof", try)))
 			}()
 			time.Sleep(100 * time.Millisecond) // for the profile to start
 		} else {
@@ -590,7 +590,7 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 		b.Logf("try %d: room (%s) to %d groups bound in %v: %s", try, event, backlogRoomGroups, at.Sub(t0).Round(time.Millisecond), strings.Join(order, " "))
 		<-profiled
 		if profileTry {
-			backlogProfile(b, "/debug/pprof/block", filepath.Join(backlogPprof, "block-after-try0.pprof"))
+			backlogProfile(b, "/debug/pprof/block", filepath.Join(backlogPprof, fmt.Sprintf("block-after-try%d.pprof", try)))
 		}
 	}
 	sorted := append([]time.Duration(nil), r.latencies...)
@@ -603,9 +603,9 @@ func runBacklog(b testing.TB, berth bool, size backlogSize) backlogResult {
 }
 
 // BERTH_BACKLOG_PPROF names a directory: berth-scheduler serves /debug/pprof and /metrics on
-// backlogPprofPort, and CPU profiles of the quiet spell (30 s at most) and of the first try's first
-// 3 s are written there as quiet.pprof and try0.pprof (with the block profile before and after the
-// first try), with the scheduling attempts in the spell logged.
+// backlogPprofPort, and CPU profiles of the quiet spell (30 s at most) and of each try's first 3 s
+// are written there as quiet.pprof and tryN.pprof (with the block profile before and after each
+// try), with the scheduling attempts in the spell logged.
 var backlogPprof = os.Getenv("BERTH_BACKLOG_PPROF")
 
 const backlogPprofPort = 39259
