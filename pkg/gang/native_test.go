@@ -187,3 +187,67 @@ func TestNativeGroupWaitsForRoomAsOne(t *testing.T) {
 	// The waiter woken by its own plugins: let in, it ends the wait for all.
 	preEnqueueAll("after the waiter was woken")
 }
+
+// A native group's cycle in which ElasticQuota's PreFilter refused a member (fair sharing, say)
+// fails the round of the members an earlier cycle left waiting at Permit, as for a
+// scheduler-plugins group (TestAPreFilterRefusalEndsTheRoundWithoutABackoff): they are released
+// to wait for the refused member, and the group does not stand aside, since the refusing plugin
+// requeues that member on the event that can let it in.
+func TestANativeCycleAPreFilterRefusedEndsTheRoundWithoutABackoff(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	n1, n2, n3 := nativeMember("a", "n1"), nativeMember("a", "n2"), nativeMember("a", "n3")
+	h := newHarness(t, nil, n1, n2, n3)
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", UID: "uid-a"},
+		Spec: schedulingv1beta1.PodGroupSpec{
+			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3}},
+		},
+	}
+	if _, err := h.kube.SchedulingV1beta1().PodGroups("ns").Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the native PodGroup seen", func() bool { _, err := h.pl.podGroups.Of(podgroup.NativeKey("ns", "a")); return err == nil })
+
+	// An earlier cycle left n1 and n2 waiting at Permit.
+	var waiting []<-chan *fwk.Status
+	for _, p := range []*v1.Pod{n1, n2} {
+		st, done := h.waitAtPermit(p)
+		if !st.IsWait() {
+			t.Fatalf("Permit(%s): %v, want Wait", p.Name, st)
+		}
+		waiting = append(waiting, done)
+	}
+	// This cycle: Gang lets n3 on, then ElasticQuota's PreFilter turns it away and notes why.
+	groupState := framework.NewCycleState()
+	state := framework.NewCycleState()
+	state.SetPodGroupSchedulingCycle(groupState)
+	nodes := []fwk.NodeInfo{nodeInfo(rackNode("r1-0", "r1", "4"))}
+	if _, st := h.pl.PreFilter(h.ctx, state, n3, nodes); !st.IsSuccess() && !st.IsSkip() {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	podgroup.NoteRejection(state, n3.UID, "quota team-a/quota would be above its fair share")
+	if _, st := h.pl.PodGroupPostFilter(h.ctx, groupState, nativeGroupInfo{"ns", "a"}, nil); st.Code() != fwk.Unschedulable {
+		t.Fatalf("PodGroupPostFilter: %v, want Unschedulable", st)
+	}
+	for i, ch := range waiting {
+		if s := verdict(t, ch); s.IsSuccess() || !strings.Contains(s.Message(), "waits for that member to be let in") {
+			t.Errorf("waiting member %d's verdict: %v, want released to wait for n3", i+1, s)
+		}
+	}
+	h.pl.Unreserve(h.ctx, nil, n1, "node")
+	h.pl.Unreserve(h.ctx, nil, n2, "node")
+	// Right after the cycle the queue runs PreEnqueue for the whole group, which waits as one:
+	// held for the refused member, not standing aside.
+	for _, p := range []*v1.Pod{n1, n2, n3} {
+		if st := h.pl.PreEnqueue(h.ctx, told(p)); st.IsSuccess() || strings.Contains(st.Message(), "stands aside") {
+			t.Errorf("%s right after the cycle: %v, want held for the refused member, not standing aside", p.Name, st)
+		}
+	}
+	// ElasticQuota requeues the refused member when its quota may let it in: no backoff holds
+	// the group, and the member's admission lets the others in.
+	for _, p := range []*v1.Pod{n3, n1, n2} {
+		if st := h.pl.PreEnqueue(h.ctx, told(p)); !st.IsSuccess() {
+			t.Errorf("%s once the refused member is requeued: %v", p.Name, st)
+		}
+	}
+}
