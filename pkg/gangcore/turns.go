@@ -48,21 +48,36 @@ func (m *Manager) turnRemaining(key types.NamespacedName, g *group, now time.Tim
 	return left
 }
 
-// older reports whether group other goes before group key (g) in QOSSort's order: higher
-// priority, then created first, then by name. A group whose place is not known yet goes before
-// none and after none. The caller holds the lock.
+// older reports whether group other goes before group key (g) in QOSSort's order (see place). A
+// group whose place is not known yet goes before none and after none. The caller holds the lock.
 func (m *Manager) older(other, key types.NamespacedName, g *group) bool {
 	o, ok := m.groups[other]
 	if other == key || !ok || o.created.IsZero() || g.created.IsZero() {
 		return false
 	}
-	if o.priority != g.priority {
-		return o.priority > g.priority
+	return placeOf(other, o).before(placeOf(key, g))
+}
+
+// place is where a group stands in QOSSort's order: higher priority first, then created first,
+// then by name.
+type place struct {
+	key      types.NamespacedName
+	priority int32
+	created  time.Time
+}
+
+func placeOf(key types.NamespacedName, g *group) place {
+	return place{key: key, priority: g.priority, created: g.created}
+}
+
+func (a place) before(b place) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
 	}
-	if !o.created.Equal(g.created) {
-		return o.created.Before(g.created)
+	if !a.created.Equal(b.created) {
+		return a.created.Before(b.created)
 	}
-	return other.String() < key.String()
+	return a.key.String() < b.key.String()
 }
 
 // passTurn records that the group no longer takes its turn now (it is admitted, or turned away
@@ -172,10 +187,8 @@ type turnLine struct {
 }
 
 type turnEntry struct {
-	key      types.NamespacedName
-	priority int32
-	created  time.Time
-	gen      uint64
+	place
+	gen uint64
 }
 
 func newTurnLine() turnLine {
@@ -197,13 +210,13 @@ func (m *Manager) joinTurnLine(key types.NamespacedName, g *group) {
 	}
 	l.gen++
 	l.placed[key] = l.gen
-	heap.Push(&l.order, turnEntry{key: key, priority: g.priority, created: g.created, gen: l.gen})
+	heap.Push(&l.order, turnEntry{place: placeOf(key, g), gen: l.gen})
 	if len(l.order) > 2*len(l.placed)+64 {
 		// Left-over entries of groups that came and went: the line is rebuilt from placed.
 		l.order = l.order[:0]
 		for k, gen := range l.placed {
 			if o, ok := m.groups[k]; ok {
-				l.order = append(l.order, turnEntry{key: k, priority: o.priority, created: o.created, gen: gen})
+				l.order = append(l.order, turnEntry{place: placeOf(k, o), gen: gen})
 			}
 		}
 		heap.Init(&l.order)
@@ -234,22 +247,13 @@ func (m *Manager) firstParkedForTurn() (types.NamespacedName, bool) {
 	return types.NamespacedName{}, false
 }
 
-// turnOrder is a heap of turnEntry, by older's order.
+// turnOrder is a heap of turnEntry, by place.
 type turnOrder []turnEntry
 
-func (o turnOrder) Len() int { return len(o) }
-func (o turnOrder) Less(i, j int) bool {
-	a, b := &o[i], &o[j]
-	if a.priority != b.priority {
-		return a.priority > b.priority
-	}
-	if !a.created.Equal(b.created) {
-		return a.created.Before(b.created)
-	}
-	return a.key.String() < b.key.String()
-}
-func (o turnOrder) Swap(i, j int) { o[i], o[j] = o[j], o[i] }
-func (o *turnOrder) Push(x any)   { *o = append(*o, x.(turnEntry)) }
+func (o turnOrder) Len() int           { return len(o) }
+func (o turnOrder) Less(i, j int) bool { return o[i].before(o[j].place) }
+func (o turnOrder) Swap(i, j int)      { o[i], o[j] = o[j], o[i] }
+func (o *turnOrder) Push(x any)        { *o = append(*o, x.(turnEntry)) }
 func (o *turnOrder) Pop() any {
 	old := *o
 	e := old[len(old)-1]
