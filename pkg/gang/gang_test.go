@@ -176,6 +176,21 @@ func (h *harness) waitAtPermit(pod *v1.Pod) (*fwk.Status, <-chan *fwk.Status) {
 	return st, done
 }
 
+// allWaitAtPermit reserves each of pods and has it wait at Permit, as members of a round that
+// has not reached quorum do, and returns their verdicts to come.
+func (h *harness) allWaitAtPermit(pods ...*v1.Pod) []<-chan *fwk.Status {
+	h.t.Helper()
+	var waiting []<-chan *fwk.Status
+	for _, p := range pods {
+		st, done := h.waitAtPermit(p)
+		if !st.IsWait() {
+			h.t.Fatalf("Permit(%s): %v, want Wait", p.Name, st)
+		}
+		waiting = append(waiting, done)
+	}
+	return waiting
+}
+
 // eventually polls cond until it holds.
 func (h *harness) eventually(what string, cond func() bool) {
 	h.t.Helper()

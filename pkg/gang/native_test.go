@@ -79,14 +79,7 @@ func TestNativeGroup(t *testing.T) {
 	}
 
 	// The round: two members wait at Permit for the third, which lets all through.
-	var waiting []<-chan *fwk.Status
-	for _, p := range []*v1.Pod{n1, n2} {
-		st, done := h.waitAtPermit(p)
-		if !st.IsWait() {
-			t.Fatalf("Permit(%s): %v, want Wait", p.Name, st)
-		}
-		waiting = append(waiting, done)
-	}
+	waiting := h.allWaitAtPermit(n1, n2)
 	if st, _ := h.waitAtPermit(n3); !st.IsSuccess() {
 		t.Fatalf("Permit of the member that completes the group: %v", st)
 	}
@@ -109,6 +102,25 @@ func (i nativeGroupInfo) GetPodGroup() *schedulingv1beta1.PodGroup              
 func (i nativeGroupInfo) GetCompositePodGroup() *schedulingv1alpha3.CompositePodGroup { return nil }
 func (i nativeGroupInfo) GetChildren() []fwk.PodGroupInfo                             { return nil }
 
+// nativeGroupOfThree starts a harness with native group ns/a (minCount 3) and its members n1 to
+// n3, once Gang sees the PodGroup.
+func nativeGroupOfThree(t *testing.T) (h *harness, n1, n2, n3 *v1.Pod) {
+	t.Helper()
+	n1, n2, n3 = nativeMember("a", "n1"), nativeMember("a", "n2"), nativeMember("a", "n3")
+	h = newHarness(t, nil, n1, n2, n3)
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", UID: "uid-a"},
+		Spec: schedulingv1beta1.PodGroupSpec{
+			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3}},
+		},
+	}
+	if _, err := h.kube.SchedulingV1beta1().PodGroups("ns").Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("the native PodGroup seen", func() bool { _, err := h.pl.podGroups.Of(podgroup.NativeKey("ns", "a")); return err == nil })
+	return h, n1, n2, n3
+}
+
 // told marks pod as the scheduler marks one it could not place.
 func told(p *v1.Pod) *v1.Pod {
 	p = p.DeepCopy()
@@ -124,18 +136,7 @@ func told(p *v1.Pod) *v1.Pod {
 // wake, say) passes PreEnqueue the next time and ends the wait, as a scheduler-plugins group's does.
 func TestNativeGroupWaitsForRoomAsOne(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
-	n1, n2, n3 := nativeMember("a", "n1"), nativeMember("a", "n2"), nativeMember("a", "n3")
-	h := newHarness(t, nil, n1, n2, n3)
-	pg := &schedulingv1beta1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", UID: "uid-a"},
-		Spec: schedulingv1beta1.PodGroupSpec{
-			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3}},
-		},
-	}
-	if _, err := h.kube.SchedulingV1beta1().PodGroups("ns").Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h.eventually("the native PodGroup seen", func() bool { _, err := h.pl.podGroups.Of(podgroup.NativeKey("ns", "a")); return err == nil })
+	h, n1, n2, n3 := nativeGroupOfThree(t)
 
 	// The group's cycle: one node of 2 cpu for 3 members of 1; the first member tried is turned
 	// away by the sum of room (Filter's Pending), and the cycle ends.
@@ -195,28 +196,10 @@ func TestNativeGroupWaitsForRoomAsOne(t *testing.T) {
 // requeues that member on the event that can let it in.
 func TestANativeCycleAPreFilterRefusedEndsTheRoundWithoutABackoff(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
-	n1, n2, n3 := nativeMember("a", "n1"), nativeMember("a", "n2"), nativeMember("a", "n3")
-	h := newHarness(t, nil, n1, n2, n3)
-	pg := &schedulingv1beta1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", UID: "uid-a"},
-		Spec: schedulingv1beta1.PodGroupSpec{
-			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3}},
-		},
-	}
-	if _, err := h.kube.SchedulingV1beta1().PodGroups("ns").Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h.eventually("the native PodGroup seen", func() bool { _, err := h.pl.podGroups.Of(podgroup.NativeKey("ns", "a")); return err == nil })
+	h, n1, n2, n3 := nativeGroupOfThree(t)
 
 	// An earlier cycle left n1 and n2 waiting at Permit.
-	var waiting []<-chan *fwk.Status
-	for _, p := range []*v1.Pod{n1, n2} {
-		st, done := h.waitAtPermit(p)
-		if !st.IsWait() {
-			t.Fatalf("Permit(%s): %v, want Wait", p.Name, st)
-		}
-		waiting = append(waiting, done)
-	}
+	waiting := h.allWaitAtPermit(n1, n2)
 	// This cycle: Gang lets n3 on, then ElasticQuota's PreFilter turns it away and notes why.
 	groupState := framework.NewCycleState()
 	state := framework.NewCycleState()
