@@ -217,6 +217,8 @@ func (m *Manager) joinTurnLine(key types.NamespacedName, g *group) {
 		for k, gen := range l.placed {
 			if o, ok := m.groups[k]; ok {
 				l.order = append(l.order, turnEntry{place: placeOf(k, o), gen: gen})
+			} else {
+				delete(l.placed, k)
 			}
 		}
 		heap.Init(&l.order)
