@@ -23,6 +23,15 @@ func Member(pg, name, uid string) *v1.Pod {
 	return st.MakePod().Namespace("ns").Name(name).UID(uid).Label(GroupLabel, pg).Obj()
 }
 
+// Told returns a copy of p marked as the scheduler marks a pod it could not place (its
+// PodScheduled condition): a member that has been tried, which Gang holds in PreEnqueue while its
+// group waits, where a member never tried goes in once.
+func Told(p *v1.Pod) *v1.Pod {
+	p = p.DeepCopy()
+	p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
+	return p
+}
+
 // Three members of group a, two of group b, and a's key.
 var (
 	A1   = Member("a", "a1", "uid-a1")

@@ -29,6 +29,7 @@ func disableWatchList(t testing.TB) {
 var (
 	t0                       = gangtest.T0
 	member                   = gangtest.Member
+	told                     = gangtest.Told
 	a1, a2, a3, b1, b2, keyA = gangtest.A1, gangtest.A2, gangtest.A3, gangtest.B1, gangtest.B2, gangtest.KeyA
 )
 

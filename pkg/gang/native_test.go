@@ -121,13 +121,6 @@ func nativeGroupOfThree(t *testing.T) (h *harness, n1, n2, n3 *v1.Pod) {
 	return h, n1, n2, n3
 }
 
-// told marks pod as the scheduler marks one it could not place.
-func told(p *v1.Pod) *v1.Pod {
-	p = p.DeepCopy()
-	p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
-	return p
-}
-
 // A native group's cycle that fails for want of room runs no PostFilter: Gang's PodGroupPostFilter
 // has the group wait for room with the member that failed as its waiter. Right after the cycle the
 // queue runs PreEnqueue for every member of the group, which it holds as one entity: all are held,

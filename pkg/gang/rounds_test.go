@@ -346,9 +346,7 @@ func TestAPreFilterRefusalEndsTheRoundWithoutABackoff(t *testing.T) {
 		t.Errorf("the refused member was held: %v", st)
 	}
 	// As the scheduler wrote a1 after its rejection: a member never tried would go in once.
-	tried := a1.DeepCopy()
-	tried.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
-	if st := h.pl.PreEnqueue(h.ctx, tried); st.IsSuccess() || strings.Contains(st.Message(), "stands aside") {
+	if st := h.pl.PreEnqueue(h.ctx, told(a1)); st.IsSuccess() || strings.Contains(st.Message(), "stands aside") {
 		t.Errorf("a released member: %v, want held for the refused member, not standing aside", st)
 	}
 }

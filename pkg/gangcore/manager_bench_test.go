@@ -57,8 +57,7 @@ func BenchmarkRoomEvent(b *testing.B) {
 		m, groups := waitingGroups(n)
 		waiters := make([]*v1.Pod, n)
 		for i, g := range groups {
-			waiters[i] = g[0].DeepCopy()
-			waiters[i].Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
+			waiters[i] = told(g[0])
 		}
 		b.StartTimer()
 		for _, i := range order {

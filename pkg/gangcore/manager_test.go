@@ -19,6 +19,7 @@ import (
 var (
 	t0                       = gangtest.T0
 	member                   = gangtest.Member
+	told                     = gangtest.Told
 	a1, a2, a3, b1, b2, keyA = gangtest.A1, gangtest.A2, gangtest.A3, gangtest.B1, gangtest.B2, gangtest.KeyA
 	// a1Again has a1's name but is another pod, as after a delete and recreate.
 	a1Again = member("a", "a1", "uid-a1-again")

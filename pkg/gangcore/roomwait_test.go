@@ -17,9 +17,7 @@ import (
 // admitForRoom runs PreEnqueue's admission for pod, which has been tried before (its
 // PodScheduled condition says it is unschedulable), and reports whether it was let in.
 func admitForRoom(m *Manager, pod *v1.Pod) bool {
-	tried := pod.DeepCopy()
-	tried.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}
-	return m.Enqueue(keyA, tried, &podGroup{}).Reason == 0
+	return m.Enqueue(keyA, told(pod), &podGroup{}).Reason == 0
 }
 
 // takeActivated runs the timers due now and returns, sorted, the pods activated since the last call.
