@@ -5,7 +5,7 @@
 # patched packages (hack/test-patches.sh). It stops with a message at the first step that needs a
 # person: a patch that no longer applies, or one that upstream's release already carries. Once that
 # person has redone or deleted the patch, running it again finishes the move.
-# After it: `make verify test soak`, then commit go.mod, go.sum and hack/ apart from vendor/.
+# After it: `make verify test soak`, then commit go.mod, go.sum and hack/ (hack/tools too) apart from vendor/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -97,5 +97,8 @@ if [ "$stamped" != "$new" ]; then
   [ -z "$mentions" ] || { echo "still naming ${stamped#v} (keep what is history, move what says current):"; sed 's/^/  /' <<<"$mentions"; }
 fi
 hack/update-codegen.sh
+# kwok and helm on the new requirements; a version of either that does not build on them is a step
+# for a person (hack/update-tools.sh says how one is chosen).
+hack/update-tools.sh
 hack/test-patches.sh
 echo "done: now make verify test soak, and commit vendor/ apart from the rest"

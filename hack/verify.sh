@@ -37,6 +37,7 @@ fi
 
 go mod tidy
 go mod vendor
+hack/update-tools.sh
 # hack/patches: each patched copy is its vendored original plus the recorded difference.
 for d in hack/patches/*.diff; do
   in=${d%.diff}.go.in
@@ -46,12 +47,12 @@ for d in hack/patches/*.diff; do
   fi
 done
 hack/update-codegen.sh >/dev/null 2>&1
-if ! git diff --quiet -- go.mod go.sum vendor pkg; then
-  echo "go.mod, vendor/ or generated code is out of date; run 'go mod tidy && go mod vendor && make codegen' and commit:"
-  git diff --stat -- go.mod go.sum vendor pkg | tail -20
+if ! git diff --quiet -- go.mod go.sum vendor pkg hack/tools; then
+  echo "go.mod, vendor/, hack/tools or generated code is out of date; run 'go mod tidy && go mod vendor && hack/update-tools.sh && make codegen' and commit:"
+  git diff --stat -- go.mod go.sum vendor pkg hack/tools | tail -20
   fail=1
 fi
-untracked=$(git ls-files --others --exclude-standard -- vendor pkg)
+untracked=$(git ls-files --others --exclude-standard -- vendor pkg hack/tools)
 if [ -n "$untracked" ]; then
   echo "generated or vendored files not committed:"; echo "$untracked"; fail=1
 fi
