@@ -409,6 +409,44 @@ type traceMark struct {
 	free       float64 // GPUs
 	fragmented float64 // GPUs, in expectation over the trace's mix
 	gpus       int
+	// remnant is the free GPU on GPUs partly taken, by tenth of a GPU free (a GPU with 0.19 free
+	// counts 0.19 in remnant[1]); the rest of free is on GPUs wholly free.
+	remnant [10]float64
+	// turnedAway is the GPU asked for by the arrived pods that fitted nowhere, by kind of request.
+	turnedAway [requestKinds]float64
+}
+
+// Kinds of GPU request, for traceMark.turnedAway.
+const (
+	shareOfOne = iota
+	oneWhole
+	severalWhole
+	requestKinds
+)
+
+// requestKind is the kind of p's GPU request.
+func requestKind(p trace.Pod) int {
+	switch {
+	case p.NumGPU > 1:
+		return severalWhole
+	case p.GPUMilli >= trace.WholeGPU:
+		return oneWhole
+	}
+	return shareOfOne
+}
+
+func (m traceMark) remnants() (sum float64) {
+	for _, r := range m.remnant {
+		sum += r
+	}
+	return sum
+}
+
+func (m traceMark) turnedAwayGPUs() (sum float64) {
+	for _, g := range m.turnedAway {
+		sum += g
+	}
+	return sum
 }
 
 func (m traceMark) allocation() float64 { return m.allocated / float64(m.gpus) }
@@ -497,12 +535,18 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 	var allocated float64
 	var demand int64 // GPU milli asked for by the pods arrived so far
 	placed := 0
+	var turnedAway [requestKinds]float64
 	// mark records the cluster with the first arrived pods placed or turned away.
 	mark := func(arrived int) {
-		m := traceMark{demand: float64(demand) / float64(c.gpus*trace.WholeGPU), arrived: arrived, placed: placed, allocated: allocated, gpus: c.gpus}
+		m := traceMark{demand: float64(demand) / float64(c.gpus*trace.WholeGPU), arrived: arrived, placed: placed, allocated: allocated, gpus: c.gpus,
+			turnedAway: turnedAway}
 		for i := range c.nodes {
 			for _, dev := range c.nodes[i].free.Devices {
-				m.free += float64(dev.Free()) / traceDeviceCapacity
+				free := float64(dev.Free()) / traceDeviceCapacity
+				m.free += free
+				if free > 0 && free < 1 {
+					m.remnant[int(free*10)] += free
+				}
 			}
 			m.fragmented += gpu.Fragmentation(c.nodes[i].free, measure)
 		}
@@ -551,6 +595,8 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 			n.free.Memory -= d.Memory
 			n.info.AddPod(pod)
 			placed++
+		} else {
+			turnedAway[requestKind(p)] += p.GPUs()
 		}
 		if check != nil {
 			check(c, p, node)
@@ -684,6 +730,10 @@ func checkTraceMarks(t *testing.T, name string, stream []trace.Pod, marks []trac
 			t.Errorf("%s: mark %d: %v allocated and %v free, not the %d GPUs there are", name, i, m.allocated, m.free, m.gpus)
 		case m.fragmented < -1e-9 || m.fragmented > m.free+1e-9:
 			t.Errorf("%s: mark %d: %v GPUs fragmented of %v free", name, i, m.fragmented, m.free)
+		case m.remnants() > m.free+1e-9 || math.Abs(m.free-m.remnants()-math.Round(m.free-m.remnants())) > 1e-6:
+			t.Errorf("%s: mark %d: %v GPUs free on GPUs partly taken of %v free, the rest not whole GPUs", name, i, m.remnants(), m.free)
+		case math.Abs(m.turnedAwayGPUs()+m.allocated-float64(demand)/trace.WholeGPU) > 1e-6:
+			t.Errorf("%s: mark %d: %v GPUs turned away and %v allocated, %v asked for", name, i, m.turnedAwayGPUs(), m.allocated, float64(demand)/trace.WholeGPU)
 		}
 	}
 }
@@ -912,6 +962,53 @@ func TestTraceReplay(t *testing.T) {
 	start := time.Now()
 	rows := replayAll(nodes, pods, tracePolicies(), []bool{false, true}, traceSeeds, nil, func(r traceRow) { t.Logf("%s done after %v", r.name(), time.Since(start).Round(time.Second)) })
 	checkAndLogTraceRows(t, dir, nodes, pods, rows)
+}
+
+// TestTraceUnallocated replays the trace's default workload (from $BERTH_TRACE_DIR) with the
+// shipped profile, first fit and best fit, and logs where the GPUs not allocated at each mark are:
+// wholly free GPUs, or the free part of GPUs partly taken (by tenth of a GPU), and what the pods
+// turned away asked for. It checks the marks' arithmetic (the parts
+// add up to the free GPUs, and what was turned away to what was asked for less what was placed).
+func TestTraceUnallocated(t *testing.T) {
+	dir := traceDir(t)
+	nodes, pods, err := trace.Load(dir, trace.DefaultWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped, err := shippedPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpus := newTraceCluster(nodes).gpus
+	measure := traceMixOf(pods)
+	var b strings.Builder
+	for _, r := range []struct {
+		pol  tracePolicy
+		harm bool
+	}{{shipped, true}, {tracePolicyNamed("FirstFit"), false}, {tracePolicyNamed("BestFit"), false}} {
+		row := traceRow{policy: r.pol.name, noGPUHarm: r.harm}
+		sum := make([]traceMark, len(traceMarks))
+		for _, seed := range traceSeeds {
+			stream := traceStream(pods, gpus, seed)
+			marks := replayTrace(nodes, stream, measure, r.pol, r.harm, false, seed, nil)
+			checkTraceMarks(t, fmt.Sprintf("%s seed %d", row.name(), seed), stream, marks)
+			for i, m := range marks {
+				sum[i].free += m.free / float64(len(traceSeeds))
+				for k := range m.remnant {
+					sum[i].remnant[k] += m.remnant[k] / float64(len(traceSeeds))
+				}
+				for k := range m.turnedAway {
+					sum[i].turnedAway[k] += m.turnedAway[k] / float64(len(traceSeeds))
+				}
+			}
+		}
+		for i, m := range sum {
+			fmt.Fprintf(&b, "%-32s at %3.0f%%: %6.1f GPUs free: %5.1f wholly free GPUs, %6.1f on GPUs partly taken, by tenth free %4.1f; "+
+				"turned away: shares of a GPU %5.1f, one GPU %5.1f, several GPUs %5.1f\n",
+				row.name(), 100*traceMarks[i], m.free, m.free-m.remnants(), m.remnants(), m.remnant, m.turnedAway[shareOfOne], m.turnedAway[oneWhole], m.turnedAway[severalWhole])
+		}
+	}
+	t.Logf("%s, %d GPUs, mean over seeds %v:\n%s", trace.DefaultWorkload, gpus, traceSeeds, b.String())
 }
 
 // checkAndLogTraceRows checks every seed's marks of rows against the stream it replayed, then logs
