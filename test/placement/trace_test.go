@@ -967,8 +967,8 @@ func TestTraceReplay(t *testing.T) {
 // TestTraceUnallocated replays the trace's default workload (from $BERTH_TRACE_DIR) with the
 // shipped profile, first fit and best fit, and logs where the GPUs not allocated at each mark are:
 // wholly free GPUs, or the free part of GPUs partly taken (by tenth of a GPU), and what the pods
-// turned away asked for. It checks the marks' arithmetic (the parts
-// add up to the free GPUs, and what was turned away to what was asked for less what was placed).
+// turned away asked for. It checks the marks' arithmetic: the parts add up to the free GPUs, and
+// what was turned away to what was asked for less what was placed.
 func TestTraceUnallocated(t *testing.T) {
 	dir := traceDir(t)
 	nodes, pods, err := trace.Load(dir, trace.DefaultWorkload)
@@ -987,22 +987,22 @@ func TestTraceUnallocated(t *testing.T) {
 		harm bool
 	}{{shipped, true}, {tracePolicyNamed("FirstFit"), false}, {tracePolicyNamed("BestFit"), false}} {
 		row := traceRow{policy: r.pol.name, noGPUHarm: r.harm}
-		sum := make([]traceMark, len(traceMarks))
+		mean := make([]traceMark, len(traceMarks))
 		for _, seed := range traceSeeds {
 			stream := traceStream(pods, gpus, seed)
 			marks := replayTrace(nodes, stream, measure, r.pol, r.harm, false, seed, nil)
 			checkTraceMarks(t, fmt.Sprintf("%s seed %d", row.name(), seed), stream, marks)
 			for i, m := range marks {
-				sum[i].free += m.free / float64(len(traceSeeds))
+				mean[i].free += m.free / float64(len(traceSeeds))
 				for k := range m.remnant {
-					sum[i].remnant[k] += m.remnant[k] / float64(len(traceSeeds))
+					mean[i].remnant[k] += m.remnant[k] / float64(len(traceSeeds))
 				}
 				for k := range m.turnedAway {
-					sum[i].turnedAway[k] += m.turnedAway[k] / float64(len(traceSeeds))
+					mean[i].turnedAway[k] += m.turnedAway[k] / float64(len(traceSeeds))
 				}
 			}
 		}
-		for i, m := range sum {
+		for i, m := range mean {
 			fmt.Fprintf(&b, "%-32s at %3.0f%%: %6.1f GPUs free: %5.1f wholly free GPUs, %6.1f on GPUs partly taken, by tenth free %4.1f; "+
 				"turned away: shares of a GPU %5.1f, one GPU %5.1f, several GPUs %5.1f\n",
 				row.name(), 100*traceMarks[i], m.free, m.free-m.remnants(), m.remnants(), m.remnant, m.turnedAway[shareOfOne], m.turnedAway[oneWhole], m.turnedAway[severalWhole])
