@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2"
+	gcmetrics "k8s.io/kubernetes/pkg/controller/garbagecollector/metrics"
 	"k8s.io/kubernetes/test/utils/client-go/ktesting"
 
 	"github.com/berth-sched/berth/test/harness"
@@ -42,9 +45,10 @@ const gcSync = "k8s.io/kubernetes/pkg/controller/garbagecollector.(*GarbageColle
 // controller it started for the workload (test/integration/util.CreateGCController, never waited
 // for) may still be counting a discovery that failed because the workload was stopping (Sync's
 // GarbageCollectorResourcesSyncError.Inc). Cancelling the workload here, as the harness's cleanup
-// would a moment later, and waiting for that loop to end puts the count before the reset.
-// Upstream closed the same race for the scheduler (kubernetes/kubernetes#138312: the cleanup
-// waits for it), not for the controllers.
+// would a moment later, and waiting for that loop to end puts the count before the reset in time;
+// orderAfterCount puts it before the reset for the race detector too, which the wait alone did not
+// (1 of the CI rehearsals of 2026-11-30 failed on it). Upstream closed the same race for the
+// scheduler (kubernetes/kubernetes#138312: the cleanup waits for it), not for the controllers.
 func stopGarbageCollector(tCtx ktesting.TContext) {
 	tCtx.Cancel("workload is done")
 	const timeout = time.Minute
@@ -52,6 +56,15 @@ func stopGarbageCollector(tCtx ktesting.TContext) {
 		// Not the workload's failure: go on, and risk the race.
 		tCtx.Logf("the garbage collector controller still runs %v after its workload ended", timeout)
 	}
+	orderAfterCount(gcmetrics.GarbageCollectorResourcesSyncError)
+}
+
+// orderAfterCount reads c the way a scrape does, with an atomic load of the value that each count
+// adds to atomically: every count already made, and the read of c that came before it, then
+// happen before what the caller does next, for the race detector as for the machine. A goroutine's
+// end orders nothing for the race detector.
+func orderAfterCount(c *metrics.Counter) {
+	_, _ = testutil.GetCounterMetricValue(c)
 }
 
 // waitUntilNoGoroutineIn waits until no goroutine has fn in its stack, and says whether that
@@ -102,5 +115,43 @@ func TestWaitUntilNoGoroutineIn(t *testing.T) {
 	case <-done:
 	default:
 		t.Fatal("waitUntilNoGoroutineIn returned true before blockUntilClosed ended")
+	}
+}
+
+// countOnce stands in for the garbage collector's loop in TestOrderAfterCount: it counts once, when
+// start is closed, and ends.
+func countOnce(c *metrics.Counter, start <-chan struct{}) {
+	<-start
+	c.Inc()
+}
+
+// A count made by a goroutine that has ended comes before a reset of the registry, for the race
+// detector too: the harness knows the garbage collector's loop ended only by its stack, which
+// orders the two in time but not for the race detector.
+func TestOrderAfterCount(t *testing.T) {
+	harness.SoakOnly(t)
+	if !raceEnabled {
+		t.Skip("shows a data race: needs -race")
+	}
+	reg := metrics.NewKubeRegistry()
+	c := metrics.NewCounter(&metrics.CounterOpts{Name: "berth_test_counted", Help: "counted once", StabilityLevel: metrics.ALPHA})
+	reg.MustRegister(c)
+	const fn = "github.com/berth-sched/berth/test/bench.countOnce("
+	start := make(chan struct{})
+	go countOnce(c, start)
+	// Seen waiting before it counts: a goroutine not yet started may not be in the stacks at all.
+	if err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return bytes.Contains(goroutineDump(), []byte(fn)), nil
+	}); err != nil {
+		t.Fatalf("countOnce not seen in the stacks: %v", err)
+	}
+	close(start)
+	if !waitUntilNoGoroutineIn(fn, time.Minute) {
+		t.Fatal("countOnce still runs after a minute")
+	}
+	orderAfterCount(c)
+	reg.Reset()
+	if v, err := testutil.GetCounterMetricValue(c); err != nil || v != 0 {
+		t.Errorf("the count after the reset: %v (%v), want 0", v, err)
 	}
 }
