@@ -52,7 +52,7 @@ const gcSync = "k8s.io/kubernetes/pkg/controller/garbagecollector.(*GarbageColle
 func stopGarbageCollector(tCtx ktesting.TContext) {
 	tCtx.Cancel("workload is done")
 	const timeout = time.Minute
-	if !waitUntilNoGoroutineIn(gcSync, timeout) {
+	if !waitForGoroutineIn(gcSync, false, timeout) {
 		// Not the workload's failure: go on, and risk the race.
 		tCtx.Logf("the garbage collector controller still runs %v after its workload ended", timeout)
 	}
@@ -67,11 +67,11 @@ func orderAfterCount(c *metrics.Counter) {
 	_, _ = testutil.GetCounterMetricValue(c)
 }
 
-// waitUntilNoGoroutineIn waits until no goroutine has fn in its stack, and says whether that
-// happened within timeout.
-func waitUntilNoGoroutineIn(fn string, timeout time.Duration) bool {
+// waitForGoroutineIn waits until some goroutine has fn in its stack (in) or none has (!in), and
+// says whether that happened within timeout.
+func waitForGoroutineIn(fn string, in bool, timeout time.Duration) bool {
 	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		return !bytes.Contains(goroutineDump(), []byte(fn)), nil
+		return bytes.Contains(goroutineDump(), []byte(fn)) == in, nil
 	})
 	return err == nil
 }
@@ -101,20 +101,20 @@ func TestWaitUntilNoGoroutineIn(t *testing.T) {
 	started, stop, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go blockUntilClosed(started, stop, done)
 	<-started
-	if waitUntilNoGoroutineIn(fn, 50*time.Millisecond) {
-		t.Fatal("waitUntilNoGoroutineIn returned true while blockUntilClosed runs")
+	if waitForGoroutineIn(fn, false, 50*time.Millisecond) {
+		t.Fatal("waitForGoroutineIn(false) returned true while blockUntilClosed runs")
 	}
 	go func() {
 		time.Sleep(20 * time.Millisecond)
 		close(stop)
 	}()
-	if !waitUntilNoGoroutineIn(fn, time.Minute) {
-		t.Fatal("waitUntilNoGoroutineIn returned false after blockUntilClosed ended")
+	if !waitForGoroutineIn(fn, false, time.Minute) {
+		t.Fatal("waitForGoroutineIn(false) returned false after blockUntilClosed ended")
 	}
 	select {
 	case <-done:
 	default:
-		t.Fatal("waitUntilNoGoroutineIn returned true before blockUntilClosed ended")
+		t.Fatal("waitForGoroutineIn(false) returned true before blockUntilClosed ended")
 	}
 }
 
@@ -140,13 +140,11 @@ func TestOrderAfterCount(t *testing.T) {
 	start := make(chan struct{})
 	go countOnce(c, start)
 	// Seen waiting before it counts: a goroutine not yet started may not be in the stacks at all.
-	if err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		return bytes.Contains(goroutineDump(), []byte(fn)), nil
-	}); err != nil {
-		t.Fatalf("countOnce not seen in the stacks: %v", err)
+	if !waitForGoroutineIn(fn, true, time.Minute) {
+		t.Fatal("countOnce not seen in the stacks after a minute")
 	}
 	close(start)
-	if !waitUntilNoGoroutineIn(fn, time.Minute) {
+	if !waitForGoroutineIn(fn, false, time.Minute) {
 		t.Fatal("countOnce still runs after a minute")
 	}
 	orderAfterCount(c)
