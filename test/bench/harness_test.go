@@ -88,14 +88,14 @@ func goroutineDump() []byte {
 	}
 }
 
-// blockUntilClosed stands in for the garbage collector's loop in TestWaitUntilNoGoroutineIn.
+// blockUntilClosed stands in for the garbage collector's loop in TestWaitForGoroutineIn.
 func blockUntilClosed(started chan<- struct{}, stop <-chan struct{}, done chan<- struct{}) {
 	close(started)
 	<-stop
 	close(done)
 }
 
-func TestWaitUntilNoGoroutineIn(t *testing.T) {
+func TestWaitForGoroutineIn(t *testing.T) {
 	harness.SoakOnly(t) // the benchmark harness's own tests run with its workloads, in make soak
 	const fn = "github.com/berth-sched/berth/test/bench.blockUntilClosed("
 	started, stop, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
