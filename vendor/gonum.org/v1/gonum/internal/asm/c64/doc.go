@@ -1,0 +1,6 @@
+// Copyright ©2017 The Gonum Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+// Package c64 provides complex64 vector primitives.
+package c64 // import "gonum.org/v1/gonum/internal/asm/c64"
