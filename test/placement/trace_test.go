@@ -553,10 +553,9 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		marks = append(marks, m)
 	}
 	feasible := make([]int, 0, len(c.nodes))
+	arrivals := markArrivals(stream, c.gpus)
 	for k, p := range stream {
-		// A mark is the cluster once the pods have asked for that share of its GPUs, as the FGD
-		// paper reports it: taken before the first pod that would ask for more.
-		for len(marks) < len(traceMarks) && demand+p.GPUMilliTotal() > markMilli(len(marks), c.gpus) {
+		for len(marks) < len(traceMarks) && k == arrivals[len(marks)] {
 			mark(k)
 		}
 		d := traceDemand(p)
@@ -603,11 +602,29 @@ func replayTrace(nodes []trace.Node, stream []trace.Pod, measure gpu.MixView, po
 		}
 		demand += p.GPUMilliTotal()
 	}
-	// The stream ends at or below the last mark: what was not passed is taken at the end.
 	for len(marks) < len(traceMarks) {
 		mark(len(stream))
 	}
 	return marks
+}
+
+// markArrivals is, for each of traceMarks, how many of the stream's pods have arrived when the
+// cluster of gpus GPUs is measured. A mark is the cluster once the pods have asked for that share
+// of its GPUs, as the FGD paper reports it: taken before the first pod that would ask for more. The
+// stream ends at or below the last mark: a mark not passed is taken at the end.
+func markArrivals(stream []trace.Pod, gpus int) []int {
+	arrivals := make([]int, 0, len(traceMarks))
+	var demand int64
+	for k, p := range stream {
+		for len(arrivals) < len(traceMarks) && demand+p.GPUMilliTotal() > markMilli(len(arrivals), gpus) {
+			arrivals = append(arrivals, k)
+		}
+		demand += p.GPUMilliTotal()
+	}
+	for len(arrivals) < len(traceMarks) {
+		arrivals = append(arrivals, len(stream))
+	}
+	return arrivals
 }
 
 // sampleSize is how many feasible nodes kube-scheduler 1.37 looks for, and scores, among
@@ -706,7 +723,8 @@ func traceTable(rows []traceRow) string {
 	return b.String()
 }
 
-// checkTraceMarks checks the arithmetic of the marks of a replay of stream on nodes.
+// checkTraceMarks checks the arithmetic of the marks of a replay of stream on nodes, and that no
+// mark allocated more than its ceiling.
 func checkTraceMarks(t *testing.T, name string, stream []trace.Pod, marks []traceMark) {
 	t.Helper()
 	if len(marks) != len(traceMarks) {
@@ -734,6 +752,11 @@ func checkTraceMarks(t *testing.T, name string, stream []trace.Pod, marks []trac
 			t.Errorf("%s: mark %d: %v GPUs free on GPUs partly taken of %v free, the rest not whole GPUs", name, i, m.remnants(), m.free)
 		case math.Abs(m.turnedAwayGPUs()+m.allocated-float64(demand)/trace.WholeGPU) > 1e-6:
 			t.Errorf("%s: mark %d: %v GPUs turned away and %v allocated, %v asked for", name, i, m.turnedAwayGPUs(), m.allocated, float64(demand)/trace.WholeGPU)
+		}
+		if c, err := ceilingOf(stream[:m.arrived], m.gpus); err != nil {
+			t.Errorf("%s: mark %d: %v", name, i, err)
+		} else if m.allocated > c.allocated+1e-6 {
+			t.Errorf("%s: mark %d: %v GPUs allocated, above the ceiling of %v", name, i, m.allocated, c.allocated)
 		}
 	}
 }
