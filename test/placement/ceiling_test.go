@@ -166,11 +166,10 @@ func TestTraceCeilingByHand(t *testing.T) {
 	share := func(milli int64) trace.Pod { return trace.Pod{NumGPU: 1, GPUMilli: milli} }
 	wholeGPUs := func(n int) trace.Pod { return trace.Pod{NumGPU: n, GPUMilli: trace.WholeGPU} }
 	for _, tc := range []struct {
-		name    string
-		pods    []trace.Pod
-		gpus    int
-		want    traceCeiling
-		comment string
+		name string
+		pods []trace.Pod
+		gpus int
+		want traceCeiling
 	}{{
 		name: "shares that pair exactly", pods: []trace.Pod{share(810), share(190), share(500), share(500), wholeGPUs(2)}, gpus: 4,
 		want: traceCeiling{allocated: 4, shareWaste: 0},
