@@ -3,11 +3,13 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
@@ -189,4 +191,146 @@ func (p *holdOnePod) release(pod *v1.Pod) {
 	h := p.handle
 	p.mu.Unlock()
 	h.Activate(klog.Background(), map[string]*v1.Pod{pod.Namespace + "/" + pod.Name: pod})
+}
+
+// A round that fair sharing ends, where the room it lacked came back during the very cycle that
+// ended it, still binds moved by that return. As in TestARoundFairSharingEndsWaitsOnlyForFairSharing,
+// two members of a's group wait at Permit while b waits with a pod no node holds, and the third
+// member, let in, is refused by fair sharing's PreFilter. Here b's pod is deleted while that
+// member's cycle is stopped between the refusal and Gang's PostFilter (a PostFilter of the test's
+// own, pauseAfterRefusal) and let go on once the scheduler's informer has the deletion. Gang's
+// PostFilter then ends the round, and the group must bind within 1 s, moved by events, not by a
+// timer. Stop 65 suspected that it would not: Gang checks a round's snapshot for room given back
+// since (manager's staleSnapshot) only for a member no node took, not for one another plugin's
+// PreFilter refused. Not real: the deletion's wake of the ledger activates the member in flight
+// (the queue's ForceActivate, applied when its cycle ends), and the round's own release, the
+// waiting members' reservations given back in the same quota, queues it too (ElasticQuota's hint).
+// With both taken out the group never binds, and the test fails.
+func TestARoundFairSharingEndsWhileRoomReturnsIsMovedByTheReturn(t *testing.T) {
+	e := startNativeGangEnv(t, "team-a")
+	qe := &quotaEnv{Cluster: e.Cluster, eq: e.pg}
+	fairTree(t, qe, map[string]string{"team-a": "1", "team-b": "1"})
+	e.CreateNode(t, harness.Node("n1", "4", "16Gi", nil))
+	hold := &holdOnePod{}
+	pause := &pauseAfterRefusal{}
+	// Enabled at multiPoint ahead of berth's plugins, its PostFilter runs before BerthPreemption's
+	// and Gang's (a plugin enabled at postFilter alone would run after them).
+	profile := strings.Replace(harness.BerthProfile("default-scheduler", ""), "enabled: [{name: BerthPreemption}",
+		"enabled: [{name: "+pauseName+"}, {name: BerthPreemption}", 1)
+	config := e.SchedulerConfig(profile+"    preEnqueue:\n      enabled: [{name: "+holdName+"}]\n", "")
+	e.StartSchedulerWith(t, config, waitreason.DefaultConfig(), app.WithPlugin(holdName, hold.factory), app.WithPlugin(pauseName, pause.factory))
+	for try := range harness.Tries(1, 10) {
+		running := fmt.Sprint("a-run-", try)
+		e.CreatePod(t, cpuPod(e.ns, running, "1"))
+		e.WaitForPods(t, e.ns, time.Minute, running+" bound", func(p []v1.Pod) bool { return nodeOf(p, running) != "" })
+
+		group := fmt.Sprint("g-", try)
+		third := group + "-2"
+		hold.hold(e.ns, third)
+		e.podGroup(t, group, 3)
+		e.members(t, group, 3, "1")
+		if n := boundIn(e.canary(t, fmt.Sprint("canary-", try)), group); n != 0 {
+			t.Fatalf("try %d: %d members bound without the third", try, n)
+		}
+
+		big := fmt.Sprint("b-big-", try)
+		e.CreatePod(t, cpuPod("team-b", big, "5"))
+		waitUnschedulable(t, e.Cluster, "team-b", big)
+		p, err := e.Client.CoreV1().Pods(e.ns).Get(context.Background(), third, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopped := pause.arm(e.ns, third)
+		hold.release(p)
+		var resume chan<- struct{}
+		select {
+		case resume = <-stopped:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("try %d: %s's cycle never reached PostFilter: fair sharing did not refuse it", try, third)
+		}
+		qe.deletePod(t, "team-b", big)
+		if err := pause.waitGone("team-b", big, 30*time.Second); err != nil {
+			close(resume)
+			t.Fatalf("try %d: %v", try, err)
+		}
+		start := time.Now()
+		close(resume)
+		e.WaitForPods(t, e.ns, 30*time.Second, "the group bound whole", func(p []v1.Pod) bool { return boundIn(p, group) == 3 })
+		d := time.Since(start)
+		t.Logf("try %d: group bound whole %v after the refused member's cycle went on", try, d.Round(time.Millisecond))
+		if d > time.Second {
+			t.Errorf("try %d: bound %v after the cycle that ended the round, want within 1 s: a timer moved it, not the deletion the queue saw in flight", try, d.Round(time.Millisecond))
+		}
+		e.clearTry(t)
+	}
+}
+
+// pauseName is a plugin of the tests': its PostFilter stops the cycle of one pod, once, until the
+// test lets it go on, so that a test can change the cluster after the pod was refused and before
+// its cycle ends.
+const pauseName = "PauseAfterRefusal"
+
+type pauseAfterRefusal struct {
+	mu     sync.Mutex
+	handle fwk.Handle
+	armed  string
+	// stopped hands the test the channel that lets the stopped cycle go on.
+	stopped chan chan<- struct{}
+}
+
+func (p *pauseAfterRefusal) factory(_ context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handle = h
+	return p, nil
+}
+
+func (p *pauseAfterRefusal) Name() string { return pauseName }
+
+func (p *pauseAfterRefusal) PostFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	p.mu.Lock()
+	if pod.Namespace+"/"+pod.Name != p.armed {
+		p.mu.Unlock()
+		return nil, fwk.NewStatus(fwk.Unschedulable)
+	}
+	p.armed = ""
+	stopped := p.stopped
+	p.mu.Unlock()
+	resume := make(chan struct{})
+	stopped <- resume
+	select {
+	case <-resume:
+	case <-ctx.Done():
+	}
+	return nil, fwk.NewStatus(fwk.Unschedulable)
+}
+
+// arm stops the next PostFilter of namespace/name; the returned channel receives the channel to
+// close to let it go on.
+func (p *pauseAfterRefusal) arm(namespace, name string) <-chan chan<- struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.armed = namespace + "/" + name
+	p.stopped = make(chan chan<- struct{}, 1)
+	return p.stopped
+}
+
+// waitGone waits until the scheduler's own informer no longer has namespace/name.
+func (p *pauseAfterRefusal) waitGone(namespace, name string, within time.Duration) error {
+	p.mu.Lock()
+	lister := p.handle.SharedInformerFactory().Core().V1().Pods().Lister()
+	p.mu.Unlock()
+	deadline := time.Now().Add(within)
+	for {
+		if _, err := lister.Pods(namespace).Get(name); apierrors.IsNotFound(err) {
+			// The informer's handlers (the queue's among them) run after its store has the
+			// deletion: give them a moment, so that the queue sees it while the cycle is stopped.
+			time.Sleep(200 * time.Millisecond)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the scheduler's informer still had %s/%s %v after its deletion", namespace, name, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
