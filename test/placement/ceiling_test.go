@@ -214,15 +214,12 @@ func TestTraceCeiling(t *testing.T) {
 			t.Fatal(err)
 		}
 		gpus := newTraceCluster(nodes).gpus
+		streams := seedStreams(t, pods, gpus, traceSeeds)
 		fmt.Fprintf(&b, "%-12s", w)
 		for i := range traceMarks {
 			var mean, lo, hi, placed float64 = 0, math.Inf(1), math.Inf(-1), 0
-			for _, seed := range traceSeeds {
-				stream := traceStream(pods, gpus, seed)
-				c, err := ceilingOf(stream[:markArrivals(stream, gpus)[i]], gpus)
-				if err != nil {
-					t.Fatalf("%s seed %d: %v", w, seed, err)
-				}
+			for _, s := range streams {
+				c := s.ceilings[i]
 				pct := 100 * c.allocated / float64(gpus)
 				mean += pct / float64(len(traceSeeds))
 				lo, hi = min(lo, pct), max(hi, pct)

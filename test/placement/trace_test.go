@@ -501,6 +501,31 @@ func markMilli(i, gpus int) int64 {
 	return int64(math.Round(traceMarks[i] * float64(gpus) * trace.WholeGPU))
 }
 
+// seedStream is the stream of one seed and the ceiling at each of its marks, worked out once for
+// all the replays of it that checkTraceMarks checks.
+type seedStream struct {
+	pods     []trace.Pod
+	ceilings []traceCeiling
+}
+
+// seedStreams is the seedStream of each of seeds, in their order.
+func seedStreams(t *testing.T, pods []trace.Pod, gpus int, seeds []uint64) []seedStream {
+	t.Helper()
+	streams := make([]seedStream, len(seeds))
+	for k, seed := range seeds {
+		s := seedStream{pods: traceStream(pods, gpus, seed)}
+		for i, arrived := range markArrivals(s.pods, gpus) {
+			c, err := ceilingOf(s.pods[:arrived], gpus)
+			if err != nil {
+				t.Fatalf("seed %d, mark %d: %v", seed, i, err)
+			}
+			s.ceilings = append(s.ceilings, c)
+		}
+		streams[k] = s
+	}
+	return streams
+}
+
 // traceMixOf is the trace's own request mix, by which the fragmented share is measured whatever
 // mix a policy learned.
 func traceMixOf(pods []trace.Pod) gpu.MixView {
@@ -723,10 +748,11 @@ func traceTable(rows []traceRow) string {
 	return b.String()
 }
 
-// checkTraceMarks checks the arithmetic of the marks of a replay of stream on nodes, and that no
+// checkTraceMarks checks the arithmetic of the marks of a replay of s's pods on nodes, and that no
 // mark allocated more than its ceiling.
-func checkTraceMarks(t *testing.T, name string, stream []trace.Pod, marks []traceMark) {
+func checkTraceMarks(t *testing.T, name string, s seedStream, marks []traceMark) {
 	t.Helper()
+	stream := s.pods
 	if len(marks) != len(traceMarks) {
 		t.Fatalf("%s: %d marks, want %d", name, len(marks), len(traceMarks))
 	}
@@ -753,10 +779,8 @@ func checkTraceMarks(t *testing.T, name string, stream []trace.Pod, marks []trac
 		case math.Abs(m.turnedAwayGPUs()+m.allocated-float64(demand)/trace.WholeGPU) > 1e-6:
 			t.Errorf("%s: mark %d: %v GPUs turned away and %v allocated, %v asked for", name, i, m.turnedAwayGPUs(), m.allocated, float64(demand)/trace.WholeGPU)
 		}
-		if c, err := ceilingOf(stream[:m.arrived], m.gpus); err != nil {
-			t.Errorf("%s: mark %d: %v", name, i, err)
-		} else if m.allocated > c.allocated+1e-6 {
-			t.Errorf("%s: mark %d: %v GPUs allocated, above the ceiling of %v", name, i, m.allocated, c.allocated)
+		if m.allocated > s.ceilings[i].allocated+1e-6 {
+			t.Errorf("%s: mark %d: %v GPUs allocated, above the ceiling of %v", name, i, m.allocated, s.ceilings[i].allocated)
 		}
 	}
 }
@@ -879,11 +903,12 @@ func TestTraceFixture(t *testing.T) {
 	seeds := []uint64{1, 2}
 	rows := replayAll(nodes, pods, append(tracePolicies(), profilePolicies()...), []bool{false, true}, seeds, check, nil)
 	gpus := newTraceCluster(nodes).gpus
+	streams := seedStreams(t, pods, gpus, seeds)
 	for _, r := range rows {
 		for k, seed := range seeds {
-			checkTraceMarks(t, fmt.Sprintf("%s seed %d", r.name(), seed), traceStream(pods, gpus, seed), r.seeds[k])
+			checkTraceMarks(t, fmt.Sprintf("%s seed %d", r.name(), seed), streams[k], r.seeds[k])
 		}
-		checkTraceMarks(t, r.name()+" by name", traceStream(pods, gpus, seeds[0]), r.byName)
+		checkTraceMarks(t, r.name()+" by name", streams[0], r.byName)
 	}
 	t.Logf("fixture, %d nodes, %d GPUs, %d pods:\n%s", len(nodes), gpus, len(pods), traceTable(rows))
 }
@@ -930,13 +955,13 @@ func TestTraceWorkloads(t *testing.T) {
 			start := time.Now()
 			gpus := newTraceCluster(nodes).gpus
 			measure := traceMixOf(pods)
+			streams := seedStreams(t, pods, gpus, traceSeeds)
 			var rows []traceRow
 			for _, r := range runs {
 				row := traceRow{policy: r.pol.name, noGPUHarm: r.harm}
-				for _, seed := range traceSeeds {
-					stream := traceStream(pods, gpus, seed)
-					marks := replayTrace(nodes, stream, measure, r.pol, r.harm, false, seed, nil)
-					checkTraceMarks(t, fmt.Sprintf("%s seed %d", row.name(), seed), stream, marks)
+				for k, seed := range traceSeeds {
+					marks := replayTrace(nodes, streams[k].pods, measure, r.pol, r.harm, false, seed, nil)
+					checkTraceMarks(t, fmt.Sprintf("%s seed %d", row.name(), seed), streams[k], marks)
 					row.seeds = append(row.seeds, marks)
 				}
 				rows = append(rows, row)
@@ -1004,6 +1029,7 @@ func TestTraceUnallocated(t *testing.T) {
 	}
 	gpus := newTraceCluster(nodes).gpus
 	measure := traceMixOf(pods)
+	streams := seedStreams(t, pods, gpus, traceSeeds)
 	var b strings.Builder
 	for _, r := range []struct {
 		pol  tracePolicy
@@ -1011,10 +1037,9 @@ func TestTraceUnallocated(t *testing.T) {
 	}{{shipped, true}, {tracePolicyNamed("FirstFit"), false}, {tracePolicyNamed("BestFit"), false}} {
 		row := traceRow{policy: r.pol.name, noGPUHarm: r.harm}
 		mean := make([]traceMark, len(traceMarks))
-		for _, seed := range traceSeeds {
-			stream := traceStream(pods, gpus, seed)
-			marks := replayTrace(nodes, stream, measure, r.pol, r.harm, false, seed, nil)
-			checkTraceMarks(t, fmt.Sprintf("%s seed %d", row.name(), seed), stream, marks)
+		for k, seed := range traceSeeds {
+			marks := replayTrace(nodes, streams[k].pods, measure, r.pol, r.harm, false, seed, nil)
+			checkTraceMarks(t, fmt.Sprintf("%s seed %d", row.name(), seed), streams[k], marks)
 			for i, m := range marks {
 				mean[i].free += m.free / float64(len(traceSeeds))
 				for k := range m.remnant {
@@ -1039,9 +1064,10 @@ func TestTraceUnallocated(t *testing.T) {
 func checkAndLogTraceRows(t *testing.T, dir string, nodes []trace.Node, pods []trace.Pod, rows []traceRow) {
 	t.Helper()
 	gpus := newTraceCluster(nodes).gpus
+	streams := seedStreams(t, pods, gpus, traceSeeds)
 	for _, r := range rows {
 		for k, seed := range traceSeeds {
-			checkTraceMarks(t, fmt.Sprintf("%s seed %d", r.name(), seed), traceStream(pods, gpus, seed), r.seeds[k])
+			checkTraceMarks(t, fmt.Sprintf("%s seed %d", r.name(), seed), streams[k], r.seeds[k])
 		}
 	}
 	t.Logf("%s: %d nodes, %d GPUs, %d pods; seeds %v:\n%s", dir, len(nodes), gpus, len(pods), traceSeeds, traceTable(rows))
